@@ -1,0 +1,129 @@
+"""Settings shared by every environment.
+
+Values that differ between machines come from environment variables (read with
+django-environ); `local.py`, `production.py` and `test.py` adjust the rest.
+"""
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+
+# --- Core
+SECRET_KEY = env("DJANGO_SECRET_KEY", default="insecure-local-only-key-change-me")
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Applications
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "surveys",
+    "respondents",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database
+# The embedded default is SQLite; production points DATABASE_URL at pgbouncer.
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+}
+
+# --- Cache
+# django-cache-machine stores the survey-definition models in the default cache.
+CACHES = {
+    "default": env.cache("CACHE_URL", default="locmemcache://survey-definitions"),
+}
+CACHE_PREFIX = env("CACHE_PREFIX", default="survey-dj52")
+# Empty results (a page with no choice questions) are cached too, so a warm page
+# never falls through to the database; creates flush the whole model's queries
+# because cache-machine otherwise invalidates only through FK parents.
+CACHE_EMPTY_QUERYSETS = True
+CACHE_INVALIDATE_ON_CREATE = "whole-model"
+# count() results cannot be invalidated: never cache them.
+CACHE_COUNT_TIMEOUT = -1
+
+# --- Sessions
+# Only the respondent's id lives in the session; see docs/architecture.md.
+SESSION_ENGINE = env("DJANGO_SESSION_ENGINE", default="django.contrib.sessions.backends.signed_cookies")
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_AGE = 60 * 60 * 12
+
+# --- Security
+CSRF_FAILURE_VIEW = "surveys.views.csrf_failure"
+X_FRAME_OPTIONS = "DENY"
+
+# --- Auth (administrators only; respondents log in with an access code)
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# --- Internationalisation
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("es", "Spanish")]
+TIME_ZONE = env("DJANGO_TIME_ZONE", default="America/Chicago")
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# --- Celery
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="memory://")
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+# --- Survey taking
+# Largest accepted POST body: a page has a handful of questions.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 400
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
+    "loggers": {"caching": {"level": "WARNING"}},
+}

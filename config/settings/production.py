@@ -1,0 +1,46 @@
+"""Production: PostgreSQL through pgbouncer, memcached, Redis sessions, a Celery broker.
+
+Everything that differs between deployments is an environment variable; see
+docs/operations.md for the list and what each is for.
+"""
+from config.settings.base import *  # noqa: F401,F403
+from config.settings.base import env
+
+DEBUG = False
+SECRET_KEY = env("DJANGO_SECRET_KEY")
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
+
+# --- Database
+# pgbouncer in transaction pooling mode: keep client connections open, and no
+# server-side cursors (they do not survive a transaction boundary in the pool).
+DATABASES = {"default": env.db("DATABASE_URL")}
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=None)
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+
+# --- Cache and sessions
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache",
+        "LOCATION": env.list("MEMCACHED_LOCATION", default=["127.0.0.1:11211"]),
+        "TIMEOUT": env.int("CACHE_TIMEOUT", default=60 * 60 * 6),
+        "OPTIONS": {"no_delay": True, "ignore_exc": True, "connect_timeout": 0.5, "timeout": 0.5},
+    },
+    "sessions": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env("REDIS_SESSIONS_URL", default="redis://127.0.0.1:6379/0"),
+    },
+}
+SESSION_ENGINE = "django.contrib.sessions.backends.cache"
+SESSION_CACHE_ALIAS = "sessions"
+
+# --- Celery
+CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="redis://127.0.0.1:6379/1")
+
+# --- Security (TLS terminates at the load balancer or nginx)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
+CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 30)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -1,0 +1,15 @@
+"""Settings for the test suite: the embedded default, made fast and deterministic."""
+from config.settings.base import *  # noqa: F401,F403
+from config.settings.base import env
+
+DEBUG = False
+SECRET_KEY = "test-only-secret-key"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# The suite may point DATABASE_URL at PostgreSQL; by default it runs on SQLite.
+DATABASES = {"default": env.db("DATABASE_URL", default="sqlite:///:memory:")}
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests"}}
+
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_BROKER_URL = "memory://"

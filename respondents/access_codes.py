@@ -1,0 +1,34 @@
+"""Access codes: what a respondent types on a printed slip to log in.
+
+A code is 10 characters from a 31-character alphabet with no look-alikes
+(no 0/O, 1/I/L), drawn with ``secrets``: 31**10 is about 2**49.5, so with two
+million codes issued a guess hits one about once in 400 million tries. It is
+printed as two groups of five (``K7QM2-XH4RP``); typing it in lower case or
+with spaces or dashes still works.
+"""
+import secrets
+
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+LENGTH = 10
+GROUP = 5
+
+def generate():
+    """Return a new random access code in stored (unformatted) form."""
+    return "".join(secrets.choice(ALPHABET) for _ in range(LENGTH))
+
+
+def normalize(typed):
+    """Return ``typed`` in stored form, or None when it cannot be a code.
+
+    Case, spaces and dashes are ignored. The caller treats None exactly like an
+    unknown code, so the answer never tells a malformed code from a wrong one.
+    """
+    cleaned = "".join(ch for ch in typed.upper() if ch not in " -\t")
+    if len(cleaned) != LENGTH or any(ch not in ALPHABET for ch in cleaned):
+        return None
+    return cleaned
+
+
+def format_code(code):
+    """Return ``code`` split into groups for printing."""
+    return "-".join(code[i : i + GROUP] for i in range(0, len(code), GROUP))

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RespondentsConfig(AppConfig):
+    name = "respondents"
+    verbose_name = "Respondents and responses"

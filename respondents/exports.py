@@ -1,0 +1,60 @@
+"""Response exports: one row per respondent, one column per answerable question code.
+
+Multiple-choice answers are one column holding the chosen values separated by
+single spaces, in choice order (as stored; the same convention as ODK's
+select_multiple). A grid exports one column per row, under the row's code.
+Exports stream: respondents are read in pages by primary key and only one
+page of answers is held in memory at a time.
+"""
+import csv
+
+from respondents.models import Answer, Respondent
+from surveys.selectors import answerable_questions
+
+RESPONDENT_COLUMNS = [
+    "respondent_id", "external_id", "school", "grade", "role", "language",
+    "status", "started_at", "last_saved_at", "completed_at",
+]
+
+
+def responses_header(*, survey):
+    questions = answerable_questions(survey=survey)
+    return RESPONDENT_COLUMNS + [q.code for q in questions], questions
+
+
+def responses_rows(*, survey, questions, batch_size=500):
+    """Yield one list of cells per respondent of ``survey``, in id order."""
+    column = {q.pk: index for index, q in enumerate(questions)}
+    respondents = Respondent.objects.filter(survey=survey).order_by("pk")
+    last_pk = 0
+    while True:
+        batch = list(respondents.filter(pk__gt=last_pk)[:batch_size])
+        if not batch:
+            return
+        last_pk = batch[-1].pk
+        answers = {r.pk: [""] * len(questions) for r in batch}
+        rows = Answer.objects.filter(respondent_id__in=answers.keys()).values_list("respondent_id", "question_id", "value")
+        for respondent_id, question_id, value in rows:
+            if question_id in column:
+                answers[respondent_id][column[question_id]] = value
+        for r in batch:
+            yield [
+                r.pk, r.external_id, r.school, r.grade, r.role, r.language, r.status,
+                _iso(r.started_at), _iso(r.last_saved_at), _iso(r.completed_at),
+            ] + answers[r.pk]
+
+
+def responses_write_csv(*, survey, stream):
+    """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents."""
+    header, questions = responses_header(survey=survey)
+    writer = csv.writer(stream)
+    writer.writerow(header)
+    count = 0
+    for row in responses_rows(survey=survey, questions=questions):
+        writer.writerow(row)
+        count += 1
+    return count
+
+
+def _iso(moment):
+    return moment.isoformat() if moment else ""

@@ -1,0 +1,27 @@
+"""Export a survey's responses: `manage.py export_responses SLUG --format csv --output FILE`."""
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from respondents.exports import responses_write_csv
+from surveys.models import Survey
+
+
+class Command(BaseCommand):
+    help = "Write one row per respondent and one column per question code (see respondents/exports.py)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("survey_slug")
+        parser.add_argument("--format", choices=["csv"], default="csv")
+        parser.add_argument("--output", default="-", help="File to write, or - for standard output (default).")
+
+    def handle(self, *, survey_slug, output, **options):
+        survey = Survey.objects.filter(slug=survey_slug).first()
+        if survey is None:
+            raise CommandError(f"No survey with the slug '{survey_slug}'.")
+        if output == "-":
+            count = responses_write_csv(survey=survey, stream=sys.stdout)
+        else:
+            with open(output, "w", newline="", encoding="utf-8") as stream:
+                count = responses_write_csv(survey=survey, stream=stream)
+        self.stderr.write(f"Exported {count} respondents of '{survey.slug}'.")

@@ -1,0 +1,106 @@
+"""Rosters, respondents and their answers.
+
+``Answer`` is the table that grows: one row per respondent and answerable
+question (about 300 per respondent, 600 million for a state-wide survey), so it
+holds only what a page save must write and is keyed for that write.
+"""
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from respondents import access_codes
+from surveys.models import Question, Survey
+
+
+class Roster(models.Model):
+    survey = models.ForeignKey(Survey, on_delete=models.PROTECT, related_name="rosters")
+    name = models.CharField(max_length=200)
+    source_filename = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["survey", "created_at"]
+
+    def __str__(self):
+        return self.name
+
+
+class Respondent(models.Model):
+    class Status(models.TextChoices):
+        NOT_STARTED = "not_started", _("Not started")
+        IN_PROGRESS = "in_progress", _("In progress")
+        COMPLETED = "completed", _("Completed")
+
+    class Role(models.TextChoices):
+        STUDENT = "student", _("Student")
+        TEACHER = "teacher", _("Teacher")
+        PARENT = "parent", _("Parent")
+        STAFF = "staff", _("Staff")
+
+    survey = models.ForeignKey(Survey, on_delete=models.PROTECT, related_name="respondents")
+    roster = models.ForeignKey(Roster, on_delete=models.SET_NULL, null=True, blank=True, related_name="respondents")
+    external_id = models.CharField(max_length=100, blank=True, help_text=_("The roster's own id for this person."))
+    # Unique across all surveys, so that the code alone finds the respondent.
+    access_code = models.CharField(max_length=access_codes.LENGTH, unique=True, editable=False)
+    school = models.CharField(max_length=200, blank=True)
+    grade = models.CharField(max_length=20, blank=True)
+    role = models.CharField(max_length=10, choices=Role.choices, blank=True)
+    language = models.CharField(max_length=10, default="en")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.NOT_STARTED)
+    current_page = models.PositiveSmallIntegerField(default=1)
+    # The save_id of the last page save, so a retried save is recognised.
+    last_save_id = models.UUIDField(null=True, blank=True, editable=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_saved_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["survey", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "external_id"], condition=~Q(external_id=""),
+                name="respondent_external_id_unique_in_survey",
+            ),
+            models.CheckConstraint(condition=Q(current_page__gte=1), name="respondent_current_page_from_one"),
+        ]
+        indexes = [models.Index(fields=["survey", "status"], name="respondent_survey_status")]
+
+    def __str__(self):
+        return self.external_id or access_codes.format_code(self.access_code)
+
+    def save(self, *args, **kwargs):
+        if not self.access_code:
+            self.access_code = access_codes.generate()
+        super().save(*args, **kwargs)
+
+    @property
+    def is_completed(self):
+        return self.status == self.Status.COMPLETED
+
+    @property
+    def formatted_access_code(self):
+        return access_codes.format_code(self.access_code)
+
+
+class Answer(models.Model):
+    """One respondent's answer to one question.
+
+    ``value`` is text: the choice value for single choice, the chosen values
+    separated by single spaces in choice order for multiple choice, the decimal
+    number for integer, ISO 8601 for a date, and the text itself for text.
+    An empty value is a question the respondent saw and left blank.
+    """
+
+    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="answers", db_index=False)
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="answers")
+    value = models.TextField(blank=True)
+    saved_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # Also the index every read of a respondent's answers uses.
+            models.UniqueConstraint(fields=["respondent", "question"], name="answer_one_per_question"),
+        ]
+
+    def __str__(self):
+        return f"{self.respondent_id}/{self.question_id}={self.value!r}"

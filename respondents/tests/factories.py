@@ -1,0 +1,25 @@
+"""Test data, made through the real services."""
+import uuid
+
+from respondents.models import Respondent
+from respondents.services import RosterEntry, roster_create
+
+
+def make_respondents(survey, count=1, **fields):
+    roster_create(survey=survey, name="Test roster", entries=[RosterEntry(**fields) for _ in range(count)])
+    respondents = sorted(Respondent.objects.filter(survey=survey).order_by("-pk")[:count], key=lambda r: r.pk)
+    return respondents[0] if count == 1 else respondents
+
+
+def login(client, respondent):
+    """Log ``client`` in as ``respondent`` through the login view."""
+    response = client.post("/", {"access_code": respondent.formatted_access_code})
+    assert response.status_code == 302, response.content
+    return response
+
+
+def save_page(client, number, answers=None, *, nav="next", save_id=None, ajax=True):
+    """POST page ``number`` as the survey page does; return the response."""
+    data = {"save_id": str(save_id or uuid.uuid4()), "nav": nav, **(answers or {})}
+    headers = {"X-Requested-With": "XMLHttpRequest"} if ajax else {}
+    return client.post(f"/take/page/{number}/", data, headers=headers)

@@ -1,0 +1,196 @@
+"""Survey documents: a survey definition as plain data (JSON), checked before anything is written.
+
+The shape (see ``surveys/demo/school_climate.json`` for a whole one)::
+
+    {"slug": "...", "title": "...", "status": "open", "intro": "...", "thank_you": "...",
+     "choice_lists": {"agree4": [{"value": "1", "label": "Strongly disagree"}, ...]},
+     "pages": [{"title": "...", "intro": "...", "questions": [
+         {"code": "q1", "kind": "single", "prompt": "...", "required": true, "choices": "agree4"},
+         {"code": "safety", "kind": "grid", "prompt": "...", "choices": "agree4",
+          "rows": [{"code": "safe_class", "prompt": "..."}]},
+         {"code": "age", "kind": "integer", "min": 5, "max": 99},
+         {"code": "comments", "kind": "long_text", "max_length": 2000}]}]}
+
+``choices`` is either the name of a list in ``choice_lists`` or a list inline.
+A grid's ``required`` applies to each of its rows unless a row says otherwise.
+Every problem is reported at once, each with the path of the element at fault.
+"""
+import re
+from dataclasses import dataclass
+
+from surveys.models import Question, Survey
+
+_CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+_VALUE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,50}$")
+_KINDS = set(Question.Kind.values)
+_TEXT_KINDS = {Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT}
+_CHOICE_KINDS = set(Question.CHOICE_KINDS)
+
+
+class DocumentError(ValueError):
+    """A survey document that cannot be turned into a survey; ``problems`` lists why."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass
+class _Checker:
+    problems: list
+
+    def need(self, condition, path, message):
+        if not condition:
+            self.problems.append(f"{path}: {message}")
+        return condition
+
+    def text(self, data, key, path, *, required=False, max_length=None):
+        value = data.get(key, "")
+        if not self.need(isinstance(value, str), f"{path}.{key}", "must be text"):
+            return ""
+        if required:
+            self.need(value.strip(), f"{path}.{key}", "is required")
+        if max_length:
+            self.need(len(value) <= max_length, f"{path}.{key}", f"is longer than {max_length} characters")
+        return value
+
+
+def parse_survey_document(data):
+    """Check ``data`` and return it normalised; raise DocumentError listing every problem."""
+    check = _Checker(problems=[])
+    if not isinstance(data, dict):
+        raise DocumentError(["document: must be an object"])
+    slug = check.text(data, "slug", "survey", required=True)
+    if slug:
+        check.need(_SLUG.match(slug), "survey.slug", "holds only letters, digits, '-' and '_' (at most 50)")
+    status = data.get("status", Survey.Status.DRAFT)
+    check.need(status in Survey.Status.values, "survey.status", f"must be one of {', '.join(Survey.Status.values)}")
+    survey = {
+        "slug": slug,
+        "title": check.text(data, "title", "survey", required=True, max_length=200),
+        "intro": check.text(data, "intro", "survey"),
+        "thank_you": check.text(data, "thank_you", "survey"),
+        "status": status,
+        "pages": [],
+    }
+
+    choice_lists = {}
+    raw_lists = data.get("choice_lists", {})
+    if check.need(isinstance(raw_lists, dict), "choice_lists", "must be an object of named lists"):
+        for name, choices in raw_lists.items():
+            choice_lists[name] = _parse_choices(check, choices, f"choice_lists.{name}")
+
+    pages = data.get("pages")
+    if not check.need(isinstance(pages, list) and pages, "survey.pages", "must be a non-empty list"):
+        raise DocumentError(check.problems)
+    codes = {}
+    for page_index, raw_page in enumerate(pages, start=1):
+        path = f"pages[{page_index}]"
+        if not check.need(isinstance(raw_page, dict), path, "must be an object"):
+            continue
+        page = {
+            "title": check.text(raw_page, "title", path, max_length=200),
+            "intro": check.text(raw_page, "intro", path),
+            "questions": [],
+        }
+        questions = raw_page.get("questions")
+        if check.need(isinstance(questions, list) and questions, f"{path}.questions", "must be a non-empty list"):
+            for question_index, raw_question in enumerate(questions, start=1):
+                question = _parse_question(check, raw_question, f"{path}.questions[{question_index}]", choice_lists, codes)
+                if question:
+                    page["questions"].append(question)
+        survey["pages"].append(page)
+
+    if check.problems:
+        raise DocumentError(check.problems)
+    return survey
+
+
+def _parse_choices(check, choices, path):
+    if not check.need(isinstance(choices, list) and choices, path, "must be a non-empty list of choices"):
+        return []
+    parsed, seen = [], set()
+    for index, choice in enumerate(choices, start=1):
+        here = f"{path}[{index}]"
+        if not check.need(isinstance(choice, dict), here, "must be an object with value and label"):
+            continue
+        value = choice.get("value")
+        value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if check.need(isinstance(value, str) and _VALUE.match(value), f"{here}.value",
+                      "holds only letters, digits, '_', '.' and '-' (at most 64)"):
+            check.need(value not in seen, f"{here}.value", f"'{value}' appears twice")
+            seen.add(value)
+        parsed.append({"value": value, "label": check.text(choice, "label", here, required=True, max_length=300)})
+    return parsed
+
+
+def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
+    if not check.need(isinstance(raw, dict), path, "must be an object"):
+        return None
+    code = raw.get("code")
+    if check.need(isinstance(code, str) and _CODE.match(code), f"{path}.code",
+                  "starts with a letter and holds only letters, digits and '_' (at most 64)"):
+        check.need(code not in codes, f"{path}.code", f"'{code}' is already used at {codes.get(code)}")
+        codes.setdefault(code, path)
+    kind = Question.Kind.SINGLE if grid else raw.get("kind")
+    check.need(grid or kind in _KINDS, f"{path}.kind", f"must be one of {', '.join(sorted(_KINDS))}")
+    required = raw.get("required", grid["required"] if grid else False)
+    check.need(isinstance(required, bool), f"{path}.required", "must be true or false")
+    question = {
+        "code": code,
+        "kind": kind,
+        "prompt": check.text(raw, "prompt", path, required=True),
+        "help_text": check.text(raw, "help_text", path),
+        "required": required is True,
+        "min_value": None,
+        "max_value": None,
+        "max_length": None,
+        "choices": [],
+        "rows": [],
+    }
+    if grid:
+        for key in ("kind", "choices", "rows"):
+            check.need(key not in raw, f"{path}.{key}", "a grid row takes the grid's kind and choices")
+        return question
+
+    if kind in _CHOICE_KINDS:
+        choices = raw.get("choices")
+        if isinstance(choices, str):
+            if check.need(choices in choice_lists, f"{path}.choices", f"no choice list named '{choices}'"):
+                question["choices"] = choice_lists[choices]
+        elif check.need(choices is not None, f"{path}.choices", "a choice question needs choices"):
+            question["choices"] = _parse_choices(check, choices, f"{path}.choices")
+    else:
+        check.need("choices" not in raw, f"{path}.choices", f"a {kind} question takes no choices")
+
+    if kind == Question.Kind.GRID:
+        rows = raw.get("rows")
+        if check.need(isinstance(rows, list) and rows, f"{path}.rows", "a grid needs a non-empty list of rows"):
+            question["rows"] = [
+                row for index, raw_row in enumerate(rows, start=1)
+                if (row := _parse_question(check, raw_row, f"{path}.rows[{index}]", choice_lists, codes, grid=question))
+            ]
+    else:
+        check.need("rows" not in raw, f"{path}.rows", "only a grid has rows")
+
+    if kind == Question.Kind.INTEGER:
+        for key in ("min", "max"):
+            value = raw.get(key)
+            if check.need(value is None or (isinstance(value, int) and not isinstance(value, bool)),
+                          f"{path}.{key}", "must be a whole number"):
+                question[f"{key}_value"] = value
+        low, high = question["min_value"], question["max_value"]
+        check.need(low is None or high is None or low <= high, path, "min is above max")
+    else:
+        for key in ("min", "max"):
+            check.need(key not in raw, f"{path}.{key}", "only an integer question has min and max")
+
+    if kind in _TEXT_KINDS:
+        max_length = raw.get("max_length")
+        if check.need(max_length is None or (isinstance(max_length, int) and not isinstance(max_length, bool) and max_length > 0),
+                      f"{path}.max_length", "must be a positive whole number"):
+            question["max_length"] = max_length
+    else:
+        check.need("max_length" not in raw, f"{path}.max_length", "only a text question has max_length")
+    return question

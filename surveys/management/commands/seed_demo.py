@@ -1,0 +1,41 @@
+"""Create the demo survey and a roster of demo respondents, and print codes to try."""
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from respondents.models import Respondent
+from respondents.services import RosterEntry, roster_create
+from surveys.models import Survey
+from surveys.services import survey_create
+
+DEMO_DOCUMENT = Path(__file__).resolve().parents[2] / "demo" / "school_climate.json"
+SCHOOLS = ["Lincoln Elementary", "Washington Middle", "Roosevelt High"]
+
+
+class Command(BaseCommand):
+    help = "Create the demo survey (once) and demo respondents, and print access codes that have not been used."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--respondents", type=int, default=30, help="Size of the demo roster (default 30).")
+        parser.add_argument("--show", type=int, default=5, help="How many unused codes to print (default 5).")
+
+    def handle(self, *, respondents, show, **options):
+        document = json.loads(DEMO_DOCUMENT.read_text())
+        survey = Survey.objects.filter(slug=document["slug"]).first()
+        if survey is None:
+            survey = survey_create(document=document)
+            self.stdout.write(f"Created the survey '{survey.title}' ({survey.pages.count()} pages).")
+        unused = Respondent.objects.filter(survey=survey, status=Respondent.Status.NOT_STARTED)
+        if unused.count() < show:
+            count = max(respondents, show)
+            entries = [
+                RosterEntry(external_id=f"demo-{survey.respondents.count() + n:05d}", school=SCHOOLS[n % len(SCHOOLS)],
+                            grade=str(6 + n % 7), role=Respondent.Role.STUDENT)
+                for n in range(1, count + 1)
+            ]
+            roster_create(survey=survey, name="Demo roster", entries=entries)
+            self.stdout.write(f"Created {count} demo respondents.")
+        self.stdout.write("Access codes you can use:")
+        for respondent in unused.order_by("id")[:show]:
+            self.stdout.write(f"  {respondent.formatted_access_code}")

@@ -1,0 +1,178 @@
+"""Survey definitions: Survey, Page, Question, Choice.
+
+These rows are read on every survey-taking request and change only when an
+administrator edits or imports a survey, so they are cached through
+django-cache-machine (``Model.cached``; see ``surveys/caching.py``).
+
+Room left for later work: skip logic will add a condition (an XLSForm-style
+``relevant`` expression) to Page and Question; translated labels will add a
+translation table keyed by object and language; XLSForm import will build the
+same rows through ``surveys.services.survey_create``.
+"""
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from surveys.caching import CachingMixin, DefinitionManager
+
+question_code_validator = RegexValidator(
+    r"^[A-Za-z][A-Za-z0-9_]{0,63}$",
+    _("A code starts with a letter and holds only letters, digits and underscores."),
+)
+# Choice values are stored space-separated for multiple choice (as ODK does for
+# select_multiple), so a value may not contain white space.
+choice_value_validator = RegexValidator(
+    r"^[A-Za-z0-9_.\-]{1,64}$",
+    _("A choice value holds only letters, digits, '_', '.' and '-'."),
+)
+
+
+class Survey(CachingMixin, models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    intro = models.TextField(blank=True, help_text=_("Shown above the first page."))
+    thank_you = models.TextField(blank=True, help_text=_("Shown on the completion page."))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    opens_at = models.DateTimeField(null=True, blank=True)
+    closes_at = models.DateTimeField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = models.Manager()
+    cached = DefinitionManager()
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True) | Q(closes_at__isnull=True) | Q(closes_at__gt=models.F("opens_at")),
+                name="survey_closes_after_it_opens",
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def is_open(self, now=None):
+        """Return whether respondents may take the survey at ``now``."""
+        now = now or timezone.now()
+        if self.status != self.Status.OPEN:
+            return False
+        if self.opens_at and now < self.opens_at:
+            return False
+        if self.closes_at and now >= self.closes_at:
+            return False
+        return True
+
+
+class Page(CachingMixin, models.Model):
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="pages")
+    position = models.PositiveSmallIntegerField(help_text=_("Page number, from 1."))
+    title = models.CharField(max_length=200, blank=True)
+    intro = models.TextField(blank=True)
+
+    objects = models.Manager()
+    cached = DefinitionManager()
+
+    class Meta:
+        ordering = ["survey_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "position"], name="page_position_unique_in_survey"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="page_position_from_one"),
+        ]
+
+    def __str__(self):
+        return f"{self.survey.slug} page {self.position}"
+
+
+class Question(CachingMixin, models.Model):
+    class Kind(models.TextChoices):
+        SINGLE = "single", _("Single choice")
+        MULTIPLE = "multiple", _("Multiple choice")
+        GRID = "grid", _("Grid (rows share one choice list)")
+        SHORT_TEXT = "short_text", _("Short text")
+        LONG_TEXT = "long_text", _("Long text")
+        INTEGER = "integer", _("Integer")
+        DATE = "date", _("Date")
+
+    CHOICE_KINDS = (Kind.SINGLE, Kind.MULTIPLE, Kind.GRID)
+    DEFAULT_MAX_LENGTH = {Kind.SHORT_TEXT: 255, Kind.LONG_TEXT: 5000}
+
+    # Denormalised from page.survey so that codes are unique per survey and the
+    # whole survey's questions can be read with one indexed query.
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="questions")
+    # A grid is a question whose rows are questions too: each row is answered
+    # and exported under its own code, with the grid's choices.
+    grid = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="rows",
+        limit_choices_to={"kind": Kind.GRID},
+    )
+    position = models.PositiveSmallIntegerField()
+    code = models.CharField(max_length=64, validators=[question_code_validator])
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    prompt = models.TextField()
+    help_text = models.TextField(blank=True)
+    required = models.BooleanField(default=False)
+    min_value = models.IntegerField(null=True, blank=True, help_text=_("Integer questions only."))
+    max_value = models.IntegerField(null=True, blank=True, help_text=_("Integer questions only."))
+    max_length = models.PositiveIntegerField(null=True, blank=True, help_text=_("Text questions only."))
+
+    objects = models.Manager()
+    cached = DefinitionManager()
+
+    class Meta:
+        ordering = ["page_id", "grid_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "code"], name="question_code_unique_in_survey"),
+            models.CheckConstraint(
+                condition=Q(min_value__isnull=True) | Q(max_value__isnull=True) | Q(max_value__gte=models.F("min_value")),
+                name="question_min_not_above_max",
+            ),
+        ]
+
+    def __str__(self):
+        return self.code
+
+    def clean(self):
+        if self.page_id and self.survey_id and self.page.survey_id != self.survey_id:
+            raise ValidationError({"page": _("The page belongs to another survey.")})
+        if self.grid_id and self.kind != self.Kind.SINGLE:
+            raise ValidationError({"kind": _("A grid row is answered as a single choice.")})
+
+    @property
+    def is_answerable(self):
+        """Return whether the question takes an answer (a grid's rows do, the grid does not)."""
+        return self.kind != self.Kind.GRID
+
+    @property
+    def text_max_length(self):
+        return self.max_length or self.DEFAULT_MAX_LENGTH.get(self.kind)
+
+
+class Choice(CachingMixin, models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
+    position = models.PositiveSmallIntegerField()
+    value = models.CharField(max_length=64, validators=[choice_value_validator], help_text=_("Stored and exported."))
+    label = models.CharField(max_length=300)
+
+    objects = models.Manager()
+    cached = DefinitionManager()
+
+    class Meta:
+        ordering = ["question_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "value"], name="choice_value_unique_in_question"),
+        ]
+
+    def __str__(self):
+        return self.label

@@ -1,0 +1,100 @@
+"""Reads of survey definitions for the survey-taking views.
+
+Every read here goes through the ``cached`` managers (django-cache-machine), so
+with a warm cache a survey-taking request reads nothing about the definition
+from the database. Answers and respondents are read in ``respondents.selectors``.
+"""
+from dataclasses import dataclass, field
+
+from surveys.models import Choice, Page, Question, Survey
+
+
+@dataclass
+class PageDefinition:
+    """One page of a survey, ready to render and to validate answers against.
+
+    ``items`` are the page's top-level questions in order; each choice question
+    carries ``choice_list`` and each grid ``row_list`` (rows carry the grid's
+    choices). ``answerable`` maps a question code to every question on the
+    page that takes an answer: grid rows included, grids themselves not.
+    """
+
+    survey: Survey
+    page: Page
+    page_count: int
+    items: list[Question]
+    answerable: dict[str, Question] = field(default_factory=dict)
+
+    @property
+    def number(self):
+        return self.page.position
+
+    @property
+    def is_first(self):
+        return self.page.position == 1
+
+    @property
+    def is_last(self):
+        return self.page.position == self.page_count
+
+
+def survey_get(*, survey_id):
+    """Return the survey with ``survey_id``, or None."""
+    return next(iter(Survey.cached.filter(pk=survey_id)), None)
+
+
+def survey_pages(*, survey):
+    """Return the survey's pages in order."""
+    return list(Page.cached.filter(survey_id=survey.pk).order_by("position"))
+
+
+def page_count(*, survey):
+    """Return how many pages the survey has."""
+    return len(survey_pages(survey=survey))
+
+
+def page_definition(*, survey, number):
+    """Return page ``number`` (from 1) of ``survey`` as a PageDefinition, or None if out of range."""
+    pages = survey_pages(survey=survey)
+    if not 1 <= number <= len(pages):
+        return None
+    page = pages[number - 1]
+    questions = list(Question.cached.filter(page_id=page.pk).order_by("grid_id", "position"))
+    choices_by_question = {}
+    for choice in Choice.cached.filter(question__page_id=page.pk).order_by("question_id", "position"):
+        choices_by_question.setdefault(choice.question_id, []).append(choice)
+
+    by_id = {q.pk: q for q in questions}
+    items, answerable = [], {}
+    for question in questions:
+        question.choice_list = choices_by_question.get(question.grid_id or question.pk, [])
+        question.row_list = []
+    for question in questions:
+        if question.grid_id is None:
+            items.append(question)
+        else:
+            by_id[question.grid_id].row_list.append(question)
+    for item in items:
+        for question in item.row_list or [item]:
+            if question.is_answerable:
+                answerable[question.code] = question
+    return PageDefinition(survey=survey, page=page, page_count=len(pages), items=items, answerable=answerable)
+
+
+def answerable_questions(*, survey):
+    """Return every question of the survey that takes an answer, in the order a respondent sees them."""
+    positions = {page.pk: page.position for page in survey_pages(survey=survey)}
+    questions = list(Question.cached.filter(survey_id=survey.pk))
+    grid_positions = {q.pk: q.position for q in questions if q.kind == Question.Kind.GRID}
+
+    def order(q):
+        top = grid_positions[q.grid_id] if q.grid_id else q.position
+        return (positions[q.page_id], top, q.position if q.grid_id else -1)
+
+    return sorted((q for q in questions if q.is_answerable), key=order)
+
+
+def required_questions(*, survey):
+    """Return ``[(page_number, question), ...]`` for every required question that takes an answer."""
+    positions = {page.pk: page.position for page in survey_pages(survey=survey)}
+    return [(positions[q.page_id], q) for q in answerable_questions(survey=survey) if q.required]

@@ -1,0 +1,53 @@
+"""Test data, made through the real services."""
+import copy
+import json
+from pathlib import Path
+
+from surveys.services import survey_create
+
+DEMO_DOCUMENT = Path(__file__).resolve().parents[1] / "demo" / "school_climate.json"
+
+AGREE = [{"value": "1", "label": "Disagree"}, {"value": "2", "label": "Agree"}]
+
+# A small survey with every kind of question: three pages, required questions
+# on pages 1 and 3.
+SMALL_SURVEY = {
+    "slug": "small",
+    "title": "Small survey",
+    "status": "open",
+    "choice_lists": {"agree": AGREE},
+    "pages": [
+        {"title": "First", "questions": [
+            {"code": "colour", "kind": "single", "prompt": "Favourite colour?", "required": True,
+             "choices": [{"value": "red", "label": "Red"}, {"value": "blue", "label": "Blue"}]},
+            {"code": "pets", "kind": "multiple", "prompt": "Pets?",
+             "choices": [{"value": "cat", "label": "Cat"}, {"value": "dog", "label": "Dog"}, {"value": "fish", "label": "Fish"}]},
+            {"code": "age", "kind": "integer", "prompt": "Age?", "min": 5, "max": 99},
+            {"code": "nickname", "kind": "short_text", "prompt": "Nickname?", "max_length": 10},
+        ]},
+        {"title": "Second", "questions": [
+            {"code": "school", "kind": "grid", "prompt": "Agree?", "choices": "agree", "rows": [
+                {"code": "safe", "prompt": "I feel safe."}, {"code": "happy", "prompt": "I am happy."}]},
+            {"code": "born", "kind": "date", "prompt": "Birthday?"},
+        ]},
+        {"title": "Third", "questions": [
+            {"code": "story", "kind": "long_text", "prompt": "Tell us more.", "max_length": 50},
+            {"code": "again", "kind": "single", "prompt": "Again?", "required": True, "choices": "agree"},
+        ]},
+    ],
+}
+
+
+def small_document(**changes):
+    document = copy.deepcopy(SMALL_SURVEY)
+    document.update(changes)
+    return document
+
+
+def make_survey(**changes):
+    return survey_create(document=small_document(**changes))
+
+
+def make_demo_survey():
+    return survey_create(document=json.loads(DEMO_DOCUMENT.read_text()))
+

@@ -1,0 +1,389 @@
+"""The survey-taking views, through Django's test client, with data made by the real services."""
+import uuid
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from respondents.models import Answer, Respondent
+from respondents.tests.factories import login, make_respondents, save_page
+from surveys.models import Survey
+from surveys.tests.factories import make_survey
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def survey():
+    return make_survey()
+
+
+@pytest.fixture
+def respondent(survey):
+    return make_respondents(survey)
+
+
+@pytest.fixture
+def taker(client, respondent):
+    login(client, respondent)
+    return client
+
+
+def answers_of(respondent):
+    return dict(Answer.objects.filter(respondent=respondent).values_list("question__code", "value"))
+
+
+PAGE_1 = {"q-colour": "blue", "q-pets": ["dog", "cat"], "q-age": "12", "q-nickname": "Ace"}
+
+
+class TestContract:
+    def test_urls_keep_their_names_and_paths(self):
+        assert reverse("surveys:login") == "/"
+        assert reverse("surveys:display") == "/take/"
+        assert reverse("surveys:content", args=[3]) == "/take/page/3/"
+        assert reverse("surveys:change-page", args=[3]) == "/take/page/3/"
+        assert reverse("surveys:complete") == "/take/complete/"
+        assert reverse("surveys:logout") == "/logout/"
+
+
+class TestLogin:
+    def test_a_valid_code_typed_loosely_logs_in_and_redirects_to_the_survey(self, client, respondent):
+        typed = " " + respondent.formatted_access_code.lower() + " "
+        response = client.post("/", {"access_code": typed})
+        assert response.status_code == 302
+        assert response["Location"] == "/take/"
+        assert client.get("/take/").status_code == 200
+
+    @pytest.mark.parametrize("typed", ["ZZZZZ-ZZZZZ", "short", "0O1IL-0O1IL", ""])
+    def test_unknown_or_malformed_codes_get_the_same_neutral_message(self, client, respondent, typed):
+        response = client.post("/", {"access_code": typed})
+        assert response.status_code == 400
+        if typed:
+            assert "That access code did not work" in response.content.decode()
+        assert "_auth_user_id" not in client.session and "respondent_id" not in client.session
+
+    def test_a_completed_respondent_gets_a_clear_page_and_no_session(self, client, respondent):
+        Respondent.objects.filter(pk=respondent.pk).update(status=Respondent.Status.COMPLETED)
+        response = client.post("/", {"access_code": respondent.access_code})
+        assert response.status_code == 200
+        assert "already finished this survey" in response.content.decode()
+        assert client.get("/take/").status_code == 302
+
+    @pytest.mark.parametrize("status", [Survey.Status.CLOSED, Survey.Status.DRAFT])
+    def test_a_survey_that_is_not_open_gets_a_clear_page(self, client, survey, respondent, status):
+        survey.status = status
+        survey.save()
+        response = client.post("/", {"access_code": respondent.access_code})
+        assert response.status_code == 403
+        assert "This survey is not open" in response.content.decode()
+
+    def test_login_needs_a_csrf_token(self, respondent):
+        client = Client(enforce_csrf_checks=True)
+        response = client.post("/", {"access_code": respondent.access_code})
+        assert response.status_code == 403
+
+
+class TestDisplayAndContent:
+    def test_display_renders_the_current_page_in_a_real_form(self, taker):
+        html = taker.get("/take/").content.decode()
+        assert '<form method="post" action="/take/page/1/" class="survey-form"' in html
+        assert 'name="save_id"' in html and 'name="csrfmiddlewaretoken"' in html
+        assert '<button type="submit" name="nav" value="next"' in html
+        assert 'value="back"' not in html  # no Back on page 1
+        assert "<progress" in html
+
+    def test_each_render_gets_a_fresh_save_id(self, taker):
+        first, second = (taker.get("/take/").context["save_id"] for _ in range(2))
+        assert first != second
+
+    def test_the_last_page_offers_finish_instead_of_next(self, taker):
+        html = taker.get("/take/page/3/").content.decode()
+        assert 'value="finish"' in html and 'value="next"' not in html and 'value="back"' in html
+
+    def test_ajax_content_is_a_fragment_with_saved_answers_filled_in(self, taker):
+        save_page(taker, 1, PAGE_1)
+        response = taker.get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"})
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert "<html" not in html and 'class="survey-form"' in html
+        assert 'name="q-colour" value="blue" checked' in html
+        assert 'name="q-pets" value="cat" checked' in html and 'name="q-pets" value="dog" checked' in html
+        assert 'name="q-pets" value="fish">' in html
+        assert 'value="12"' in html and 'value="Ace"' in html
+
+    def test_content_without_ajax_is_the_full_page(self, taker):
+        html = taker.get("/take/page/2/").content.decode()
+        assert "<html" in html and 'action="/take/page/2/"' in html
+
+    @pytest.mark.parametrize("number", [0, 4, 999])
+    def test_a_page_out_of_range_is_not_found(self, taker, number):
+        assert taker.get(f"/take/page/{number}/").status_code == 404
+        response = taker.get(f"/take/page/{number}/", headers={"X-Requested-With": "XMLHttpRequest"})
+        assert response.status_code == 404
+        assert response.json()["errors"]["__all__"]
+
+    def test_without_a_session_survey_pages_send_the_person_to_log_in(self, client, respondent):
+        assert client.get("/take/")["Location"] == "/"
+        response = save_page(client, 1, PAGE_1)
+        assert response.status_code == 401
+        assert response.json()["saved"] is False
+        assert not Answer.objects.exists()
+
+
+class TestChangePage:
+    def test_saving_a_page_stores_every_answer_and_moves_on(self, taker, respondent):
+        response = save_page(taker, 1, PAGE_1)
+        assert response.status_code == 200
+        assert response.json() == {
+            "saved": True, "page": 1, "next_page": 2, "next_url": "/take/page/2/", "progress": 33,
+            "completed": False, "complete_url": None, "missing": [],
+        }
+        assert answers_of(respondent) == {"colour": "blue", "pets": "cat dog", "age": "12", "nickname": "Ace"}
+        respondent.refresh_from_db()
+        assert respondent.status == Respondent.Status.IN_PROGRESS
+        assert respondent.current_page == 2
+        assert respondent.started_at is not None
+
+    def test_a_page_save_is_one_update_and_one_insert(self, taker, respondent, django_assert_num_queries):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        save_page(taker, 2, {"q-safe": "1"})  # warm the definition cache
+        with CaptureQueriesContext(connection) as queries:
+            save_page(taker, 1, PAGE_1)
+        writes = [q["sql"] for q in queries if not q["sql"].startswith(("SELECT", "SAVEPOINT", "RELEASE"))]
+        assert len(writes) == 2
+        assert writes[0].startswith('UPDATE "respondents_respondent"')
+        assert writes[1].startswith('INSERT INTO "respondents_answer"') and "ON CONFLICT" in writes[1]
+
+    def test_blank_answers_are_saved_as_empty(self, taker, respondent):
+        save_page(taker, 1, {})
+        assert answers_of(respondent) == {"colour": "", "pets": "", "age": "", "nickname": ""}
+
+    def test_resaving_a_page_replaces_its_answers(self, taker, respondent):
+        save_page(taker, 1, PAGE_1)
+        save_page(taker, 1, {"q-colour": "red", "q-pets": "fish"})
+        assert answers_of(respondent) == {"colour": "red", "pets": "fish", "age": "", "nickname": ""}
+        assert Answer.objects.filter(respondent=respondent).count() == 4
+
+    def test_saving_a_page_twice_with_the_same_save_id_keeps_one_copy_and_answers_the_same(self, taker, respondent):
+        save_id = uuid.uuid4()
+        first = save_page(taker, 1, PAGE_1, save_id=save_id)
+        saved_at = list(Answer.objects.values_list("saved_at", flat=True))
+        retry = save_page(taker, 1, {"q-colour": "red"}, save_id=save_id)
+        assert retry.status_code == 200
+        assert retry.json() == first.json()
+        assert answers_of(respondent)["colour"] == "blue"
+        assert list(Answer.objects.values_list("saved_at", flat=True)) == saved_at
+
+    def test_back_saves_and_goes_to_the_previous_page(self, taker, respondent):
+        save_page(taker, 1, PAGE_1)
+        response = save_page(taker, 2, {"q-safe": "2"}, nav="back")
+        assert response.json()["next_page"] == 1
+        assert answers_of(respondent)["safe"] == "2"
+        assert Respondent.objects.get(pk=respondent.pk).current_page == 1
+
+    def test_without_javascript_a_save_redirects_to_the_survey(self, taker, respondent):
+        response = save_page(taker, 1, PAGE_1, ajax=False)
+        assert response.status_code == 302 and response["Location"] == "/take/"
+        assert taker.get("/take/").context["definition"].number == 2
+
+    def test_without_javascript_errors_show_the_page_again_with_what_was_typed(self, taker, respondent):
+        response = save_page(taker, 1, {"q-age": "200", "q-nickname": "Bo"}, ajax=False)
+        assert response.status_code == 400
+        html = response.content.decode()
+        assert "Nothing on this page was saved" in html
+        assert "Ensure this value is less than or equal to 99." in html
+        assert 'value="200"' in html and 'value="Bo"' in html
+        assert not Answer.objects.exists()
+
+
+class TestValidation:
+    """Every kind of bad input: a clear error, keyed by field, and nothing saved."""
+
+    @pytest.mark.parametrize(("answers", "field", "message"), [
+        ({"q-nope": "x"}, "q-nope", "There is no such question on this page."),
+        ({"q-story": "x"}, "q-story", "There is no such question on this page."),  # a question of page 3
+        ({"q-colour": "green"}, "q-colour", "Select a valid choice."),
+        ({"q-colour": ["red", "blue"]}, "q-colour", "Give one answer only."),
+        ({"q-pets": ["cat", "cow"]}, "q-pets", "Select a valid choice."),
+        ({"q-age": "4"}, "q-age", "greater than or equal to 5"),
+        ({"q-age": "100"}, "q-age", "less than or equal to 99"),
+        ({"q-age": "twelve"}, "q-age", "Enter a whole number."),
+        ({"q-nickname": "x" * 11}, "q-nickname", "at most 10 characters"),
+        ({"q-nickname": "a\x00b"}, "q-nickname", "Null characters are not allowed."),
+    ])
+    def test_a_bad_answer_on_page_1_saves_nothing(self, taker, respondent, answers, field, message):
+        response = save_page(taker, 1, {**PAGE_1, **answers})
+        assert response.status_code == 400
+        body = response.json()
+        assert body["saved"] is False
+        assert message in " ".join(body["errors"][field])
+        assert not Answer.objects.exists()
+        respondent.refresh_from_db()
+        assert (respondent.status, respondent.current_page) == (Respondent.Status.NOT_STARTED, 1)
+
+    @pytest.mark.parametrize(("answers", "field"), [
+        ({"q-born": "31/12/2010"}, "q-born"),
+        ({"q-born": "2010-02-30"}, "q-born"),
+        ({"q-safe": "3"}, "q-safe"),
+    ])
+    def test_a_bad_date_or_grid_answer_saves_nothing(self, taker, answers, field):
+        response = save_page(taker, 2, answers)
+        assert response.status_code == 400 and field in response.json()["errors"]
+        assert not Answer.objects.exists()
+
+    def test_text_over_the_limit_on_a_long_text_question_saves_nothing(self, taker):
+        response = save_page(taker, 3, {"q-story": "x" * 51, "q-again": "1"})
+        assert "q-story" in response.json()["errors"]
+        assert not Answer.objects.exists()
+
+    @pytest.mark.parametrize(("data", "field"), [
+        ({"save_id": "not-a-uuid", "nav": "next"}, "save_id"),
+        ({"nav": "next"}, "save_id"),
+        ({"save_id": str(uuid.uuid4()), "nav": "sideways"}, "nav"),
+        ({"save_id": str(uuid.uuid4())}, "nav"),
+        ({"save_id": str(uuid.uuid4()), "nav": "finish"}, "nav"),  # page 1 is not the last
+    ])
+    def test_a_bad_save_id_or_nav_saves_nothing(self, taker, data, field):
+        response = taker.post("/take/page/1/", {**data, "q-colour": "red"}, headers={"X-Requested-With": "XMLHttpRequest"})
+        assert response.status_code == 400
+        assert field in response.json()["errors"]
+        assert not Answer.objects.exists()
+
+    def test_a_page_out_of_range_saves_nothing(self, taker):
+        response = save_page(taker, 9, {"q-colour": "red"})
+        assert response.status_code == 404
+        assert response.json()["saved"] is False
+        assert not Answer.objects.exists()
+
+    def test_a_question_of_another_survey_saves_nothing(self, taker):
+        other = make_survey(slug="other")
+        code = other.questions.get(code="colour").code
+        response = save_page(taker, 2, {f"q-{code}": "red", "q-not-here": "1"})
+        assert response.status_code == 400
+        assert not Answer.objects.exists()
+
+    def test_a_save_without_a_csrf_token_is_refused(self, respondent):
+        client = Client(enforce_csrf_checks=True)
+        client.get("/")
+        token = client.cookies["csrftoken"].value
+        client.post("/", {"access_code": respondent.access_code, "csrfmiddlewaretoken": token})
+        response = save_page(client, 1, PAGE_1)
+        assert response.status_code == 403
+        assert response.json()["saved"] is False
+        assert not Answer.objects.exists()
+        # With the token, the same save goes through.
+        response = client.post(
+            "/take/page/1/", {**PAGE_1, "save_id": str(uuid.uuid4()), "nav": "next"},
+            headers={"X-Requested-With": "XMLHttpRequest", "X-CSRFToken": client.cookies["csrftoken"].value},
+        )
+        assert response.status_code == 200
+
+    def test_a_survey_closed_while_taking_refuses_saves(self, taker, survey):
+        survey.status = Survey.Status.CLOSED
+        survey.save()
+        response = save_page(taker, 1, PAGE_1)
+        assert response.status_code == 403
+        assert "closed" in response.json()["errors"]["__all__"][0]
+        assert not Answer.objects.exists()
+
+
+class TestResume:
+    def test_logging_out_and_in_again_resumes_where_the_respondent_stopped(self, client, respondent):
+        login(client, respondent)
+        save_page(client, 1, PAGE_1)
+        save_page(client, 2, {"q-safe": "1", "q-happy": "2", "q-born": "2012-05-06"})
+        assert client.post("/logout/").status_code == 302
+        assert client.get("/take/")["Location"] == "/"
+
+        login(client, respondent)
+        response = client.get("/take/")
+        assert response.context["definition"].number == 3
+        html = client.get("/take/page/2/").content.decode()
+        assert 'name="q-safe" value="1" checked' in html and 'name="q-happy" value="2" checked' in html
+        assert 'value="2012-05-06"' in html
+
+    def test_logout_needs_post(self, taker):
+        assert taker.get("/logout/").status_code == 405
+
+
+class TestCompletion:
+    def test_finish_with_a_required_answer_missing_saves_and_says_which_page_lacks_what(self, taker, respondent):
+        save_page(taker, 1, {"q-pets": "cat"})
+        response = save_page(taker, 3, {"q-again": "2"}, nav="finish")
+        body = response.json()
+        assert response.status_code == 200
+        assert body["saved"] is True and body["completed"] is False and body["complete_url"] is None
+        assert body["missing"] == [{"page": 1, "url": "/take/page/1/", "fields": [{"name": "q-colour", "prompt": "Favourite colour?"}]}]
+        assert body["next_page"] == 1
+        assert answers_of(respondent)["again"] == "2"
+        assert Respondent.objects.get(pk=respondent.pk).status == Respondent.Status.IN_PROGRESS
+
+    def test_finish_without_javascript_shows_the_missing_pages(self, taker):
+        response = save_page(taker, 3, {"q-again": "2"}, nav="finish", ajax=False)
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert "some required questions are not answered yet" in html
+        assert '<a href="/take/page/1/">Page 1</a>: Favourite colour?' in html
+
+    def test_the_complete_page_of_an_unfinished_response_redirects_to_the_first_missing_page(self, taker):
+        save_page(taker, 1, {"q-pets": "cat"})
+        assert taker.get("/take/complete/")["Location"] == "/take/page/1/"
+        save_page(taker, 1, {"q-colour": "red"})
+        assert taker.get("/take/complete/")["Location"] == "/take/page/3/"
+
+    def test_finish_with_every_required_answer_completes_the_response(self, taker, respondent):
+        save_page(taker, 1, {"q-colour": "red"})
+        response = save_page(taker, 3, {"q-again": "1"}, nav="finish")
+        assert response.json()["completed"] is True
+        assert response.json()["complete_url"] == "/take/complete/"
+        assert response.json()["progress"] == 100
+        respondent.refresh_from_db()
+        assert respondent.status == Respondent.Status.COMPLETED and respondent.completed_at
+        for _ in range(2):  # idempotent
+            page = taker.get("/take/complete/")
+            assert page.status_code == 200 and "Thank you" in page.content.decode()
+        assert taker.get("/take/")["Location"] == "/take/complete/"
+
+    def test_finish_without_javascript_redirects_to_the_thank_you_page(self, taker):
+        save_page(taker, 1, {"q-colour": "red"})
+        response = save_page(taker, 3, {"q-again": "1"}, nav="finish", ajax=False)
+        assert response["Location"] == "/take/complete/"
+
+    def test_a_completed_response_is_locked(self, taker, respondent):
+        save_page(taker, 1, {"q-colour": "red"})
+        finish_id = uuid.uuid4()
+        finished = save_page(taker, 3, {"q-again": "1"}, nav="finish", save_id=finish_id)
+        before = answers_of(respondent)
+
+        refused = save_page(taker, 1, {"q-colour": "blue"})
+        assert refused.status_code == 409
+        assert refused.json()["saved"] is False and refused.json()["complete_url"] == "/take/complete/"
+        assert save_page(taker, 1, {"q-colour": "blue"}, ajax=False)["Location"] == "/take/complete/"
+        assert answers_of(respondent) == before
+        # A retry of the finishing save itself still answers as the first time.
+        assert save_page(taker, 3, {"q-again": "1"}, nav="finish", save_id=finish_id).json() == finished.json()
+        assert taker.get("/take/page/1/")["Location"] == "/take/complete/"
+
+
+class TestIsolation:
+    def test_a_respondent_only_ever_reads_and_writes_their_own_answers(self, survey):
+        alice, bob = make_respondents(survey, count=2)
+        alice_client, bob_client = Client(), Client()
+        login(alice_client, alice)
+        login(bob_client, bob)
+        save_page(bob_client, 1, {"q-colour": "blue", "q-nickname": "Bob"})
+
+        # Naming another respondent in the request changes nothing: the session decides.
+        save_page(alice_client, 1, {"q-colour": "red", "respondent_id": str(bob.pk), "respondent": str(bob.pk)})
+        assert answers_of(bob)["colour"] == "blue"
+        assert answers_of(alice)["colour"] == "red"
+        html = alice_client.get(f"/take/page/1/?respondent_id={bob.pk}").content.decode()
+        assert "Bob" not in html and 'value="red" checked' in html
+
+    def test_logging_in_replaces_the_session_key(self, client, respondent):
+        client.get("/")
+        before = client.cookies.get("sessionid")
+        login(client, respondent)
+        assert client.cookies["sessionid"].value != (before.value if before else None)

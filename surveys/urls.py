@@ -1,0 +1,15 @@
+from django.urls import path
+
+from surveys import views
+
+app_name = "surveys"
+
+urlpatterns = [
+    path("", views.survey_login, name="login"),
+    path("logout/", views.survey_logout, name="logout"),
+    path("take/", views.survey_display, name="display"),
+    path("take/complete/", views.survey_complete, name="complete"),
+    # One URL, two names: GET is survey_content, POST is survey_change_page.
+    path("take/page/<int:number>/", views.survey_page, name="content"),
+    path("take/page/<int:number>/", views.survey_page, name="change-page"),
+]

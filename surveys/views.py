@@ -1,0 +1,190 @@
+"""The five survey-taking views (login, display, content, change-page, complete) and logout.
+
+Views are thin: they read the respondent from the session, validate with a
+form, and call one selector or service. See docs/architecture.md for the
+request flow and each view's query budget.
+"""
+import uuid
+
+from django.contrib import messages
+from django.http import HttpResponseNotAllowed, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from respondents.selectors import answers_for_questions, missing_required, respondent_for_code, respondent_get
+from respondents.services import PageSaveRefused, page_save
+from surveys.forms import LoginForm, PageForm, bound_questions
+from surveys.respondent_session import (
+    ajax_error, is_ajax, respondent_required, session_end, session_ended, session_start, survey_closed,
+)
+from surveys.selectors import page_count, page_definition, survey_get
+
+LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against your slip and try again.")
+
+
+@require_http_methods(["GET", "POST"])
+def survey_login(request):
+    form = LoginForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        respondent = respondent_for_code(typed_code=form.cleaned_data["access_code"])
+        survey = survey_get(survey_id=respondent.survey_id) if respondent else None
+        if survey is None:
+            form.add_error("access_code", LOGIN_FAILED)
+        elif respondent.is_completed:
+            return render(request, "surveys/message.html", {"survey": survey, "message_kind": "completed"})
+        elif not survey.is_open():
+            return survey_closed(request, survey)
+        else:
+            session_start(request, respondent)
+            return redirect("surveys:display")
+    return render(request, "surveys/login.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_POST
+def survey_logout(request):
+    session_end(request)
+    messages.info(request, _("You have logged out. Your saved answers are kept: log in again with your code to go on."))
+    return redirect("surveys:login")
+
+
+@require_GET
+@respondent_required
+def survey_display(request):
+    respondent = respondent_get(respondent_id=request.respondent_id)
+    if respondent is None:
+        return session_ended(request)
+    if respondent.is_completed:
+        return redirect("surveys:complete")
+    # min(): the survey may have lost pages since this respondent's last save.
+    number = min(respondent.current_page, page_count(survey=request.survey))
+    return _render_page(request, page_definition(survey=request.survey, number=number))
+
+
+@respondent_required
+def survey_page(request, number):
+    """Dispatch /take/page/<n>/: GET is survey_content, POST is survey_change_page."""
+    if request.method == "GET":
+        return survey_content(request, number)
+    if request.method == "POST":
+        return survey_change_page(request, number)
+    return HttpResponseNotAllowed(["GET", "POST"])
+
+
+def survey_content(request, number):
+    """Page ``number`` with the respondent's saved answers: a fragment for Ajax, else the whole page."""
+    definition = page_definition(survey=request.survey, number=number)
+    if definition is None:
+        return _page_not_found(request, number)
+    respondent = respondent_get(respondent_id=request.respondent_id)
+    if respondent is None:
+        return session_ended(request)
+    if respondent.is_completed:
+        return redirect("surveys:complete")
+    return _render_page(request, definition, fragment=is_ajax(request))
+
+
+def survey_change_page(request, number):
+    """Validate and save page ``number``, then move on as ``nav`` says."""
+    definition = page_definition(survey=request.survey, number=number)
+    if definition is None:
+        return _page_not_found(request, number)
+    form = PageForm(definition, request.POST)
+    if not form.is_valid():
+        if is_ajax(request):
+            return JsonResponse({"saved": False, "errors": form.errors}, status=400)
+        return _render_page(request, definition, data=request.POST, errors=form.errors, status=400)
+    try:
+        result = page_save(
+            respondent_id=request.respondent_id, definition=definition, values=form.stored_values(),
+            save_id=form.cleaned_data["save_id"], nav=form.cleaned_data["nav"],
+        )
+    except PageSaveRefused as refused:
+        if refused.reason == PageSaveRefused.GONE:
+            return session_ended(request)
+        if is_ajax(request):
+            message = _("You have already finished this survey, so answers can no longer be changed.")
+            return ajax_error(message, status=409, complete_url=reverse("surveys:complete"))
+        return redirect("surveys:complete")
+
+    if is_ajax(request):
+        return JsonResponse(_save_payload(result))
+    if result.completed:
+        return redirect("surveys:complete")
+    if result.missing:
+        return _render_page(request, definition, missing=result.missing)
+    return redirect("surveys:display")
+
+
+@require_GET
+@respondent_required
+def survey_complete(request):
+    respondent = respondent_get(respondent_id=request.respondent_id)
+    if respondent is None:
+        return session_ended(request)
+    if respondent.is_completed:
+        return render(request, "surveys/complete.html", {"survey": request.survey, "respondent": respondent})
+    missing = missing_required(respondent_id=respondent.pk, survey=request.survey)
+    if missing:
+        return redirect("surveys:content", number=min(missing))
+    # Nothing required is missing, but the respondent has not pressed Finish yet.
+    return redirect("surveys:content", number=page_count(survey=request.survey))
+
+
+def csrf_failure(request, reason=""):
+    """Explain a refused POST (stale page, expired or missing CSRF cookie) instead of Django's debug page."""
+    message = _("This page is out of date or your session has ended. Reload the page, or log in again, and try once more.")
+    if is_ajax(request):
+        return ajax_error(message, status=403, login_url="/")
+    return render(request, "surveys/message.html", {"message_kind": "csrf", "message": message}, status=403)
+
+
+def _render_page(request, definition, *, fragment=False, data=None, errors=None, missing=None, status=200):
+    saved = None
+    if data is None:
+        saved = answers_for_questions(respondent_id=request.respondent_id, questions=definition.answerable.values())
+    context = {
+        "survey": definition.survey,
+        "definition": definition,
+        "items": bound_questions(definition, saved=saved, data=data, errors=errors),
+        "errors": errors or {},
+        "missing": _missing_summary(missing),
+        "progress": round(100 * (definition.number - 1) / definition.page_count),
+        "save_id": uuid.uuid4(),
+    }
+    template = "surveys/_page.html" if fragment else "surveys/take.html"
+    return render(request, template, context, status=status)
+
+
+def _page_not_found(request, number):
+    message = _("There is no page %(number)s in this survey.") % {"number": number}
+    if is_ajax(request):
+        return ajax_error(message, status=404)
+    return render(request, "surveys/message.html", {"message_kind": "not_found", "message": message}, status=404)
+
+
+def _missing_summary(missing):
+    """Return ``[{"page": n, "url": ..., "fields": [{"name", "prompt"}]}]`` for templates and JSON."""
+    return [
+        {
+            "page": number,
+            "url": reverse("surveys:content", args=[number]),
+            "fields": [{"name": f"q-{q.code}", "prompt": q.prompt} for q in questions],
+        }
+        for number, questions in sorted((missing or {}).items())
+    ]
+
+
+def _save_payload(result):
+    return {
+        "saved": True,
+        "page": result.page,
+        "next_page": result.next_page,
+        "next_url": reverse("surveys:content", args=[result.next_page]),
+        "progress": result.progress,
+        "completed": result.completed,
+        "complete_url": reverse("surveys:complete") if result.completed else None,
+        "missing": _missing_summary(result.missing),
+    }
