@@ -19,7 +19,7 @@ class Roster(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["survey", "created_at"]
+        ordering = ["survey_id", "created_at"]
 
     def __str__(self):
         return self.name
@@ -55,7 +55,7 @@ class Respondent(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["survey", "id"]
+        ordering = ["survey_id", "id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["survey", "external_id"], condition=~Q(external_id=""),

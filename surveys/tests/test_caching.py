@@ -1,0 +1,53 @@
+"""Cached survey definitions are never stale after a change made through the models."""
+import pytest
+
+from respondents.tests.factories import login, make_respondents
+from surveys.models import Choice, Page, Question
+from surveys.selectors import page_definition
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def taker(client):
+    from surveys.tests.factories import make_survey
+
+    survey = make_survey()
+    login(client, make_respondents(survey))
+    return client, survey
+
+
+def test_the_second_read_of_a_page_comes_from_the_cache(taker, django_assert_num_queries):
+    _, survey = taker
+    page_definition(survey=survey, number=1)
+    with django_assert_num_queries(0):
+        definition = page_definition(survey=survey, number=1)
+    assert [q.code for q in definition.items] == ["colour", "pets", "age", "nickname"]
+
+
+def test_editing_a_choice_label_shows_at_once(taker):
+    client, survey = taker
+    assert "Blue" in client.get("/take/").content.decode()
+    choice = Choice.objects.get(question__survey=survey, value="blue")
+    choice.label = "Sky blue"
+    choice.save()
+    html = client.get("/take/").content.decode()
+    assert "Sky blue" in html
+
+
+def test_adding_a_question_and_a_page_shows_at_once(taker):
+    client, survey = taker
+    client.get("/take/page/3/")
+    page = Page.objects.create(survey=survey, position=4, title="Added later")
+    Question.objects.create(survey=survey, page=page, position=1, code="late", kind="short_text", prompt="Late question?")
+    Question.objects.create(survey=survey, page=Page.objects.get(survey=survey, position=3), position=3,
+                            code="late_too", kind="integer", prompt="Another late one?")
+    assert "Late question?" in client.get("/take/page/4/").content.decode()
+    assert "Another late one?" in client.get("/take/page/3/").content.decode()
+
+
+def test_deleting_a_question_removes_it_at_once(taker):
+    client, survey = taker
+    assert "Nickname?" in client.get("/take/page/1/").content.decode()
+    Question.objects.get(survey=survey, code="nickname").delete()
+    assert "Nickname?" not in client.get("/take/page/1/").content.decode()
