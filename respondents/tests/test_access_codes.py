@@ -1,0 +1,24 @@
+import math
+
+from respondents import access_codes
+
+
+def test_a_code_has_at_least_forty_bits_of_randomness_and_no_look_alike_characters():
+    assert math.log2(len(access_codes.ALPHABET) ** access_codes.LENGTH) >= 40
+    assert not set("01ILO") & set(access_codes.ALPHABET)
+    codes = {access_codes.generate() for _ in range(2000)}
+    assert len(codes) == 2000
+    assert all(len(c) == access_codes.LENGTH and set(c) <= set(access_codes.ALPHABET) for c in codes)
+
+
+def test_a_code_is_printed_in_two_groups_and_read_back_however_it_was_typed():
+    code = access_codes.generate()
+    printed = access_codes.format_code(code)
+    assert printed == f"{code[:5]}-{code[5:]}"
+    for typed in (printed, printed.lower(), f"  {code[:5]} {code[5:]} ", code):
+        assert access_codes.normalize(typed) == code
+
+
+def test_anything_that_cannot_be_a_code_reads_as_none():
+    for typed in ("", "ABCDE", "ABCDE-FGHJK-M", "ABCDE-FGHJ0", "ABCDE_FGHJK", "ÄBCDE-FGHJK"):
+        assert access_codes.normalize(typed) is None

@@ -1,0 +1,67 @@
+import csv
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from respondents.exports import RESPONDENT_COLUMNS, responses_write_csv
+from respondents.tests.factories import login, make_respondents, save_page
+from surveys.tests.factories import make_survey
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def survey(client):
+    survey = make_survey()
+    alice, bob, _carol = make_respondents(survey, count=3, school="Lincoln", grade="7", role="student")
+    login(client, alice)
+    saves = [
+        save_page(client, 1, {"q-colour": "red", "q-pets": ["fish", "cat"], "q-age": "11", "q-nickname": 'Al, "A"'}),
+        save_page(client, 2, {"q-safe": "2", "q-born": "2014-03-04"}),
+        save_page(client, 3, {"q-again": "1"}, nav="finish"),
+    ]
+    client.post("/logout/")
+    login(client, bob)
+    saves.append(save_page(client, 1, {"q-colour": "blue"}))
+    assert all(response.json()["saved"] for response in saves)
+    return survey
+
+
+def read(text):
+    return list(csv.reader(io.StringIO(text)))
+
+
+def test_one_row_per_respondent_and_one_column_per_question_code_in_survey_order(survey):
+    out = io.StringIO()
+    assert responses_write_csv(survey=survey, stream=out) == 3
+    header, alice, bob, carol = read(out.getvalue())
+    assert header == RESPONDENT_COLUMNS + ["colour", "pets", "age", "nickname", "safe", "happy", "born", "story", "again"]
+    row = dict(zip(header, alice))
+    assert row["status"] == "completed" and row["completed_at"]
+    assert (row["colour"], row["pets"], row["age"], row["nickname"]) == ("red", "cat fish", "11", 'Al, "A"')
+    assert (row["safe"], row["happy"], row["born"], row["again"]) == ("2", "", "2014-03-04", "1")
+    assert (row["school"], row["grade"], row["role"]) == ("Lincoln", "7", "student")
+    assert dict(zip(header, bob))["status"] == "in_progress"
+    assert dict(zip(header, carol))["status"] == "not_started" and set(carol[len(RESPONDENT_COLUMNS):]) == {""}
+
+
+def test_the_export_reads_respondents_in_batches(survey, django_assert_num_queries):
+    from respondents.exports import responses_header, responses_rows
+
+    _, questions = responses_header(survey=survey)
+    # Three respondents in batches of two: (respondents + answers) twice, then one empty read.
+    with django_assert_num_queries(5):
+        rows = list(responses_rows(survey=survey, questions=questions, batch_size=2))
+    assert len(rows) == 3
+
+
+def test_the_command_writes_the_file(survey, tmp_path):
+    target = tmp_path / "responses.csv"
+    call_command("export_responses", "small", "--format", "csv", "--output", str(target))
+    assert len(read(target.read_text())) == 4
+
+
+def test_the_command_refuses_an_unknown_survey():
+    with pytest.raises(CommandError, match="No survey with the slug 'nope'"):
+        call_command("export_responses", "nope", "--output", "-")

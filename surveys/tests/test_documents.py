@@ -1,0 +1,108 @@
+"""Survey documents: every problem reported with its path, nothing written on any problem."""
+import pytest
+
+from surveys.documents import DocumentError, parse_survey_document
+from surveys.models import Choice, Page, Question, Survey
+from surveys.services import survey_create
+from surveys.tests.factories import make_demo_survey, small_document
+
+pytestmark = pytest.mark.django_db
+
+
+def problems_of(document):
+    with pytest.raises(DocumentError) as raised:
+        survey_create(document=document)
+    assert not Survey.objects.exists() and not Question.objects.exists()
+    return raised.value.problems
+
+
+def test_a_valid_document_creates_pages_questions_grid_rows_and_choices():
+    survey = survey_create(document=small_document())
+    assert [p.title for p in survey.pages.order_by("position")] == ["First", "Second", "Third"]
+    grid = Question.objects.get(code="school")
+    assert grid.kind == "grid" and [r.code for r in grid.rows.order_by("position")] == ["safe", "happy"]
+    assert [c.value for c in grid.choices.all()] == ["1", "2"]
+    assert not Choice.objects.filter(question__grid=grid).exists()  # rows use the grid's choices
+    assert Question.objects.get(code="age").min_value == 5
+    assert Question.objects.get(code="colour").required is True
+
+
+def test_the_demo_survey_has_twelve_pages_of_four_to_six_answerable_questions():
+    survey = make_demo_survey()
+    pages = list(Page.objects.filter(survey=survey))
+    assert len(pages) == 12
+    for page in pages:
+        answerable = page.questions.exclude(kind=Question.Kind.GRID).count()
+        assert 4 <= answerable <= 6, page
+    kinds = set(Question.objects.filter(survey=survey).values_list("kind", flat=True))
+    assert kinds == set(Question.Kind.values)
+
+
+def test_a_dangling_choice_list_reference_is_reported_with_its_path():
+    document = small_document()
+    document["pages"][2]["questions"][1]["choices"] = "agree5"
+    assert problems_of(document) == ["pages[3].questions[2].choices: no choice list named 'agree5'"]
+
+
+def test_every_problem_is_reported_at_once():
+    document = small_document(slug="bad slug!", status="maybe")
+    page_1 = document["pages"][0]["questions"]
+    page_1[1]["code"] = "colour"                      # duplicate code
+    page_1[2]["min"], page_1[2]["max"] = 10, 1         # min above max
+    page_1[3]["kind"] = "essay"                        # unknown kind
+    document["pages"][1]["questions"][0]["rows"] = []  # grid without rows
+    document["pages"][2]["questions"][0]["choices"] = [{"value": "x", "label": "X"}]  # choices on text
+    problems = problems_of(document)
+    assert any(p.startswith("survey.slug:") for p in problems)
+    assert any(p.startswith("survey.status:") for p in problems)
+    assert "pages[1].questions[2].code: 'colour' is already used at pages[1].questions[1]" in problems
+    assert "pages[1].questions[3]: min is above max" in problems
+    assert any(p.startswith("pages[1].questions[4].kind:") for p in problems)
+    assert "pages[2].questions[1].rows: a grid needs a non-empty list of rows" in problems
+    assert "pages[3].questions[1].choices: a long_text question takes no choices" in problems
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d.update(pages=[]), "survey.pages: must be a non-empty list"),
+    (lambda d: d["pages"][0].update(questions=[]), "pages[1].questions: must be a non-empty list"),
+    (lambda d: d["pages"][0]["questions"][0].update(choices=[{"value": "a b", "label": "A"}]),
+     "pages[1].questions[1].choices[1].value: holds only letters, digits, '_', '.' and '-' (at most 64)"),
+    (lambda d: d["pages"][0]["questions"][0].update(choices=[{"value": "a", "label": "A"}, {"value": "a", "label": "B"}]),
+     "pages[1].questions[1].choices[2].value: 'a' appears twice"),
+    (lambda d: d["pages"][0]["questions"][0].pop("choices"), "pages[1].questions[1].choices: a choice question needs choices"),
+    (lambda d: d["pages"][0]["questions"][0].update(prompt=" "), "pages[1].questions[1].prompt: is required"),
+    (lambda d: d["pages"][0]["questions"][0].update(code="1st"),
+     "pages[1].questions[1].code: starts with a letter and holds only letters, digits and '_' (at most 64)"),
+    (lambda d: d["pages"][1]["questions"][0]["rows"][0].update(choices="agree"),
+     "pages[2].questions[1].rows[1].choices: a grid row takes the grid's kind and choices"),
+    (lambda d: d["pages"][0]["questions"][2].update(max="lots"), "pages[1].questions[3].max: must be a whole number"),
+    (lambda d: d["pages"][0]["questions"][3].update(max_length=0), "pages[1].questions[4].max_length: must be a positive whole number"),
+    (lambda d: d["pages"][0]["questions"][0].update(required="yes"), "pages[1].questions[1].required: must be true or false"),
+    (lambda d: d.update(choice_lists=[]), "choice_lists: must be an object of named lists"),
+])
+def test_a_malformed_element_gets_a_clear_problem(change, expected):
+    document = small_document()
+    change(document)
+    assert expected in problems_of(document)
+
+
+def test_a_document_that_is_not_an_object_is_refused():
+    with pytest.raises(DocumentError, match="must be an object"):
+        parse_survey_document(["not", "a", "survey"])
+
+
+def test_a_second_survey_with_the_same_slug_is_refused_and_the_first_kept():
+    survey_create(document=small_document())
+    with pytest.raises(DocumentError, match="already exists"):
+        survey_create(document=small_document(title="Again"))
+    assert Survey.objects.get().title == "Small survey"
+
+
+def test_a_grid_row_inherits_required_unless_it_says_otherwise():
+    document = small_document()
+    grid = document["pages"][1]["questions"][0]
+    grid["required"] = True
+    grid["rows"][1]["required"] = False
+    survey_create(document=document)
+    assert Question.objects.get(code="safe").required is True
+    assert Question.objects.get(code="happy").required is False
