@@ -87,7 +87,8 @@ class Answer(models.Model):
 
     ``value`` is text: the choice value for single choice, the chosen values
     separated by single spaces in choice order for multiple choice, the decimal
-    number for integer, ISO 8601 for a date, and the text itself for text.
+    number for integer, ISO 8601 for a date, and for text the text, trimmed of
+    surrounding white space.
     An empty value is a question the respondent saw and left blank.
     """
 

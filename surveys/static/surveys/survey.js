@@ -108,6 +108,7 @@
       if (!response.ok) { throw new Error("HTTP " + response.status); }
       return response.text().then(function (html) {
         container.innerHTML = html;
+        busy = false;
         if (push) { history.pushState({ url: url }, "", url); }
         var page = container.querySelector(".survey-page");
         document.title = "Page " + page.dataset.page + " of " + page.dataset.pageCount;

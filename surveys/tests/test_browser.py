@@ -1,0 +1,216 @@
+"""What a person sees: headless Chromium (Debian's) driven by Playwright against a live server.
+
+Each test answers pages with the mouse and the keyboard, records what it
+chose, and checks that the database holds exactly that.
+"""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from respondents.models import Answer, Respondent
+from respondents.tests.factories import make_respondents
+from surveys.tests.factories import make_demo_survey, make_survey
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def saved_answers(respondent):
+    return dict(Answer.objects.filter(respondent=respondent).values_list("question__code", "value"))
+
+
+def log_in(page, base_url, respondent):
+    page.goto(base_url + "/")
+    page.get_by_label("Access code").click()
+    page.keyboard.type(respondent.formatted_access_code.lower())
+    page.keyboard.press("Enter")
+    expect(page.locator("form.survey-form")).to_be_visible()
+
+
+def answer_page(page, variant):
+    """Answer every question on the current page; return ``{code: stored value}`` of what was chosen."""
+    chosen = {}
+    form = page.locator("form.survey-form")
+    for fieldset in form.locator("fieldset.question.single").all():
+        radios = fieldset.locator("input[type=radio]")
+        pick = radios.nth(variant % radios.count())
+        fieldset.locator("label.choice").nth(variant % radios.count()).click()  # the label, as a person does
+        chosen[pick.get_attribute("name")[2:]] = pick.get_attribute("value")
+    for fieldset in form.locator("fieldset.question.multiple").all():
+        boxes = fieldset.locator("input[type=checkbox]")
+        picks = sorted({0, boxes.count() - 1, variant % boxes.count()})
+        for index in picks:
+            boxes.nth(index).check()
+        chosen[boxes.first.get_attribute("name")[2:]] = " ".join(boxes.nth(i).get_attribute("value") for i in picks)
+    for row in form.locator("tr.grid-row").all():
+        radios = row.locator("input[type=radio]")
+        # Keyboard: focus the first cell, Space selects it, an arrow key moves the choice on.
+        radios.first.focus()
+        page.keyboard.press("Space")
+        steps = variant % radios.count()
+        for _ in range(steps):
+            page.keyboard.press("ArrowRight")
+        chosen[radios.first.get_attribute("name")[2:]] = radios.nth(steps).get_attribute("value")
+    for field in form.locator("input[type=number]").all():
+        low = int(field.get_attribute("min") or 0)
+        value = str(low + 1 + variant)
+        field.click()
+        page.keyboard.type(value)
+        chosen[field.get_attribute("name")[2:]] = value
+    for field in form.locator("input[type=date]").all():
+        value = f"2015-06-{10 + variant:02d}"
+        field.fill(value)
+        chosen[field.get_attribute("name")[2:]] = value
+    for field in form.locator("input[type=text], textarea").all():
+        field.click()
+        page.keyboard.type(f"Answer {variant}, ok")
+        # What the field holds (the browser stops typing at maxlength), less the
+        # surrounding white space the server trims.
+        chosen[field.get_attribute("name")[2:]] = field.input_value().strip()
+    return chosen
+
+
+def expect_page(page, number):
+    expect(page.locator(f'.survey-page[data-page="{number}"]')).to_be_visible()
+
+
+def test_a_person_takes_the_whole_demo_survey_and_the_database_holds_what_they_clicked(page, live_server):
+    survey = make_demo_survey()
+    respondent = make_respondents(survey)
+    log_in(page, live_server.url, respondent)
+
+    expected = {}
+    for number in range(1, 13):
+        expect_page(page, number)
+        expect(page.get_by_text(f"Page {number} of 12")).to_be_visible()
+        expected.update(answer_page(page, number))
+        if number < 12:
+            if number % 2:
+                page.get_by_role("button", name="Next").click()
+            else:
+                page.get_by_role("button", name="Next").focus()
+                page.keyboard.press("Enter")
+            expect_page(page, number + 1)
+            assert page.url.endswith(f"/take/page/{number + 1}/")  # moved without a reload
+
+    # Back from the last page: page 11 shows what was saved; change one answer.
+    page.get_by_role("button", name="Back").click()
+    expect_page(page, 11)
+    expect(page.locator(f'input[name="q-home_internet"][value="{expected["home_internet"]}"]')).to_be_checked()
+    other = "yes" if expected["home_internet"] == "no" else "no"
+    page.locator(f'input[name="q-home_internet"][value="{other}"]').check()
+    expected["home_internet"] = other
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 12)
+    expect(page.locator('input[name="q-recommend"]:checked')).to_have_count(1)
+
+    page.get_by_role("button", name="Finish").click()
+    page.wait_for_url(re.compile(r"/take/complete/$"))
+    expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
+
+    respondent.refresh_from_db()
+    assert respondent.status == Respondent.Status.COMPLETED
+    assert saved_answers(respondent) == expected
+    assert len(expected) == survey.questions.exclude(kind="grid").count()
+
+def test_a_bad_answer_is_shown_next_to_its_field_and_nothing_is_saved(page, live_server):
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    page.get_by_label("Age?").fill("200")
+    page.get_by_label("Nickname?").fill("Zed")
+    page.get_by_role("button", name="Next").click()
+    error = page.locator("#error-q-age")
+    expect(error).to_contain_text("less than or equal to 99")
+    expect(page.get_by_label("Age?")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator(".error-summary")).to_be_focused()
+    assert not Answer.objects.exists()
+    # Corrected, the same page saves.
+    page.get_by_label("Age?").fill("12")
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    assert saved_answers(respondent)["age"] == "12"
+
+def test_a_save_whose_answer_is_lost_on_the_network_is_retried_and_saved_once(page, live_server):
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    lost = []
+
+    def lose_the_first_answer(route):
+        if route.request.method == "POST" and not lost:
+            route.fetch()  # the server saves...
+            lost.append(route.request.post_data)
+            route.abort("connectionreset")  # ...but the browser never hears back
+        else:
+            route.continue_()
+
+    page.route("**/take/page/1/", lose_the_first_answer)
+    page.get_by_label("Blue").check()
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#save-status")).to_contain_text("Retrying")
+    expect_page(page, 2)
+    assert len(lost) == 1
+    assert saved_answers(respondent)["colour"] == "blue"
+    assert Respondent.objects.get(pk=respondent.pk).current_page == 2
+
+def test_missing_required_answers_are_listed_with_links_to_their_pages(page, live_server):
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 3)
+    page.get_by_label("Agree", exact=True).check()
+    page.get_by_role("button", name="Finish").click()
+    summary = page.locator(".error-summary")
+    expect(summary).to_contain_text("Favourite colour?")
+    summary.get_by_role("link", name="Page 1").click()
+    expect_page(page, 1)
+    assert Respondent.objects.get(pk=respondent.pk).status == Respondent.Status.IN_PROGRESS
+
+
+def test_without_javascript_a_person_takes_the_survey_with_plain_form_posts(browser, live_server):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+
+    expected = {}
+    for number in (1, 2, 3):
+        expect_page(page, number)
+        expected.update(answer_page(page, number))
+        if number < 3:
+            page.get_by_role("button", name="Next").click()
+    # Back to page 2 (saving page 3 on the way), change the date, return.
+    page.get_by_role("button", name="Back").click()
+    expect_page(page, 2)
+    expect(page.get_by_label("Birthday?")).to_have_value(expected["born"])
+    page.get_by_label("Birthday?").fill("2016-01-31")
+    expected["born"] = "2016-01-31"
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 3)
+    expect(page.get_by_label("Tell us more.")).to_have_value(expected["story"])
+    page.get_by_role("button", name="Finish").click()
+    page.wait_for_url(re.compile(r"/take/complete/$"))
+    expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
+
+    assert saved_answers(respondent) == expected
+    assert Respondent.objects.get(pk=respondent.pk).status == Respondent.Status.COMPLETED
+    context.close()
+
+def test_without_javascript_leaving_and_logging_in_again_resumes_on_the_same_page(browser, live_server):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    page.get_by_label("Red").check()
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    context.close()  # the browser is closed
+
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    log_in(page, live_server.url, respondent)
+    expect_page(page, 2)
+    page.get_by_role("button", name="Back").click()
+    expect(page.get_by_label("Red")).to_be_checked()
+    context.close()
