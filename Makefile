@@ -5,11 +5,12 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test install install-dev migrate clean help
+.PHONY: demo test lint install install-dev migrate clean help
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
 	@echo "make test    install test tools (and Debian's chromium), run the whole test suite"
+	@echo "make lint    ruff: unused names, likely bugs"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +41,9 @@ demo: migrate
 test: install-dev
 	deploy/install-packages $(if $(CI),,--optional) chromium
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: install-dev
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

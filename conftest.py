@@ -21,6 +21,22 @@ def _empty_definition_cache():
     clear_definition_cache()
 
 
+@pytest.fixture
+def survey(db):
+    """The small three-page survey of ``surveys.tests.factories`` (every question kind), open."""
+    from surveys.tests.factories import make_survey
+
+    return make_survey()
+
+
+@pytest.fixture
+def respondent(survey):
+    """One respondent of ``survey``, not started."""
+    from respondents.tests.factories import make_respondents
+
+    return make_respondents(survey)
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Launch Debian's Chromium (Playwright downloads no browser here)."""

@@ -10,10 +10,15 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from respondents.selectors import respondent_get
 from surveys.selectors import survey_get
 
 RESPONDENT_KEY = "respondent_id"
 SURVEY_KEY = "survey_id"
+
+
+class SessionEnded(Exception):
+    """The session names a respondent who no longer exists; ``respondent_required`` answers it."""
 
 
 def is_ajax(request):
@@ -51,8 +56,20 @@ def survey_closed(request, survey):
     return render(request, "surveys/message.html", {"survey": survey, "message_kind": "closed"}, status=403)
 
 
+def current_respondent(request):
+    """Return the session's respondent, read fresh from the database; raise SessionEnded if gone."""
+    respondent = respondent_get(respondent_id=request.respondent_id)
+    if respondent is None:
+        raise SessionEnded
+    return respondent
+
+
 def respondent_required(view):
-    """Run ``view`` only for a logged-in respondent of an open survey; set request.respondent_id and request.survey."""
+    """Run ``view`` only for a logged-in respondent of an open survey; set request.respondent_id and request.survey.
+
+    The respondent row itself is read only by views that need it (``current_respondent``):
+    a page save does without.
+    """
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
@@ -64,6 +81,9 @@ def respondent_required(view):
             return survey_closed(request, survey)
         request.respondent_id = respondent_id
         request.survey = survey
-        return view(request, *args, **kwargs)
+        try:
+            return view(request, *args, **kwargs)
+        except SessionEnded:
+            return session_ended(request)
 
     return wrapper

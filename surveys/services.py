@@ -28,7 +28,7 @@ def survey_create(*, document):
         # Grids first, so that their rows can point at them.
         tops = [
             (Question(survey=survey, page=page, **_question_fields(question, position)), question)
-            for page, page_data in zip(pages, data["pages"])
+            for page, page_data in zip(pages, data["pages"], strict=False)
             for position, question in enumerate(page_data["questions"], start=1)
         ]
         Question.objects.bulk_create(obj for obj, _ in tops)

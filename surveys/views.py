@@ -14,11 +14,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from respondents.selectors import answers_for_questions, missing_required, respondent_for_code, respondent_get
+from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
 from respondents.services import PageSaveRefused, page_save
 from surveys.forms import LoginForm, PageForm, bound_questions
 from surveys.respondent_session import (
-    ajax_error, is_ajax, respondent_required, session_end, session_ended, session_start, survey_closed,
+    SessionEnded, ajax_error, current_respondent, is_ajax, respondent_required, session_end, session_start,
+    survey_closed,
 )
 from surveys.selectors import page_count, page_definition, survey_get
 
@@ -53,9 +54,7 @@ def survey_logout(request):
 @require_GET
 @respondent_required
 def survey_display(request):
-    respondent = respondent_get(respondent_id=request.respondent_id)
-    if respondent is None:
-        return session_ended(request)
+    respondent = current_respondent(request)
     if respondent.is_completed:
         return redirect("surveys:complete")
     # min(): the survey may have lost pages since this respondent's last save.
@@ -78,9 +77,7 @@ def survey_content(request, number):
     definition = page_definition(survey=request.survey, number=number)
     if definition is None:
         return _page_not_found(request, number)
-    respondent = respondent_get(respondent_id=request.respondent_id)
-    if respondent is None:
-        return session_ended(request)
+    respondent = current_respondent(request)
     if respondent.is_completed:
         return redirect("surveys:complete")
     return _render_page(request, definition, fragment=is_ajax(request))
@@ -103,7 +100,7 @@ def survey_change_page(request, number):
         )
     except PageSaveRefused as refused:
         if refused.reason == PageSaveRefused.GONE:
-            return session_ended(request)
+            raise SessionEnded from refused
         if is_ajax(request):
             message = _("You have already finished this survey, so answers can no longer be changed.")
             return ajax_error(message, status=409, complete_url=reverse("surveys:complete"))
@@ -121,9 +118,7 @@ def survey_change_page(request, number):
 @require_GET
 @respondent_required
 def survey_complete(request):
-    respondent = respondent_get(respondent_id=request.respondent_id)
-    if respondent is None:
-        return session_ended(request)
+    respondent = current_respondent(request)
     if respondent.is_completed:
         return render(request, "surveys/complete.html", {"survey": request.survey, "respondent": respondent})
     missing = missing_required(respondent_id=respondent.pk, survey=request.survey)

@@ -37,13 +37,13 @@ def test_one_row_per_respondent_and_one_column_per_question_code_in_survey_order
     assert responses_write_csv(survey=survey, stream=out) == 3
     header, alice, bob, carol = read(out.getvalue())
     assert header == RESPONDENT_COLUMNS + ["colour", "pets", "age", "nickname", "safe", "happy", "born", "story", "again"]
-    row = dict(zip(header, alice))
+    row = dict(zip(header, alice, strict=False))
     assert row["status"] == "completed" and row["completed_at"]
     assert (row["colour"], row["pets"], row["age"], row["nickname"]) == ("red", "cat fish", "11", 'Al, "A"')
     assert (row["safe"], row["happy"], row["born"], row["again"]) == ("2", "", "2014-03-04", "1")
     assert (row["school"], row["grade"], row["role"]) == ("Lincoln", "7", "student")
-    assert dict(zip(header, bob))["status"] == "in_progress"
-    assert dict(zip(header, carol))["status"] == "not_started" and set(carol[len(RESPONDENT_COLUMNS):]) == {""}
+    assert dict(zip(header, bob, strict=False))["status"] == "in_progress"
+    assert dict(zip(header, carol, strict=False))["status"] == "not_started" and set(carol[len(RESPONDENT_COLUMNS):]) == {""}
 
 
 def test_the_export_reads_respondents_in_batches(survey, django_assert_num_queries):

@@ -5,21 +5,9 @@ import pytest
 
 from respondents.models import Answer, Respondent
 from respondents.services import Nav, PageSaveRefused, RosterEntry, page_save, roster_create
-from respondents.tests.factories import make_respondents
 from surveys.selectors import page_definition
-from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def survey():
-    return make_survey()
-
-
-@pytest.fixture
-def respondent(survey):
-    return make_respondents(survey)
 
 
 def save(respondent, number, answers, *, nav=Nav.NEXT, save_id=None):

@@ -14,16 +14,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def survey():
-    return make_survey()
-
-
-@pytest.fixture
-def respondent(survey):
-    return make_respondents(survey)
-
-
-@pytest.fixture
 def taker(client, respondent):
     login(client, respondent)
     return client
@@ -303,6 +293,14 @@ class TestResume:
         html = client.get("/take/page/2/").content.decode()
         assert 'name="q-safe" value="1" checked' in html and 'name="q-happy" value="2" checked' in html
         assert 'value="2012-05-06"' in html
+
+    def test_a_respondent_removed_from_the_roster_mid_survey_is_asked_to_log_in_again(self, taker, respondent):
+        Respondent.objects.filter(pk=respondent.pk).delete()
+        assert taker.get("/take/")["Location"] == "/"
+        assert taker.get("/take/page/2/")["Location"] == "/"
+        response = save_page(taker, 1, PAGE_1)
+        assert response.status_code == 401 and response.json()["login_url"] == "/"
+        assert not Answer.objects.exists()
 
     def test_logout_needs_post(self, taker):
         assert taker.get("/logout/").status_code == 405
