@@ -144,13 +144,23 @@ def _render_page(request, definition, *, fragment=False, data=None, errors=None,
         "survey": definition.survey,
         "definition": definition,
         "items": bound_questions(definition, saved=saved, data=data, errors=errors),
-        "errors": errors or {},
+        "error_list": _error_list(definition, errors),
         "missing": _missing_summary(missing),
         "progress": round(100 * (definition.number - 1) / definition.page_count),
         "save_id": uuid.uuid4(),
     }
     template = "surveys/_page.html" if fragment else "surveys/take.html"
     return render(request, template, context, status=status)
+
+
+def _error_list(definition, errors):
+    """Return ``[{"name", "prompt", "message"}]`` for the error summary; prompt is empty for non-question fields."""
+    return [
+        {"name": name, "prompt": question.prompt if question else "", "message": message}
+        for name, messages in (errors or {}).items()
+        for question in [definition.answerable.get(name[2:]) if name.startswith("q-") else None]
+        for message in messages
+    ]
 
 
 def _page_not_found(request, number):

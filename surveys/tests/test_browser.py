@@ -123,6 +123,7 @@ def test_a_bad_answer_is_shown_next_to_its_field_and_nothing_is_saved(page, live
     expect(error).to_contain_text("less than or equal to 99")
     expect(page.get_by_label("Age?")).to_have_attribute("aria-invalid", "true")
     expect(page.locator(".error-summary")).to_be_focused()
+    expect(page.locator(".error-summary").get_by_role("link", name="Age?")).to_be_visible()
     assert not Answer.objects.exists()
     # Corrected, the same page saves.
     page.get_by_label("Age?").fill("12")

@@ -81,8 +81,14 @@
           input.setAttribute("aria-invalid", "true");
         });
       }
+      var prompt = slot && document.getElementById("field-" + name);
+      prompt = prompt && prompt.querySelector("legend, label.prompt, th[scope=row]");
       messages.forEach(function (message) {
-        items.push({ text: message, href: slot ? "#field-" + name : null });
+        if (prompt) {
+          items.push({ text: prompt.firstChild.textContent.trim(), href: "#field-" + name, after: ": " + message });
+        } else {
+          items.push({ text: message });
+        }
       });
     });
     summary("Nothing on this page was saved. Please fix:", items);
