@@ -106,7 +106,7 @@ USE_TZ = True
 
 # --- Static files
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles"))
 
 # --- Celery
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="memory://")
