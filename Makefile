@@ -5,11 +5,14 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test lint install install-dev migrate clean help
+.PHONY: demo test test-local test-stack lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
-	@echo "make test    install test tools (and Debian's chromium), run the whole test suite"
+	@echo "make test    the whole test suite: on the embedded default, then against the live stack"
+	@echo "make test-local / test-stack    one of the two runs"
+	@echo "make stack-up / stack-down / stack-status    the one-box production stack (deploy/stack)"
+	@echo "make demo-stack    the demo survey in the stack, served by nginx"
 	@echo "make lint    ruff: unused names, likely bugs"
 
 $(BIN)/python:
@@ -37,10 +40,38 @@ demo: migrate
 	@echo
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# CI sets CI=true: then a missing browser is an error, not a skipped test.
-test: install-dev
+STACK_PACKAGES := postgresql-15 pgbouncer memcached redis-server nginx pgbadger
+
+test: test-local test-stack
+
+# CI sets CI=true: then a missing browser or service is an error, not a skipped test.
+test-local: install-dev
 	deploy/install-packages $(if $(CI),,--optional) chromium
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The same suite plus the tests marked `stack`, against the live stack (started if needed).
+test-stack: install-dev
+	@if [ -z "$(CI)" ] && ! deploy/install-packages --check $(STACK_PACKAGES); then \
+	  echo "Skipping the run against the live stack: install $(STACK_PACKAGES) (or run as root)."; \
+	else \
+	  deploy/stack up >/dev/null && \
+	  set -a && eval "$$(deploy/stack env)" && set +a && \
+	  DJANGO_SETTINGS_MODULE=config.settings.stack_test $(BIN)/pytest --reuse-db -p no:cacheprovider $(PYTEST_ARGS); \
+	fi
+
+stack-up: install
+	deploy/stack up
+
+stack-down:
+	deploy/stack down
+
+stack-status:
+	deploy/stack status
+
+demo-stack: stack-up
+	deploy/stack manage seed_demo
+	@echo
+	@deploy/stack status | sed -n 's|^app: \(.*\)|Open \1 in a browser and type one of the codes above.|p'
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -11,6 +11,36 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Run tests marked `stack` only against the live stack (config.settings.stack_test)."""
+    from django.conf import settings
+
+    if getattr(settings, "STACK_TESTS", False):
+        # Every database test may reach the replica alias, as the app does.
+        for item in items:
+            marker = item.get_closest_marker("django_db")
+            if marker and "databases" not in marker.kwargs:
+                item.add_marker(pytest.mark.django_db(*marker.args, **marker.kwargs, databases="__all__"), append=False)
+        return
+    skip = pytest.mark.skip(reason="needs the live stack: make test-stack")
+    for item in items:
+        if "stack" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _test_code_reads_the_master():
+    """Let the test's own ORM reads see what it wrote, even with a replica configured.
+
+    Views still route as in production: the pinning middleware unpins the
+    thread when a request starts.
+    """
+    from config.db_router import read_from_master
+
+    with read_from_master():
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _empty_definition_cache():
     """Start every test with an empty cache: cached definitions must not leak between tests."""

@@ -22,10 +22,10 @@ def responses_header(*, survey):
     return RESPONDENT_COLUMNS + [q.code for q in questions], questions
 
 
-def responses_rows(*, survey, questions, batch_size=500):
-    """Yield one list of cells per respondent of ``survey``, in id order."""
+def responses_rows(*, survey, questions, batch_size=500, using=None):
+    """Yield one list of cells per respondent of ``survey``, in id order, read from database ``using``."""
     column = {q.pk: index for index, q in enumerate(questions)}
-    respondents = Respondent.objects.filter(survey=survey).order_by("pk")
+    respondents = Respondent.objects.using(using).filter(survey=survey).order_by("pk")
     last_pk = 0
     while True:
         batch = list(respondents.filter(pk__gt=last_pk)[:batch_size])
@@ -33,7 +33,7 @@ def responses_rows(*, survey, questions, batch_size=500):
             return
         last_pk = batch[-1].pk
         answers = {r.pk: [""] * len(questions) for r in batch}
-        rows = Answer.objects.filter(respondent_id__in=answers.keys()).values_list("respondent_id", "question_id", "value")
+        rows = Answer.objects.using(using).filter(respondent_id__in=answers.keys()).values_list("respondent_id", "question_id", "value")
         for respondent_id, question_id, value in rows:
             if question_id in column:
                 answers[respondent_id][column[question_id]] = value
@@ -44,13 +44,17 @@ def responses_rows(*, survey, questions, batch_size=500):
             ] + answers[r.pk]
 
 
-def responses_write_csv(*, survey, stream):
-    """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents."""
+def responses_write_csv(*, survey, stream, using=None):
+    """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents.
+
+    ``using`` names the database to read answers from: exports read a replica
+    (``config.db_router.replica_alias()``) so they never load the master.
+    """
     header, questions = responses_header(survey=survey)
     writer = csv.writer(stream)
     writer.writerow(header)
     count = 0
-    for row in responses_rows(survey=survey, questions=questions):
+    for row in responses_rows(survey=survey, questions=questions, using=using):
         writer.writerow(row)
         count += 1
     return count

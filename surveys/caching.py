@@ -12,6 +12,11 @@ module does about them:
   code that must use them calls ``invalidate_definitions()`` afterwards.
 * A new row invalidates only through its FK parents; settings turn on
   ``CACHE_INVALIDATE_ON_CREATE = "whole-model"`` so cached lists see it.
+* It invalidates in post_save, before the transaction commits, and knows
+  nothing of replicas: a request could re-cache the old rows from a replica
+  that has not replayed the change yet, and they would stay cached. So every
+  change is invalidated again after commit and once more when every replica
+  has replayed it (``definitions_changed``; a Celery task if that takes long).
 * ``count()`` results cannot be invalidated; ``CACHE_COUNT_TIMEOUT = -1``
   keeps them out of the cache.
 
@@ -19,10 +24,19 @@ Caching is explicit: models keep Django's plain ``objects`` manager as their
 default and expose the caching one as ``cached``, so a stale read can only come
 from code that asked for the cache.
 """
-from caching.base import CachingManager, CachingMixin, CachingQuerySet
-from django.core.cache import cache
+import logging
 
-__all__ = ["CachingMixin", "DefinitionManager", "invalidate_definitions"]
+from caching.base import CachingManager, CachingMixin, CachingQuerySet
+from django.apps import apps
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+from config.db_router import master_wal_position, replica_aliases, replicas_caught_up
+
+__all__ = ["CachingMixin", "DefinitionManager", "definitions_changed", "invalidate_definitions"]
+
+log = logging.getLogger(__name__)
 
 
 class DefinitionQuerySet(CachingQuerySet):
@@ -48,6 +62,46 @@ def invalidate_definitions(objects):
         by_model.setdefault(type(obj), []).append(obj)
     for model, instances in by_model.items():
         model.cached.invalidate(*instances, is_new_instance=True, model_cls=model)
+
+
+def definitions_changed(objects):
+    """Invalidate ``objects``' cached queries when the change commits, and again once every replica has it."""
+    objects = list(objects)
+
+    def after_commit():
+        invalidate_definitions(objects)
+        if not replica_aliases():
+            return
+        position = master_wal_position()
+        if replicas_caught_up(position, timeout=settings.DEFINITION_REPLICA_WAIT_SECONDS):
+            invalidate_definitions(objects)
+            return
+        from surveys.tasks import definitions_invalidate_when_replicated
+
+        try:
+            definitions_invalidate_when_replicated.delay(position, [definition_ref(o) for o in objects])
+        except Exception:  # the broker is down: the change is already invalidated once
+            log.exception("could not queue the invalidation of changed definitions after replication")
+
+    transaction.on_commit(after_commit)
+
+
+def definition_ref(obj):
+    """Return what invalidation needs of ``obj`` (model, pk, FK ids) as plain data, for a Celery task."""
+    fks = {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields if f.is_relation}
+    return [obj._meta.label, obj.pk, fks]
+
+
+def objects_from_refs(refs):
+    """Return unsaved instances carrying the pk and FK ids of ``refs``: enough to invalidate, even if deleted."""
+    return [apps.get_model(label)(pk=pk, **fks) for label, pk, fks in refs]
+
+
+def invalidate_when_replicated(*, position, refs, timeout):
+    """Wait for every replica to replay ``position``, then invalidate ``refs``; return whether they did."""
+    caught_up = replicas_caught_up(position, timeout=timeout)
+    invalidate_definitions(objects_from_refs(refs))
+    return caught_up
 
 
 def clear_definition_cache():

@@ -26,10 +26,14 @@ def is_ajax(request):
 
 
 def session_start(request, respondent):
-    """Log ``respondent`` in, on a new session key (no session fixation)."""
+    """Log ``respondent`` in, on a new session key (no session fixation); return False if it could not be stored."""
     request.session.cycle_key()
     request.session[RESPONDENT_KEY] = respondent.pk
     request.session[SURVEY_KEY] = respondent.survey_id
+    # Save now rather than in the middleware, to know whether the store took it
+    # (config/sessions.py marks a Redis outage as `unavailable`).
+    request.session.save()
+    return not getattr(request.session, "unavailable", False)
 
 
 def session_end(request):

@@ -1,7 +1,7 @@
 """Writes of survey definitions."""
 from django.db import transaction
 
-from surveys.caching import invalidate_definitions
+from surveys.caching import definitions_changed
 from surveys.documents import DocumentError, parse_survey_document
 from surveys.models import Choice, Page, Question, Survey
 
@@ -13,10 +13,9 @@ def survey_create(*, document):
     all and nothing is written.
     """
     data = parse_survey_document(document)
-    if Survey.objects.filter(slug=data["slug"]).exists():
-        raise DocumentError([f"survey.slug: a survey '{data['slug']}' already exists"])
-
     with transaction.atomic(durable=True):
+        if Survey.objects.filter(slug=data["slug"]).exists():
+            raise DocumentError([f"survey.slug: a survey '{data['slug']}' already exists"])
         survey = Survey.objects.create(
             slug=data["slug"], title=data["title"], intro=data["intro"],
             thank_you=data["thank_you"], status=data["status"],
@@ -44,7 +43,7 @@ def survey_create(*, document):
             for position, choice in enumerate(question["choices"], start=1)
         )
         # bulk_create sends no signals: drop cached definition queries by hand.
-        transaction.on_commit(lambda: invalidate_definitions([survey, *pages, *(o for o, _ in tops), *rows, *choices]))
+        definitions_changed([survey, *pages, *(o for o, _ in tops), *rows, *choices])
     return survey
 
 

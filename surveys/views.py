@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.db_router import uses_forced_read_router
 from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
 from respondents.services import PageSaveRefused, page_save
 from surveys.forms import LoginForm, PageForm, bound_questions
@@ -23,10 +24,12 @@ from surveys.respondent_session import (
 )
 from surveys.selectors import page_count, page_definition, survey_get
 
+LOGIN_UNAVAILABLE = gettext_lazy("We cannot log you in right now. Please wait a minute and try again.")
 LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against your slip and try again.")
 
 
 @require_http_methods(["GET", "POST"])
+@uses_forced_read_router
 def survey_login(request):
     form = LoginForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -38,9 +41,11 @@ def survey_login(request):
             return render(request, "surveys/message.html", {"survey": survey, "message_kind": "completed"})
         elif not survey.is_open():
             return survey_closed(request, survey)
-        else:
-            session_start(request, respondent)
+        elif session_start(request, respondent):
             return redirect("surveys:display")
+        else:
+            form.add_error(None, LOGIN_UNAVAILABLE)
+            return render(request, "surveys/login.html", {"form": form}, status=503)
     return render(request, "surveys/login.html", {"form": form}, status=400 if form.errors else 200)
 
 
@@ -52,6 +57,7 @@ def survey_logout(request):
 
 
 @require_GET
+@uses_forced_read_router
 @respondent_required
 def survey_display(request):
     respondent = current_respondent(request)
@@ -62,6 +68,7 @@ def survey_display(request):
     return _render_page(request, page_definition(survey=request.survey, number=number))
 
 
+@uses_forced_read_router
 @respondent_required
 def survey_page(request, number):
     """Dispatch /take/page/<n>/: GET is survey_content, POST is survey_change_page."""
@@ -116,6 +123,7 @@ def survey_change_page(request, number):
 
 
 @require_GET
+@uses_forced_read_router
 @respondent_required
 def survey_complete(request):
     respondent = current_respondent(request)

@@ -78,6 +78,16 @@ CACHE_INVALIDATE_ON_CREATE = "whole-model"
 # count() results cannot be invalidated: never cache them.
 CACHE_COUNT_TIMEOUT = -1
 
+# --- Replica routing (used when a replica is configured; see config/db_router.py)
+MASTER_DATABASE = "default"
+MASTER_PINNING_KEY = "master_pinned"
+MASTER_PINNING_SECONDS = env.int("MASTER_PINNING_SECONDS", default=5)
+REPLICA_MAX_LAG_SECONDS = env.float("REPLICA_MAX_LAG_SECONDS", default=10)
+REPLICA_CHECK_SECONDS = env.float("REPLICA_CHECK_SECONDS", default=5)
+# Survey definitions do not change while people take a survey: inside the
+# survey-taking views they are read from a replica even by a pinned client.
+FORCED_READ_MODELS = ["surveys.Survey", "surveys.Page", "surveys.Question", "surveys.Choice"]
+
 # --- Sessions
 # Only the respondent's id lives in the session; see docs/architecture.md.
 SESSION_ENGINE = env("DJANGO_SESSION_ENGINE", default="django.contrib.sessions.backends.signed_cookies")
@@ -127,3 +137,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
     "loggers": {"caching": {"level": "WARNING"}},
 }
+
+# --- Definition changes wait this long for replicas before invalidating the
+# cache a second time (after that a Celery task does it; surveys/caching.py).
+DEFINITION_REPLICA_WAIT_SECONDS = env.float("DEFINITION_REPLICA_WAIT_SECONDS", default=2)

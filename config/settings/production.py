@@ -4,7 +4,7 @@ Everything that differs between deployments is an environment variable; see
 docs/operations.md for the list and what each is for.
 """
 from config.settings.base import *  # noqa: F401,F403
-from config.settings.base import env
+from config.settings.base import MIDDLEWARE, env
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
@@ -17,6 +17,22 @@ DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=None)
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 
+# --- Read replica (optional): reads go to it, writes to the master; see config/db_router.py.
+if env("REPLICA_DATABASE_URL", default=""):
+    DATABASES["replica"] = {
+        **env.db("REPLICA_DATABASE_URL"),
+        "CONN_MAX_AGE": DATABASES["default"]["CONN_MAX_AGE"],
+        "DISABLE_SERVER_SIDE_CURSORS": True,
+        # Give up on an unreachable replica quickly: the router then reads the master.
+        "OPTIONS": {"connect_timeout": 2},
+        # In tests the replica alias opens the test database on the replica server,
+        # which streaming replication fills from the master.
+        "TEST": {"MIRROR": "default"},
+    }
+    DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+    DATABASE_POOL = {"replica": 1}
+    MIDDLEWARE = [*MIDDLEWARE[:1], "config.db_router.MasterPinningMiddleware", *MIDDLEWARE[1:]]
+
 # --- Cache and sessions
 CACHES = {
     "default": {
@@ -28,9 +44,11 @@ CACHES = {
     "sessions": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": env("REDIS_SESSIONS_URL", default="redis://127.0.0.1:6379/0"),
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     },
 }
-SESSION_ENGINE = "django.contrib.sessions.backends.cache"
+# Redis sessions that turn an outage into "please log in again" (config/sessions.py).
+SESSION_ENGINE = "config.sessions"
 SESSION_CACHE_ALIAS = "sessions"
 
 # --- Celery

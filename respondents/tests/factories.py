@@ -3,12 +3,13 @@ import uuid
 
 from respondents.models import Respondent
 from respondents.services import RosterEntry, roster_create
+from surveys.tests.factories import replicated
 
 
 def make_respondents(survey, count=1, **fields):
     roster_create(survey=survey, name="Test roster", entries=[RosterEntry(**fields) for _ in range(count)])
     respondents = sorted(Respondent.objects.filter(survey=survey).order_by("-pk")[:count], key=lambda r: r.pk)
-    return respondents[0] if count == 1 else respondents
+    return replicated(respondents[0] if count == 1 else respondents)
 
 
 def login(client, respondent):

@@ -3,6 +3,9 @@ import copy
 import json
 from pathlib import Path
 
+from django.db import connection
+
+from config.db_router import master_wal_position, replica_aliases, replicas_caught_up
 from surveys.services import survey_create
 
 DEMO_DOCUMENT = Path(__file__).resolve().parents[1] / "demo" / "school_climate.json"
@@ -44,10 +47,17 @@ def small_document(**changes):
     return document
 
 
+def replicated(result):
+    """Return ``result`` once every replica has what was just committed (transactional tests on the stack)."""
+    if replica_aliases() and not connection.in_atomic_block:
+        assert replicas_caught_up(master_wal_position(), timeout=10), "the replica did not catch up in 10 s"
+    return result
+
+
 def make_survey(**changes):
-    return survey_create(document=small_document(**changes))
+    return replicated(survey_create(document=small_document(**changes)))
 
 
 def make_demo_survey():
-    return survey_create(document=json.loads(DEMO_DOCUMENT.read_text()))
+    return replicated(survey_create(document=json.loads(DEMO_DOCUMENT.read_text())))
 

@@ -3,6 +3,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from config.db_router import replica_alias
 from respondents.exports import responses_write_csv
 from surveys.models import Survey
 
@@ -16,12 +17,14 @@ class Command(BaseCommand):
         parser.add_argument("--output", default="-", help="File to write, or - for standard output (default).")
 
     def handle(self, *, survey_slug, output, **options):
-        survey = Survey.objects.filter(slug=survey_slug).first()
+        # A long read: from a replica when one is up and current, else the master.
+        using = replica_alias()
+        survey = Survey.objects.using(using).filter(slug=survey_slug).first()
         if survey is None:
             raise CommandError(f"No survey with the slug '{survey_slug}'.")
         if output == "-":
-            count = responses_write_csv(survey=survey, stream=sys.stdout)
+            count = responses_write_csv(survey=survey, stream=sys.stdout, using=using)
         else:
             with open(output, "w", newline="", encoding="utf-8") as stream:
-                count = responses_write_csv(survey=survey, stream=stream)
-        self.stderr.write(f"Exported {count} respondents of '{survey.slug}'.")
+                count = responses_write_csv(survey=survey, stream=stream, using=using)
+        self.stderr.write(f"Exported {count} respondents of '{survey.slug}' (read from '{using}').")

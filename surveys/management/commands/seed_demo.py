@@ -4,6 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+from config.db_router import read_from_master
 from respondents.models import Respondent
 from respondents.services import RosterEntry, roster_create
 from surveys.models import Survey
@@ -21,6 +22,11 @@ class Command(BaseCommand):
         parser.add_argument("--show", type=int, default=5, help="How many unused codes to print (default 5).")
 
     def handle(self, *, respondents, show, **options):
+        # It reads back what it has just written: never from a replica.
+        with read_from_master():
+            self._seed(respondents=respondents, show=show)
+
+    def _seed(self, *, respondents, show):
         document = json.loads(DEMO_DOCUMENT.read_text())
         survey = Survey.objects.filter(slug=document["slug"]).first()
         if survey is None:

@@ -1,0 +1,258 @@
+"""Replica routing, built on django-balancer; its gaps are mended here and nowhere else.
+
+Where a read goes (``ReplicaRouter.db_for_read``), first rule that applies:
+
+1. Inside a transaction on the master: the master. The transaction's own
+   writes are only there (page_save's finish check reads the answers it has
+   just inserted), and in tests every TestCase runs inside one.
+2. Inside a view wrapped in ``uses_forced_read_router``: the survey-definition
+   models (``settings.FORCED_READ_MODELS``) read a replica even when the client
+   is pinned, since a definition does not change while people take the survey.
+3. A pinned client (it wrote less than ``MASTER_PINNING_SECONDS`` ago; a
+   cookie says so): the master, so it reads what it has just written.
+4. Anything else: a replica from ``DATABASE_POOL`` (weighted, as balancer
+   does) that is up and less than ``REPLICA_MAX_LAG_SECONDS`` behind; if none
+   is, the master.
+
+Writes always go to the master. Celery tasks and management commands choose
+explicitly: ``replica_alias()`` for exports, ``read_from_master()`` around work
+that reads back what it wrote.
+
+django-balancer 0.5 gaps handled here:
+
+* ``BasePoolRouter`` keeps ``DATABASE_POOL.keys()`` and
+  ``MasterSlaveMixin.allow_relation`` adds a list to it (TypeError on any FK
+  assignment): the pool is kept as a list.
+* ``PinningMixin.db_for_write`` pins the thread, and Django calls
+  ``db_for_write`` whenever an FK is merely assigned: pinning follows real
+  writes instead, seen by an execute wrapper on the master connection.
+* ``PinningCookieMiddleware`` is old-style (``TypeError: takes no arguments``
+  under ``MIDDLEWARE``), pins only after a POST, sets a cookie without
+  Secure/HttpOnly/SameSite, and leaves a thread pinned when a request raises
+  before ``process_response``: ``MasterPinningMiddleware`` fixes all four.
+* Outside requests a pinned thread would stay pinned: the middleware unpins at
+  the start of every request, and tasks and commands never rely on pinning.
+"""
+import logging
+import threading
+import time
+from contextlib import contextmanager
+from functools import wraps
+
+from balancer import pinning
+from balancer.middleware import PinningCookieMiddleware
+from balancer.routers import PinningWMSRouter
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from django.utils.deprecation import MiddlewareMixin
+
+log = logging.getLogger(__name__)
+
+# Seconds of replay lag; 0 when the replica has replayed all it has received.
+LAG_SQL = """
+    SELECT CASE
+        WHEN NOT pg_is_in_recovery() THEN 0
+        WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+        ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0)
+    END
+"""
+
+_forced_read = threading.local()
+
+
+def master_alias():
+    return getattr(settings, "MASTER_DATABASE", "default")
+
+
+def replica_aliases():
+    """Return the configured replica aliases (none on the embedded default)."""
+    return [alias for alias in getattr(settings, "DATABASE_POOL", {}) if alias != master_alias()]
+
+
+class ReplicaHealth:
+    """Whether each replica may take reads: checked at most every ``REPLICA_CHECK_SECONDS`` per process."""
+
+    def __init__(self):
+        self._state = {}  # alias -> (checked_at, healthy)
+
+    def is_healthy(self, alias):
+        now = time.monotonic()
+        checked_at, healthy = self._state.get(alias, (None, False))
+        if checked_at is not None and now - checked_at < settings.REPLICA_CHECK_SECONDS:
+            return healthy
+        healthy = self._check(alias)
+        self._state[alias] = (now, healthy)
+        return healthy
+
+    def mark_down(self, alias):
+        self._state[alias] = (time.monotonic(), False)
+
+    def forget(self):
+        self._state.clear()
+
+    @staticmethod
+    def _check(alias):
+        connection = connections[alias]
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(LAG_SQL)
+                lag = float(cursor.fetchone()[0])
+        except DatabaseError as error:
+            log.warning("replica %s is unreachable, reading from the master: %s", alias, error)
+            connection.close_if_unusable_or_obsolete()
+            return False
+        if lag > settings.REPLICA_MAX_LAG_SECONDS:
+            log.warning("replica %s is %.1f s behind, reading from the master", alias, lag)
+            return False
+        return True
+
+
+replica_health = ReplicaHealth()
+
+
+class ReplicaRouter(PinningWMSRouter):
+    def __init__(self):
+        super().__init__()
+        self.pool = list(self.pool)
+
+    def db_for_read(self, model, **hints):
+        if connections[self.master].in_atomic_block:
+            return self.master
+        if getattr(_forced_read, "active", False) and model._meta.label in settings.FORCED_READ_MODELS:
+            return self._healthy_replica()
+        if pinning.thread_is_pinned():
+            return self.master
+        return self._healthy_replica()
+
+    def db_for_write(self, model, **hints):
+        return self.master
+
+    def _healthy_replica(self):
+        alias = self.get_random_db()
+        if alias != self.master and not replica_health.is_healthy(alias):
+            return self.master
+        return alias
+
+
+def replica_alias():
+    """Return a replica that may take reads now, or the master: for exports and other long reads."""
+    if connections[master_alias()].in_atomic_block:
+        return master_alias()  # as ReplicaRouter: a transaction reads its own writes
+    for alias in replica_aliases():
+        if replica_health.is_healthy(alias):
+            return alias
+    return master_alias()
+
+
+@contextmanager
+def read_from_master():
+    """Send every read in the block to the master (a command that reads back what it wrote)."""
+    was_pinned = pinning.thread_is_pinned()
+    pinning.pin_thread()
+    try:
+        yield
+    finally:
+        if not was_pinned:
+            pinning.unpin_thread()
+
+
+def _note_writes(execute, sql, params, many, context):
+    if sql.lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE"):
+        pinning.set_db_write()
+    return execute(sql, params, many, context)
+
+
+def _note_replica_failures(alias):
+    def wrapper(execute, sql, params, many, context):
+        try:
+            return execute(sql, params, many, context)
+        except (OperationalError, InterfaceError):
+            replica_health.mark_down(alias)
+            _forced_read.replica_failed = True
+            raise
+
+    return wrapper
+
+
+class MasterPinningMiddleware(MiddlewareMixin, PinningCookieMiddleware):
+    """balancer's cookie pinning, as new-style middleware, pinning after any write, with a safe cookie."""
+
+    def process_request(self, request):
+        # A thread serves many requests: start each one unpinned and unwritten.
+        pinning.unpin_thread()
+        pinning.clear_db_write()
+        super().process_request(request)
+        wrappers = [(connections[master_alias()], _note_writes)]
+        wrappers += [(connections[alias], _note_replica_failures(alias)) for alias in replica_aliases()]
+        for connection, wrapper in wrappers:
+            connection.execute_wrappers.append(wrapper)
+        request._pinning_wrappers = wrappers
+
+    def process_response(self, request, response):
+        for connection, wrapper in getattr(request, "_pinning_wrappers", []):
+            if wrapper in connection.execute_wrappers:
+                connection.execute_wrappers.remove(wrapper)
+        if pinning.db_was_written():
+            response.set_cookie(
+                settings.MASTER_PINNING_KEY, "1", max_age=settings.MASTER_PINNING_SECONDS,
+                secure=settings.SESSION_COOKIE_SECURE, httponly=True, samesite="Lax",
+            )
+        pinning.clear_db_write()
+        pinning.unpin_thread()
+        return response
+
+
+def uses_forced_read_router(view):
+    """Read the survey-definition models from a replica inside ``view``, even when the client is pinned.
+
+    Should the replica fail in the middle of the view, it is marked down and
+    the view runs once more, reading from the master. The survey-taking views
+    read from replicas before they write, so no write is repeated.
+    """
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        _forced_read.active = True
+        _forced_read.replica_failed = False
+        try:
+            try:
+                return view(request, *args, **kwargs)
+            except (OperationalError, InterfaceError):
+                if not _forced_read.replica_failed:
+                    raise
+                log.warning("a replica failed during %s; answering from the master", request.path)
+                for alias in replica_aliases():
+                    connections[alias].close()
+                return view(request, *args, **kwargs)
+        finally:
+            _forced_read.active = False
+
+    return wrapper
+
+
+def master_wal_position():
+    """Return the master's current WAL position (an LSN, as text)."""
+    with connections[master_alias()].cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_lsn()::text")
+        return cursor.fetchone()[0]
+
+
+def replicas_caught_up(position, *, timeout):
+    """Wait up to ``timeout`` seconds for every replica to replay WAL up to ``position``; return whether they did."""
+    deadline = time.monotonic() + timeout
+    pending = list(replica_aliases())
+    while pending:
+        alias = pending[0]
+        try:
+            with connections[alias].cursor() as cursor:
+                cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [position])
+                done = cursor.fetchone()[0]
+        except DatabaseError:
+            done = False
+        if done:
+            pending.pop(0)
+        elif time.monotonic() >= deadline:
+            return False
+        else:
+            time.sleep(0.02)
+    return True

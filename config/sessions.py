@@ -1,0 +1,53 @@
+"""Sessions in Redis that survive Redis being away.
+
+Django's cache session store raises whatever the cache raises, so a Redis
+outage would turn every request into a 500. This store turns it into an empty
+session instead: survey-taking views then answer "please log in again" (401
+for Ajax), and no answer is lost, because answers live in PostgreSQL and a
+page is saved only for a known respondent. ``unavailable`` tells a view that
+the store could not be reached (the login view says "try again shortly").
+"""
+import logging
+
+from django.contrib.sessions.backends.cache import SessionStore as CacheSessionStore
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+UNREACHABLE = (RedisError, OSError)
+
+
+class SessionStore(CacheSessionStore):
+    unavailable = False
+
+    def _unreachable(self, error):
+        if not self.unavailable:
+            log.warning("session store unreachable: %s", error)
+        self.unavailable = True
+
+    def load(self):
+        try:
+            return super().load()
+        except UNREACHABLE as error:
+            self._unreachable(error)
+            self._session_key = None
+            return {}
+
+    def exists(self, session_key):
+        try:
+            return super().exists(session_key)
+        except UNREACHABLE as error:
+            self._unreachable(error)
+            return False
+
+    def save(self, must_create=False):
+        try:
+            super().save(must_create=must_create)
+        except UNREACHABLE as error:
+            self._unreachable(error)
+
+    def delete(self, session_key=None):
+        try:
+            super().delete(session_key)
+        except UNREACHABLE as error:
+            self._unreachable(error)

@@ -1,0 +1,19 @@
+"""The test suite against the running one-box stack (`make test-stack`).
+
+Production settings, with the environment `deploy/stack env` prints:
+PostgreSQL through pgbouncer, the streaming replica (a test mirror: the test
+database on the replica server is the one replication fills), memcached, and
+Redis sessions. Only what tests need differs.
+"""
+from config.settings.production import *  # noqa: F401,F403
+from config.settings.production import CACHES
+
+# Tests that need the live stack run only under these settings (conftest.py).
+STACK_TESTS = True
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tasks run in the test process, against the test database.
+CELERY_TASK_ALWAYS_EAGER = True
+# Keep the tests' sessions and cache keys apart from the running app's.
+CACHES["sessions"]["LOCATION"] = CACHES["sessions"]["LOCATION"].rsplit("/", 1)[0] + "/2"
+CACHES["default"]["KEY_PREFIX"] = "tests"
