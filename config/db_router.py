@@ -92,15 +92,11 @@ class ReplicaHealth:
 
     @staticmethod
     def _check(alias):
-        connection = connections[alias]
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute(LAG_SQL)
-                lag = float(cursor.fetchone()[0])
-        except DatabaseError as error:
-            log.warning("replica %s is unreachable, reading from the master: %s", alias, error)
-            connection.close_if_unusable_or_obsolete()
+        lag = _replica_value(alias, LAG_SQL)
+        if lag is None:
+            log.warning("replica %s is unreachable, reading from the master", alias)
             return False
+        lag = float(lag)
         if lag > settings.REPLICA_MAX_LAG_SECONDS:
             log.warning("replica %s is %.1f s behind, reading from the master", alias, lag)
             return False
@@ -108,6 +104,24 @@ class ReplicaHealth:
 
 
 replica_health = ReplicaHealth()
+
+
+def _replica_value(alias, sql, params=()):
+    """Return the one value ``sql`` selects on replica ``alias``, or None if the replica cannot answer.
+
+    A connection the replica dropped is closed, so the next use reconnects.
+    """
+    connection = connections[alias]
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchone()[0]
+    except (DatabaseError, InterfaceError):
+        try:
+            connection.close()
+        except (DatabaseError, InterfaceError):
+            connection.connection = None
+        return None
 
 
 class ReplicaRouter(PinningWMSRouter):
@@ -178,7 +192,9 @@ class MasterPinningMiddleware(MiddlewareMixin, PinningCookieMiddleware):
     """balancer's cookie pinning, as new-style middleware, pinning after any write, with a safe cookie."""
 
     def process_request(self, request):
-        # A thread serves many requests: start each one unpinned and unwritten.
+        # A thread serves many requests: start each one unpinned and unwritten,
+        # and leave the thread as it was found (a test's own pin survives).
+        request._thread_was_pinned = pinning.thread_is_pinned()
         pinning.unpin_thread()
         pinning.clear_db_write()
         super().process_request(request)
@@ -199,6 +215,8 @@ class MasterPinningMiddleware(MiddlewareMixin, PinningCookieMiddleware):
             )
         pinning.clear_db_write()
         pinning.unpin_thread()
+        if getattr(request, "_thread_was_pinned", False):
+            pinning.pin_thread()
         return response
 
 
@@ -222,7 +240,10 @@ def uses_forced_read_router(view):
                     raise
                 log.warning("a replica failed during %s; answering from the master", request.path)
                 for alias in replica_aliases():
-                    connections[alias].close()
+                    try:
+                        connections[alias].close()
+                    except (DatabaseError, InterfaceError):
+                        connections[alias].connection = None
                 return view(request, *args, **kwargs)
         finally:
             _forced_read.active = False
@@ -242,14 +263,7 @@ def replicas_caught_up(position, *, timeout):
     deadline = time.monotonic() + timeout
     pending = list(replica_aliases())
     while pending:
-        alias = pending[0]
-        try:
-            with connections[alias].cursor() as cursor:
-                cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [position])
-                done = cursor.fetchone()[0]
-        except DatabaseError:
-            done = False
-        if done:
+        if _replica_value(pending[0], "SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [position]):
             pending.pop(0)
         elif time.monotonic() >= deadline:
             return False

@@ -27,9 +27,13 @@ def answers_for_questions(*, respondent_id, questions):
     )
 
 
-def missing_required(*, respondent_id, survey):
-    """Return ``{page_number: [question, ...]}`` of required questions the respondent has not answered."""
-    required = required_questions(survey=survey)
+def missing_required(*, respondent_id, survey, required=None):
+    """Return ``{page_number: [question, ...]}`` of required questions the respondent has not answered.
+
+    ``required`` is ``required_questions(survey=survey)`` when the caller has read it already.
+    """
+    if required is None:
+        required = required_questions(survey=survey)
     if not required:
         return {}
     answered = set(

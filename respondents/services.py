@@ -9,6 +9,7 @@ from django.utils import timezone
 from respondents import access_codes
 from respondents.models import Answer, Respondent, Roster
 from respondents.selectors import missing_required
+from surveys.selectors import required_questions
 
 
 class PageSaveRefused(Exception):
@@ -59,6 +60,9 @@ def page_save(*, respondent_id, definition, values, save_id, nav):
     """
     number, page_count = definition.number, definition.page_count
     next_page = {Nav.BACK: max(number - 1, 1), Nav.NEXT: min(number + 1, page_count)}.get(nav, number)
+    # Read the definition before the transaction: inside it every read goes to
+    # the master (config/db_router.py), and the transaction stays short.
+    required = required_questions(survey=definition.survey) if nav == Nav.FINISH else None
     now = timezone.now()
     with transaction.atomic(durable=True):
         updated = (
@@ -74,7 +78,7 @@ def page_save(*, respondent_id, definition, values, save_id, nav):
             )
         )
         if not updated:
-            return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, nav=nav)
+            return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required)
         Answer.objects.bulk_create(
             [Answer(respondent_id=respondent_id, question=q, value=value, saved_at=now) for q, value in values.items()],
             update_conflicts=True,
@@ -83,20 +87,20 @@ def page_save(*, respondent_id, definition, values, save_id, nav):
         )
         if nav != Nav.FINISH:
             return PageSaveResult(page=number, next_page=next_page, page_count=page_count)
-        return _finish(respondent_id=respondent_id, definition=definition, now=now)
+        return _finish(respondent_id=respondent_id, definition=definition, required=required, now=now)
 
 
-def _finish(*, respondent_id, definition, now):
+def _finish(*, respondent_id, definition, required, now):
     """Complete the response if every required question is answered (inside page_save's transaction)."""
     number, page_count = definition.number, definition.page_count
-    missing = missing_required(respondent_id=respondent_id, survey=definition.survey)
+    missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required)
     if missing:
         return PageSaveResult(page=number, next_page=min(missing), page_count=page_count, missing=missing)
     Respondent.objects.filter(pk=respondent_id).update(status=Respondent.Status.COMPLETED, completed_at=now)
     return PageSaveResult(page=number, next_page=number, page_count=page_count, completed=True)
 
 
-def _replay(*, respondent_id, definition, save_id, nav):
+def _replay(*, respondent_id, definition, save_id, required):
     """Answer a save that changed nothing: a retried save_id, or one that is refused."""
     respondent = Respondent.objects.filter(pk=respondent_id).only("status", "current_page", "last_save_id").first()
     if respondent is None:
@@ -106,7 +110,9 @@ def _replay(*, respondent_id, definition, save_id, nav):
     number, page_count = definition.number, definition.page_count
     if respondent.is_completed:
         return PageSaveResult(page=number, next_page=number, page_count=page_count, completed=True, replayed=True)
-    missing = missing_required(respondent_id=respondent_id, survey=definition.survey) if nav == Nav.FINISH else {}
+    missing = {}
+    if required is not None:  # a retried finish
+        missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required)
     next_page = min(missing) if missing else respondent.current_page
     return PageSaveResult(page=number, next_page=next_page, page_count=page_count, missing=missing, replayed=True)
 

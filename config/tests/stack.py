@@ -1,0 +1,70 @@
+"""Control of the live stack's components from tests, through the project's own scripts."""
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from django.db import OperationalError, connections
+
+ROOT = Path(__file__).resolve().parents[2]
+STACK = ROOT / "deploy" / "stack"
+
+
+def conf():
+    """Return deploy/stack.conf's values (with the environment's overrides), as the script sees them."""
+    script = f'ROOT="{ROOT}"; set -a; . "{ROOT}/deploy/stack.conf"; env'
+    output = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    return dict(line.split("=", 1) for line in output.splitlines() if line.startswith("STACK_"))
+
+
+def stack(*args):
+    """Run deploy/stack with ``args``; return its output."""
+    return subprocess.run([str(STACK), *args], capture_output=True, text=True, check=True).stdout
+
+
+def start_missing():
+    """Start whatever component is down (deploy/stack up is harmless for the running ones)."""
+    stack("up")
+
+
+def as_service(*command):
+    prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    return subprocess.run([*prefix, *command], capture_output=True, text=True, check=True).stdout
+
+
+def pg_ctl(name, *args):
+    """Run pg_ctl on the master or the replica's data directory."""
+    values = conf()
+    data = Path(values["STACK_DIR"]) / "pg" / name
+    return as_service(f"{values['STACK_PG_BIN']}/pg_ctl", "-D", str(data), *args)
+
+
+def redis_cli(*args):
+    return subprocess.run(["redis-cli", "-p", conf()["STACK_REDIS_PORT"], *args], capture_output=True, text=True).stdout
+
+
+def stop_memcached():
+    pid_file = Path(conf()["STACK_DIR"]) / "memcached" / "memcached.pid"
+    pid = int(pid_file.read_text().strip())
+    os.kill(pid, 15)
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+
+
+def until_database_answers(alias="default", timeout=30):
+    """Reconnect ``alias`` until a query goes through (after a restart of PostgreSQL)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        connections[alias].close()
+        try:
+            with connections[alias].cursor() as cursor:
+                cursor.execute("SELECT 1")
+            return
+        except OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)

@@ -1,0 +1,301 @@
+"""The production topology, for real: PostgreSQL master and streaming replica through
+pgbouncer, memcached, Redis sessions. Runs only against the live stack
+(`make test-stack`); components are stopped and restarted through deploy/stack.
+
+Tests are transactional: rows are committed, so the replica really has them
+(or really has not, yet).
+"""
+import uuid
+from contextlib import ExitStack, contextmanager
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.core.management import call_command
+from django.db import connections
+from django.test import Client
+from django.test.utils import CaptureQueriesContext, override_settings
+
+from config.db_router import ReplicaRouter, read_from_master, replica_alias, replica_health
+from config.tests import stack
+from respondents.models import Answer, Respondent
+from respondents.tests.factories import login, make_respondents, save_page
+from surveys.models import Choice
+from surveys.tests.factories import make_demo_survey, make_survey
+
+pytestmark = [pytest.mark.stack, pytest.mark.django_db(transaction=True, databases="__all__")]
+
+AJAX = {"X-Requested-With": "XMLHttpRequest"}
+# The router's own bookkeeping on the replica, not the app's reads.
+BOOKKEEPING = ("pg_is_in_recovery", "pg_last_wal_replay_lsn", "pg_current_wal_lsn")
+
+
+@contextmanager
+def by_database():
+    """Capture the app's SQL per database: ``(master, replica)`` lists of statements.
+
+    BEGIN and COMMIT are counted: through pgbouncer each is a round trip. A
+    stopped replica is not captured (capturing would connect to it).
+    """
+    replica_health.forget()
+    replica_up = replica_health.is_healthy("replica")  # the check itself is not what is measured
+    seen = ([], [])
+    with ExitStack() as stack_:
+        captures = [(stack_.enter_context(CaptureQueriesContext(connections["default"])), seen[0])]
+        if replica_up:
+            captures.append((stack_.enter_context(CaptureQueriesContext(connections["replica"])), seen[1]))
+        yield seen
+    for captured, into in captures:
+        into.extend(q["sql"] for q in captured.captured_queries if not any(b in q["sql"] for b in BOOKKEEPING))
+
+
+def tables(statements):
+    return " ".join(statements)
+
+
+@pytest.fixture
+def respondent():
+    return make_respondents(make_survey())
+
+
+@pytest.fixture
+def taker(respondent):
+    client = Client()
+    login(client, respondent)
+    return client
+
+
+def answers_on_master(respondent):
+    return dict(Answer.objects.using("default").filter(respondent=respondent).values_list("question__code", "value"))
+
+
+# ---------------------------------------------------------------- routing
+
+def test_a_client_reads_the_replica_until_it_writes_and_then_the_master(taker):
+    with by_database() as (master, replica):
+        assert taker.get("/take/").status_code == 200
+    assert "respondents_respondent" in tables(replica) and not master
+
+    with by_database() as (master, replica):
+        response = save_page(taker, 1, {"q-colour": "red"})
+    assert response.json()["saved"] is True
+    assert [s.split()[0] for s in master] == ["BEGIN", "UPDATE", "INSERT", "COMMIT"]
+    assert "respondents_" not in tables(replica)
+    cookie = response.cookies[settings.MASTER_PINNING_KEY]
+    assert cookie["max-age"] == settings.MASTER_PINNING_SECONDS and cookie["httponly"] and cookie["samesite"] == "Lax"
+
+    with by_database() as (master, replica):
+        html = taker.get("/take/page/1/", headers=AJAX).content.decode()
+    assert "respondents_respondent" in tables(master) and "respondents_answer" in tables(master)
+    assert "respondents_" not in tables(replica)
+    assert 'value="red" checked' in html
+
+
+def test_definitions_are_read_from_the_replica_inside_survey_views_even_when_pinned(taker):
+    save_page(taker, 1, {"q-colour": "red"})  # pinned from here on
+    cache.clear()
+    with by_database() as (master, replica):
+        assert taker.get("/take/page/2/", headers=AJAX).status_code == 200
+    assert "surveys_page" in tables(replica) and "surveys_question" in tables(replica)
+    assert "surveys_" not in tables(master)
+    assert "respondents_respondent" in tables(master)
+
+
+def test_a_login_reads_nothing_from_the_master(respondent):
+    with by_database() as (master, replica):
+        login(Client(), respondent)
+    assert not master and "respondents_respondent" in tables(replica)
+
+
+def test_the_router_falls_back_to_the_master_while_the_replica_is_stopped(taker, respondent):
+    stack.pg_ctl("replica", "stop", "-m", "fast", "-w")
+    try:
+        replica_health.forget()
+        with by_database() as (master, _):
+            assert taker.get("/take/").status_code == 200
+            assert save_page(taker, 1, {"q-colour": "blue"}).json()["saved"] is True
+            assert taker.get("/take/page/2/", headers=AJAX).status_code == 200
+        assert "respondents_respondent" in tables(master)
+        assert replica_alias() == "default"
+    finally:
+        stack.start_missing()
+    assert stack.stack("status")  # everything is back up
+    assert answers_on_master(respondent)["colour"] == "blue"
+
+
+def test_a_replica_lost_in_the_middle_of_a_request_is_answered_from_the_master(taker):
+    replica_health.forget()
+    assert replica_health.is_healthy("replica")  # believed healthy for the next few seconds
+    taker.get("/take/")  # the replica connection is open
+    stack.pg_ctl("replica", "stop", "-m", "immediate", "-w")
+    try:
+        assert taker.get("/take/").status_code == 200
+        assert taker.get("/take/page/2/", headers=AJAX).status_code == 200
+    finally:
+        stack.start_missing()
+
+
+# ---------------------------------------------------------------- caching
+
+def test_the_second_view_of_a_page_reads_its_definition_from_memcached(taker):
+    assert settings.CACHES["default"]["BACKEND"].endswith("PyMemcacheCache")
+    cache.clear()
+    with by_database() as (master, replica):
+        taker.get("/take/page/2/", headers=AJAX)
+    assert "surveys_" in tables(replica)
+    with by_database() as (master, replica):
+        taker.get("/take/page/2/", headers=AJAX)
+    assert "surveys_" not in tables(master) + tables(replica)
+
+
+def test_a_changed_definition_is_never_served_stale(taker, respondent):
+    choice = Choice.objects.get(question__survey=respondent.survey, value="blue")
+    for round_ in range(10):
+        assert 'value="blue"' in taker.get("/take/page/1/").content.decode()  # cached now
+        choice.label = f"Blue, take {round_}"
+        choice.save()  # on the master; invalidated on commit and after the replica replays it
+        html = taker.get("/take/page/1/").content.decode()
+        assert f"Blue, take {round_}" in html, f"stale label in round {round_}"
+
+
+def test_with_memcached_down_pages_still_work(taker, respondent):
+    stack.stop_memcached()
+    try:
+        assert taker.get("/take/").status_code == 200
+        assert save_page(taker, 1, {"q-colour": "red"}).json()["saved"] is True
+        assert "Favourite colour?" in taker.get("/take/page/1/", headers=AJAX).content.decode()
+    finally:
+        stack.start_missing()
+    assert answers_on_master(respondent)["colour"] == "red"
+
+
+# ---------------------------------------------------------------- durability
+
+def test_a_saved_page_survives_an_immediate_stop_of_the_master(taker, respondent):
+    response = save_page(taker, 1, {"q-colour": "blue", "q-nickname": "Durable"})
+    assert response.status_code == 200 and response.json()["saved"] is True
+    stack.pg_ctl("master", "stop", "-m", "immediate", "-w")  # no shutdown checkpoint: crash recovery
+    try:
+        stack.start_missing()
+    finally:
+        stack.until_database_answers("default")
+    assert answers_on_master(respondent) == {"colour": "blue", "pets": "", "age": "", "nickname": "Durable"}
+    assert Respondent.objects.using("default").get(pk=respondent.pk).current_page == 2
+
+
+# ---------------------------------------------------------------- sessions in Redis
+
+def test_sessions_survive_a_restart_of_redis(taker, respondent):
+    save_page(taker, 1, {"q-colour": "red"})
+    stack.redis_cli("shutdown")
+    stack.start_missing()
+    response = taker.get("/take/")
+    assert response.status_code == 200
+    assert response.context["definition"].number == 2
+
+
+def test_with_redis_down_respondents_are_asked_to_log_in_again_and_no_saved_answer_is_lost(taker, respondent):
+    save_page(taker, 1, {"q-colour": "red"})
+    stack.redis_cli("shutdown")
+    try:
+        assert taker.get("/take/")["Location"] == "/"
+        refused = save_page(taker, 2, {"q-safe": "1"})
+        assert refused.status_code == 401 and "log in again" in refused.json()["errors"]["__all__"][0]
+        relogin = Client().post("/", {"access_code": respondent.access_code})
+        assert relogin.status_code == 503 and "cannot log you in right now" in relogin.content.decode()
+    finally:
+        stack.start_missing()
+    assert answers_on_master(respondent)["colour"] == "red"
+    client = Client()
+    login(client, respondent)
+    assert client.get("/take/").context["definition"].number == 2
+
+
+# ---------------------------------------------------------------- query budgets per database
+
+def test_query_budgets_of_the_survey_taking_views_on_master_and_replica(respondent):
+    """The production budgets of docs/architecture.md, with a warm cache."""
+    survey = make_demo_survey()
+    respondent = make_respondents(survey)
+    client = Client()
+    login(client, respondent)
+    for number in range(1, 13):  # warm the definition cache
+        client.get(f"/take/page/{number}/", headers=AJAX)
+    client.get("/take/complete/")
+
+    def measure(request):
+        with by_database() as (master, replica):
+            response = request()
+        return len(master), len(replica), response
+
+    assert measure(lambda: login(Client(), respondent))[:2] == (0, 1)
+    assert measure(lambda: client.get("/take/"))[:2] == (0, 2)
+    assert measure(lambda: client.get("/take/page/3/", headers=AJAX))[:2] == (0, 2)
+    # A save: BEGIN, UPDATE respondent, INSERT ... ON CONFLICT answers, COMMIT.
+    assert measure(lambda: save_page(client, 1, {"q-role": "student"}))[:2] == (4, 0)
+    # Pinned after the save: the respondent's own reads go to the master.
+    assert measure(lambda: client.get("/take/page/2/", headers=AJAX))[:2] == (2, 0)
+    required = {f"q-{c}": "1" for c in ("safe_hallways", "safe_outside", "safe_travel", "safe_classroom")}
+    save_page(client, 2, required)
+    save_page(client, 7, {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")})
+    master, replica, response = measure(lambda: save_page(client, 12, {"q-recommend": "yes"}, nav="finish"))
+    # Finishing adds the read of missing required answers and the UPDATE that completes.
+    assert (master, replica) == (6, 0) and response.json()["completed"] is True
+    assert measure(lambda: client.get("/take/complete/"))[:2] == (1, 0)
+
+
+# ---------------------------------------------------------------- the router's own gaps
+
+def test_the_router_keeps_its_pool_as_a_list_and_relates_rows_across_databases(respondent):
+    router = ReplicaRouter()
+    assert router.pool == ["replica"]
+    on_replica = Respondent.objects.using("replica").get(pk=respondent.pk)
+    assert router.allow_relation(on_replica, respondent) is True
+
+
+def test_assigning_a_foreign_key_does_not_pin_the_thread(respondent):
+    from balancer import pinning
+
+    pinning.unpin_thread()
+    Answer(respondent=respondent, question=respondent.survey.questions.first(), value="x")
+    assert not pinning.thread_is_pinned()
+    with read_from_master():
+        assert pinning.thread_is_pinned()
+    assert not pinning.thread_is_pinned()
+
+
+def test_a_request_that_writes_nothing_sets_no_pinning_cookie(taker):
+    response = taker.get("/take/")
+    assert settings.MASTER_PINNING_KEY not in response.cookies
+
+
+def test_export_reads_the_replica(respondent, tmp_path):
+    taker = Client()
+    login(taker, respondent)
+    save_page(taker, 1, {"q-colour": "red"})
+    from surveys.tests.factories import replicated
+
+    replicated(None)
+    with by_database() as (master, replica):
+        call_command("export_responses", "small", "--output", str(tmp_path / "out.csv"))
+    assert "respondents_answer" in tables(replica) and "respondents_" not in tables(master)
+    assert "red" in (tmp_path / "out.csv").read_text()
+
+
+# ---------------------------------------------------------------- deployment checks
+
+def test_check_deploy_reports_nothing_with_tls_settings_on(monkeypatch):
+    # Set by conftest.py for Playwright in the test process only; never in deployment.
+    monkeypatch.delenv("DJANGO_ALLOW_ASYNC_UNSAFE")
+    secure = {"SESSION_COOKIE_SECURE": True, "CSRF_COOKIE_SECURE": True, "SECURE_SSL_REDIRECT": True,
+              "SECURE_HSTS_SECONDS": 60 * 60 * 24 * 30}
+    with override_settings(**secure):
+        call_command("check", "--deploy", "--fail-level", "WARNING")
+
+
+def test_the_save_id_is_honoured_across_the_stack(taker, respondent):
+    save_id = uuid.uuid4()
+    first = save_page(taker, 1, {"q-colour": "red"}, save_id=save_id)
+    again = save_page(taker, 1, {"q-colour": "blue"}, save_id=save_id)
+    assert first.json() == again.json()
+    assert answers_on_master(respondent)["colour"] == "red"
