@@ -299,3 +299,12 @@ def test_the_save_id_is_honoured_across_the_stack(taker, respondent):
     again = save_page(taker, 1, {"q-colour": "blue"}, save_id=save_id)
     assert first.json() == again.json()
     assert answers_on_master(respondent)["colour"] == "red"
+
+
+def test_a_replica_lagging_past_the_threshold_is_not_read(taker):
+    with override_settings(REPLICA_MAX_LAG_SECONDS=-1):  # any replica counts as too far behind
+        with by_database() as (master, replica):
+            assert taker.get("/take/").status_code == 200
+        assert "respondents_respondent" in tables(master) and not replica
+        assert replica_alias() == "default"
+    replica_health.forget()

@@ -51,3 +51,29 @@ def test_deleting_a_question_removes_it_at_once(taker):
     assert "Nickname?" in client.get("/take/page/1/").content.decode()
     Question.objects.get(survey=survey, code="nickname").delete()
     assert "Nickname?" not in client.get("/take/page/1/").content.decode()
+
+
+def test_iterating_in_chunks_works_on_the_cached_manager(taker):
+    # cache-machine's own iterator() takes no chunk_size (Django's admin and prefetching pass one).
+    _, survey = taker
+    codes = [q.code for q in Question.cached.filter(survey=survey).order_by("page_id", "grid_id", "position").iterator(chunk_size=2)]
+    assert codes[:4] == ["colour", "pets", "age", "nickname"]
+
+
+def test_counts_are_never_cached(taker):
+    _, survey = taker
+    assert Page.cached.filter(survey=survey).count() == 3
+    Page.objects.create(survey=survey, position=4)
+    assert Page.cached.filter(survey=survey).count() == 4
+
+
+def test_an_update_that_bypasses_signals_is_seen_once_definitions_changed_is_called(taker, django_capture_on_commit_callbacks):
+    from surveys.caching import definitions_changed
+
+    client, survey = taker
+    assert "Favourite colour?" in client.get("/take/page/1/").content.decode()
+    Question.objects.filter(survey=survey, code="colour").update(prompt="Favourite color?")
+    assert "Favourite colour?" in client.get("/take/page/1/").content.decode()  # the documented gap
+    with django_capture_on_commit_callbacks(execute=True):
+        definitions_changed(Question.objects.filter(survey=survey, code="colour"))
+    assert "Favourite color?" in client.get("/take/page/1/").content.decode()
