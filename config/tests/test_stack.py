@@ -308,3 +308,12 @@ def test_a_replica_lagging_past_the_threshold_is_not_read(taker):
         assert "respondents_respondent" in tables(master) and not replica
         assert replica_alias() == "default"
     replica_health.forget()
+
+
+def test_the_celery_worker_answers_over_the_redis_broker():
+    from config.celery import app
+
+    with override_settings(CELERY_TASK_ALWAYS_EAGER=False):
+        replies = app.control.ping(timeout=2)
+    assert replies and all(reply for answer in replies for reply in answer.values())
+    assert app.conf.broker_url.startswith("redis://")
