@@ -387,3 +387,9 @@ class TestIsolation:
         before = client.cookies.get("sessionid")
         login(client, respondent)
         assert client.cookies["sessionid"].value != (before.value if before else None)
+
+
+def test_ping_answers_ok_without_touching_the_database(client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = client.get("/ping/")
+    assert response.status_code == 200 and response.content == b"ok"

@@ -1,0 +1,12 @@
+from django.http import HttpResponse
+from django.views.decorators.http import require_GET
+
+
+@require_GET
+def ping(request):
+    """Answer "ok" without touching a database, cache or session.
+
+    A load balancer's health check, and the ceiling `make bench` measures the
+    survey views against: the cost of nginx, gunicorn and Django themselves.
+    """
+    return HttpResponse("ok", content_type="text/plain")
