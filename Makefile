@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench smoke lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -13,6 +13,8 @@ help:
 	@echo "make test-local / test-stack    one of the two runs"
 	@echo "make stack-up / stack-down / stack-status    the one-box production stack (deploy/stack)"
 	@echo "make demo-stack    the demo survey in the stack, served by nginx"
+	@echo "make bench [DURATION=60 THREADS=50 THINK=0]    JMeter through the stack: the table and jmeter/results/bench.json"
+	@echo "make smoke    a few respondents through the stack with JMeter, and the data check (CI)"
 	@echo "make lint    ruff: unused names, likely bugs"
 
 $(BIN)/python:
@@ -58,6 +60,17 @@ test-stack: install-dev
 	  set -a && eval "$$(deploy/stack env)" && set +a && \
 	  DJANGO_SETTINGS_MODULE=config.settings.stack_test $(BIN)/pytest --reuse-db -p no:cacheprovider $(PYTEST_ARGS); \
 	fi
+
+DURATION ?= 60
+THREADS ?= 50
+THINK ?= 0
+PAGES ?= 20
+
+bench: install
+	jmeter/bench --duration $(DURATION) --threads $(THREADS) --think $(THINK) --pages $(PAGES)
+
+smoke: install
+	jmeter/bench --smoke
 
 stack-up: install
 	deploy/stack up

@@ -1,0 +1,324 @@
+"""The survey-taking load, measured through the one-box production stack.
+
+    jmeter/bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N]
+    jmeter/bench --smoke        (CI: a few threads, a few surveys, the data check; no ceiling)
+
+Brings the stack up (or uses the running one), creates a fresh benchmark survey
+and respondents, warms the definition cache, runs jmeter/plans/survey_taking.jmx
+and then, with the same JMeter and the same threads, jmeter/plans/ceiling.jmx
+against /ping/. Prints one table and writes it as JSON to
+jmeter/results/bench.json (smoke: smoke.json). Exits 1 when a sample failed or
+the data check finds an acknowledged save missing from PostgreSQL (LOST).
+"""
+import argparse
+import csv
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+JMETER = ROOT / "jmeter"
+RESULTS = JMETER / "results"
+VIEWS = ["login", "display", "content", "change_page", "complete"]
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def main():
+    args = parse_args()
+    stack_env()
+    import django
+
+    django.setup()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    slug = manage("seed_bench_survey", "--pages", str(args.pages)).strip()
+    expected_per_page = answerable_per_page(slug)
+    count = args.respondents or (2 * args.threads if args.smoke else args.threads + args.duration * 40)
+    codes_csv = JMETER / "data" / f"{slug}.csv"
+    manage("loadtest_respondents", "--survey", slug, "--count", str(count), "--output", str(codes_csv))
+    warm_csv = JMETER / "data" / f"{slug}-warm.csv"
+    manage("loadtest_respondents", "--survey", slug, "--count", "1", "--output", str(warm_csv))
+
+    print(f"Survey {slug}: {args.pages} pages, {sum(expected_per_page.values())} answers a response; {count} respondents.")
+    print("Warming the cache with one respondent...")
+    jmeter_run("survey_taking", f"{slug}-warm", threads=1, iterations=1, duration=120, think=0, respondents=warm_csv)
+
+    if args.smoke:
+        survey = jmeter_run("survey_taking", f"{slug}-smoke", threads=args.threads, iterations=2, duration=300,
+                            think=args.think, respondents=codes_csv)
+        check = data_check(survey["jtl"], slug, expected_per_page)
+        report = {"mode": "smoke", "survey": slug, "threads": args.threads, "failed_samples": survey["failed"],
+                  "samples": survey["samples"], **check}
+        write_and_judge(report, RESULTS / "smoke.json", smoke=True)
+        return
+
+    print(f"Survey-taking load: {args.threads} threads, {args.duration} s, think {args.think} s...")
+    cpu_before, tps_before, started = cpu_seconds(), master_transactions(), time.monotonic()
+    survey = jmeter_run("survey_taking", slug, threads=args.threads, iterations=-1, duration=args.duration,
+                        think=args.think, respondents=codes_csv)
+    elapsed = time.monotonic() - started
+    cpu_after, tps_after = cpu_seconds(), master_transactions()
+    lag = replica_lag()
+    print(f"Ceiling: /ping/ with the same {args.threads} threads for {args.duration} s...")
+    ceiling = jmeter_run("ceiling", f"{slug}-ceiling", threads=args.threads, iterations=-1, duration=args.duration, think=0)
+    check = data_check(survey["jtl"], slug, expected_per_page)
+
+    duration_s = survey["duration_s"]
+    cpu = {name: round(cpu_after[name] - cpu_before.get(name, 0.0), 1) for name in cpu_after}
+    cpu["jmeter"] = round(survey["jmeter_cpu_s"], 1)
+    report = {
+        "mode": "bench",
+        "survey": slug,
+        "pages": args.pages,
+        "threads": args.threads,
+        "duration_s": round(duration_s, 1),
+        "think_s": args.think,
+        "survey_rps": round(survey["rps"], 1),
+        "ceiling_rps": round(ceiling["rps"], 1),
+        "ratio": round(survey["rps"] / ceiling["rps"], 3) if ceiling["rps"] else None,
+        "p50_ms": {v: survey["latency"].get(v, {}).get("p50") for v in VIEWS},
+        "p95_ms": {v: survey["latency"].get(v, {}).get("p95") for v in VIEWS},
+        "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in VIEWS},
+        "failed_samples": survey["failed"] + ceiling["failed"],
+        "samples": survey["samples"],
+        "surveys_per_s": round(check["completed_acknowledged"] / duration_s, 2),
+        "surveys_per_hour": round(check["completed_acknowledged"] / duration_s * 3600),
+        "answers_per_s": round(check["acknowledged_answers"] / duration_s, 1),
+        "master_tps": round((tps_after - tps_before) / elapsed, 1),
+        "replica_lag_s": lag,
+        "cpu_s": cpu,
+        "respondents_created": count,
+        **check,
+        "machine": machine(),
+    }
+    write_and_judge(report, RESULTS / "bench.json", smoke=False)
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=int, default=60, help="seconds of each run (default 60)")
+    parser.add_argument("--threads", type=int, default=50, help="concurrent respondents (default 50)")
+    parser.add_argument("--think", type=float, default=0, help="seconds on a page before saving (default 0)")
+    parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
+    parser.add_argument("--respondents", type=int, help="respondents to create (default: enough for the run)")
+    parser.add_argument("--smoke", action="store_true", help="CI: a few threads, two surveys each, the data check")
+    args = parser.parse_args()
+    if args.smoke:
+        args.threads = min(args.threads, 3)
+        args.pages = min(args.pages, 5)
+    return args
+
+
+def stack_env():
+    subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL)
+    output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
+    os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    sys.path.insert(0, str(ROOT))
+
+
+def manage(*args):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def answerable_per_page(slug):
+    from surveys.models import Question
+
+    rows = Question.objects.using("default").filter(survey__slug=slug).exclude(kind=Question.Kind.GRID)
+    return Counter(rows.values_list("page__position", flat=True))
+
+
+def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None):
+    """Run a plan through jmeter/run; return its figures (a failed sample does not stop the bench)."""
+    out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S')}-{name}"
+    props = [f"-Jthreads={threads}", f"-Jiterations={iterations}", f"-Jduration={duration}", f"-Jthink={think}",
+             f"-Jrampup={min(5, max(1, threads // 10))}"]
+    if respondents:
+        props.append(f"-Jrespondents={respondents}")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = subprocess.run([JMETER / "run", JMETER / "plans" / f"{plan}.jmx", *props], env={**os.environ, "RESULTS": str(out)},
+                         capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    stats_file = out / "report" / "statistics.json"
+    if not stats_file.exists():
+        sys.exit(f"bench: {plan} produced no report:\n{run.stdout}\n{run.stderr}")
+    stats = json.loads(stats_file.read_text())
+    total = stats["Total"]
+    start, end = jtl_span(out / "results.jtl")
+    return {
+        "jtl": out / "results.jtl",
+        "rps": total["throughput"],
+        "samples": total["sampleCount"],
+        "failed": total["errorCount"],
+        "duration_s": max(end - start, 0.001),
+        "latency": {label: {"p50": round(s["medianResTime"], 1), "p95": round(s["pct2ResTime"], 1),
+                            "p99": round(s["pct3ResTime"], 1)} for label, s in stats.items()},
+        "jmeter_cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+    }
+
+
+def jtl_span(jtl):
+    """Return (first sample start, last sample end) of a jtl, in seconds."""
+    first, last = None, 0
+    with open(jtl, newline="") as stream:
+        for row in csv.DictReader(stream):
+            start = int(row["timeStamp"])
+            first = start if first is None else min(first, start)
+            last = max(last, start + int(row["elapsed"]))
+    return (first or 0) / 1000, last / 1000
+
+
+def data_check(jtl, slug, expected_per_page):
+    """Count, for every save JMeter saw acknowledged, the answers PostgreSQL holds (on the master)."""
+    from django.db.models import Count
+
+    from respondents.models import Answer, Respondent
+
+    acknowledged, finishes, codes_used = set(), set(), set()
+    with open(jtl, newline="") as stream:
+        for row in csv.DictReader(stream):
+            codes_used.add(row.get("code"))
+            if row["label"] == "change_page" and row["success"] == "true":
+                page = int(row["page"])
+                acknowledged.add((row["code"], page))
+                if page == max(expected_per_page):
+                    finishes.add(row["code"])
+    stored = defaultdict(int)
+    rows = (Answer.objects.using("default").filter(respondent__survey__slug=slug)
+            .values_list("respondent__access_code", "question__page__position").annotate(n=Count("id")))
+    for code, page, n in rows:
+        stored[(code, page)] = n
+    lost = sum(max(0, expected_per_page[page] - stored[(code, page)]) for code, page in acknowledged)
+    completed = set(Respondent.objects.using("default").filter(survey__slug=slug, status="completed")
+                    .values_list("access_code", flat=True))
+    return {
+        "acknowledged_saves": len(acknowledged),
+        "acknowledged_answers": sum(expected_per_page[page] for _, page in acknowledged),
+        "answers_in_database": sum(stored[key] for key in acknowledged),
+        "lost_answers": lost,
+        "completed_acknowledged": len(finishes),
+        "completed_lost": len(finishes - completed),
+        "respondents_used": len(codes_used - {None, ""}),
+    }
+
+
+def cpu_seconds():
+    """Return CPU seconds (user + system, their exited children included) of each stack component's process tree."""
+    stack_dir = Path(os.environ["STATIC_ROOT"]).parent  # deploy/stack puts static files in .stack/static
+    pidfiles = {
+        "nginx": [stack_dir / "nginx" / "nginx.pid"],
+        "gunicorn": [stack_dir / "run" / "gunicorn.pid"],
+        "pgbouncer": [stack_dir / "pgbouncer" / "master.pid", stack_dir / "pgbouncer" / "replica.pid"],
+        "postgresql_master": [stack_dir / "pg" / "master" / "postmaster.pid"],
+        "postgresql_replica": [stack_dir / "pg" / "replica" / "postmaster.pid"],
+        "memcached": [stack_dir / "memcached" / "memcached.pid"],
+        "redis": [stack_dir / "run" / "redis.pid"],
+        "celery": [stack_dir / "run" / "celery.pid"],
+    }
+    stats, children = {}, defaultdict(list)
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(proc.name)
+            stats[pid] = sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
+            children[int(fields[1])].append(pid)
+
+    def tree(pid):
+        return stats.get(pid, 0.0) + sum(tree(child) for child in children.get(pid, []))
+
+    totals = {}
+    for name, files in pidfiles.items():
+        total = 0.0
+        for file in files:
+            try:
+                total += tree(int(file.read_text().split()[0]))
+            except (OSError, ValueError, IndexError):
+                pass
+        totals[name] = total
+    return totals
+
+
+def master_transactions():
+    from django.db import connections
+
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
+def replica_lag():
+    from config.db_router import LAG_SQL
+    from django.db import connections
+
+    try:
+        with connections["replica"].cursor() as cursor:
+            cursor.execute(LAG_SQL)
+            return round(float(cursor.fetchone()[0]), 2)
+    except Exception:
+        return None
+
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+    return f"{os.cpu_count()} cores ({cpu}), {int(memory) // 1024 // 1024} GiB"
+
+
+def write_and_judge(report, path, *, smoke):
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print()
+    if smoke:
+        rows = [("samples", report["samples"]), ("failed samples", report["failed_samples"]),
+                ("acknowledged saves", report["acknowledged_saves"]), ("answers in PostgreSQL", report["answers_in_database"]),
+                ("LOST answers", report["lost_answers"]), ("completions lost", report["completed_lost"])]
+    else:
+        rows = [
+            ("machine", report["machine"]),
+            ("threads / duration / think", f"{report['threads']} / {report['duration_s']} s / {report['think_s']} s"),
+            ("survey mix req/s", report["survey_rps"]),
+            ("ceiling (/ping/) req/s", report["ceiling_rps"]),
+            ("ratio", report["ratio"]),
+            *[(f"{view} p50 / p95 / p99 ms", f"{report['p50_ms'][view]} / {report['p95_ms'][view]} / {report['p99_ms'][view]}")
+              for view in VIEWS],
+            ("completed surveys /s", report["surveys_per_s"]),
+            ("survey takers /hour", report["surveys_per_hour"]),
+            ("answers saved /s", report["answers_per_s"]),
+            ("failed samples", report["failed_samples"]),
+            ("acknowledged saves", report["acknowledged_saves"]),
+            ("LOST answers", report["lost_answers"]),
+            ("master transactions /s", report["master_tps"]),
+            ("replica lag at end (s)", report["replica_lag_s"]),
+            *[(f"CPU s: {name}", seconds) for name, seconds in sorted(report["cpu_s"].items(), key=lambda kv: -kv[1])],
+        ]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+    print(f"\nwritten to {path}")
+    problems = []
+    if report["lost_answers"] or report["completed_lost"]:
+        problems.append(f"LOST: {report['lost_answers']} acknowledged answers and {report['completed_lost']} "
+                        "completions are not in PostgreSQL")
+    if report["failed_samples"]:
+        problems.append(f"{report['failed_samples']} samples failed (see the JMeter dashboards in {RESULTS})")
+    if not report["acknowledged_saves"]:
+        problems.append("no save was acknowledged")
+    if not smoke and report["respondents_used"] >= report["respondents_created"]:
+        problems.append("the respondents ran out before the end: pass a larger --respondents")
+    if problems:
+        sys.exit("bench: " + "; ".join(problems))
+
+
+if __name__ == "__main__":
+    main()
