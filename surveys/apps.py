@@ -7,11 +7,9 @@ class SurveysConfig(AppConfig):
     verbose_name = "Survey definitions"
 
     def ready(self):
-        from surveys.caching import definitions_changed
-
-        def changed(sender, instance, **kwargs):
-            definitions_changed([instance])
+        from surveys.caching import definition_saved_or_deleted
 
         for model in ("Survey", "Page", "Question", "Choice"):
-            post_save.connect(changed, sender=self.get_model(model), dispatch_uid=f"definitions-changed-{model}")
-            post_delete.connect(changed, sender=self.get_model(model), dispatch_uid=f"definitions-deleted-{model}")
+            sender = self.get_model(model)
+            post_save.connect(definition_saved_or_deleted, sender=sender, dispatch_uid=f"definitions-saved-{model}")
+            post_delete.connect(definition_saved_or_deleted, sender=sender, dispatch_uid=f"definitions-deleted-{model}")

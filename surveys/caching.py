@@ -23,8 +23,19 @@ module does about them:
 Caching is explicit: models keep Django's plain ``objects`` manager as their
 default and expose the caching one as ``cached``, so a stale read can only come
 from code that asked for the cache.
+
+On top of it, ``definition_memo`` keeps the assembled definitions (a page
+with its questions and choices) in each process, the talk's "request-local
+caching" carried across requests: cache-machine's every read compiles the
+query's SQL for its key and unpickles instances, several times a request.
+The memo is valid while one shared key, the definitions version, is
+unchanged; ``definitions_changed`` sets a new version whenever it invalidates.
+Each process reads the version at most every ``RECHECK_SECONDS``.
 """
 import logging
+import threading
+import time
+import uuid
 
 from caching.base import CachingManager, CachingMixin, CachingQuerySet
 from django.apps import apps
@@ -64,17 +75,71 @@ def invalidate_definitions(objects):
         model.cached.invalidate(*instances, is_new_instance=True, model_cls=model)
 
 
+class DefinitionMemo:
+    """Assembled definitions kept in this process while the shared definitions version stays the same."""
+
+    VERSION_KEY = "definitions-version"
+    RECHECK_SECONDS = 0.5
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._version = None
+        self._checked_at = float("-inf")
+        self._values = {}
+
+    def get(self, key, build):
+        """Return the memo's value for ``key``, building it with ``build()`` when missing or outdated."""
+        if self._current_version() is None:
+            return build()  # no shared cache to agree on a version with: keep nothing
+        try:
+            return self._values[key]
+        except KeyError:
+            value = self._values[key] = build()
+            return value
+
+    def expire(self):
+        """Read the shared version again on the next use."""
+        self._checked_at = float("-inf")
+
+    def _current_version(self):
+        now = time.monotonic()
+        if now - self._checked_at < self.RECHECK_SECONDS:
+            return self._version
+        version = cache.get(self.VERSION_KEY)
+        if version is None:  # first use, or evicted: any new version will do
+            cache.add(self.VERSION_KEY, uuid.uuid4().hex, timeout=None)
+            version = cache.get(self.VERSION_KEY)
+        with self._lock:
+            if version != self._version:
+                self._values = {}
+                self._version = version
+            self._checked_at = now
+        return version
+
+
+definition_memo = DefinitionMemo()
+
+
+def new_definitions_version():
+    """Outdate every process's memo of assembled definitions."""
+    cache.set(DefinitionMemo.VERSION_KEY, uuid.uuid4().hex, timeout=None)
+    definition_memo.expire()
+
+
 def definitions_changed(objects):
-    """Invalidate ``objects``' cached queries when the change commits, and again once every replica has it."""
+    """Invalidate ``objects``' cached queries now, when the change commits, and once every replica has it."""
     objects = list(objects)
+    new_definitions_version()
 
     def after_commit():
         invalidate_definitions(objects)
+        new_definitions_version()
         if not replica_aliases():
             return
         position = master_wal_position()
         if replicas_caught_up(position, timeout=settings.DEFINITION_REPLICA_WAIT_SECONDS):
             invalidate_definitions(objects)
+            new_definitions_version()
             return
         from surveys.tasks import definitions_invalidate_when_replicated
 
@@ -84,6 +149,11 @@ def definitions_changed(objects):
             log.exception("could not queue the invalidation of changed definitions after replication")
 
     transaction.on_commit(after_commit)
+
+
+def definition_saved_or_deleted(sender, instance, **kwargs):
+    """post_save/post_delete receiver of the definition models (module-level: signals hold receivers weakly)."""
+    definitions_changed([instance])
 
 
 def definition_ref(obj):
@@ -101,9 +171,11 @@ def invalidate_when_replicated(*, position, refs, timeout):
     """Wait for every replica to replay ``position``, then invalidate ``refs``; return whether they did."""
     caught_up = replicas_caught_up(position, timeout=timeout)
     invalidate_definitions(objects_from_refs(refs))
+    new_definitions_version()
     return caught_up
 
 
 def clear_definition_cache():
     """Empty the whole definition cache (tests, and after restoring a database)."""
     cache.clear()
+    definition_memo.expire()

@@ -2,10 +2,13 @@
 
 Every read here goes through the ``cached`` managers (django-cache-machine), so
 with a warm cache a survey-taking request reads nothing about the definition
-from the database. Answers and respondents are read in ``respondents.selectors``.
+from the database, and what they assemble is kept in ``definition_memo`` for
+the process (see ``surveys/caching.py``): callers must not change what these
+functions return. Answers and respondents are read in ``respondents.selectors``.
 """
 from dataclasses import dataclass, field
 
+from surveys.caching import definition_memo
 from surveys.models import Choice, Page, Question, Survey
 
 
@@ -40,12 +43,14 @@ class PageDefinition:
 
 def survey_get(*, survey_id):
     """Return the survey with ``survey_id``, or None."""
-    return next(iter(Survey.cached.filter(pk=survey_id)), None)
+    return definition_memo.get(("survey", survey_id), lambda: next(iter(Survey.cached.filter(pk=survey_id)), None))
 
 
 def survey_pages(*, survey):
     """Return the survey's pages in order."""
-    return list(Page.cached.filter(survey_id=survey.pk).order_by("position"))
+    return definition_memo.get(
+        ("pages", survey.pk), lambda: list(Page.cached.filter(survey_id=survey.pk).order_by("position"))
+    )
 
 
 def page_count(*, survey):
@@ -55,6 +60,10 @@ def page_count(*, survey):
 
 def page_definition(*, survey, number):
     """Return page ``number`` (from 1) of ``survey`` as a PageDefinition, or None if out of range."""
+    return definition_memo.get(("page", survey.pk, number), lambda: _page_definition(survey, number))
+
+
+def _page_definition(survey, number):
     pages = survey_pages(survey=survey)
     if not 1 <= number <= len(pages):
         return None
@@ -83,6 +92,10 @@ def page_definition(*, survey, number):
 
 def answerable_questions(*, survey):
     """Return every question of the survey that takes an answer, in the order a respondent sees them."""
+    return definition_memo.get(("answerable", survey.pk), lambda: _answerable_questions(survey))
+
+
+def _answerable_questions(survey):
     positions = {page.pk: page.position for page in survey_pages(survey=survey)}
     questions = list(Question.cached.filter(survey_id=survey.pk))
     grid_positions = {q.pk: q.position for q in questions if q.kind == Question.Kind.GRID}
@@ -96,5 +109,8 @@ def answerable_questions(*, survey):
 
 def required_questions(*, survey):
     """Return ``[(page_number, question), ...]`` for every required question that takes an answer."""
-    positions = {page.pk: page.position for page in survey_pages(survey=survey)}
-    return [(positions[q.page_id], q) for q in answerable_questions(survey=survey) if q.required]
+    def build():
+        positions = {page.pk: page.position for page in survey_pages(survey=survey)}
+        return [(positions[q.page_id], q) for q in answerable_questions(survey=survey) if q.required]
+
+    return definition_memo.get(("required", survey.pk), build)

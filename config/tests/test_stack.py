@@ -10,7 +10,6 @@ from contextlib import ExitStack, contextmanager
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connections
 from django.test import Client
@@ -18,6 +17,7 @@ from django.test.utils import CaptureQueriesContext, override_settings
 
 from config.db_router import ReplicaRouter, read_from_master, replica_alias, replica_health
 from config.tests import stack
+from surveys.caching import clear_definition_cache
 from respondents.models import Answer, Respondent
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.models import Choice
@@ -93,7 +93,7 @@ def test_a_client_reads_the_replica_until_it_writes_and_then_the_master(taker):
 
 def test_definitions_are_read_from_the_replica_inside_survey_views_even_when_pinned(taker):
     save_page(taker, 1, {"q-colour": "red"})  # pinned from here on
-    cache.clear()
+    clear_definition_cache()
     with by_database() as (master, replica):
         assert taker.get("/take/page/2/", headers=AJAX).status_code == 200
     assert "surveys_page" in tables(replica) and "surveys_question" in tables(replica)
@@ -139,7 +139,7 @@ def test_a_replica_lost_in_the_middle_of_a_request_is_answered_from_the_master(t
 
 def test_the_second_view_of_a_page_reads_its_definition_from_memcached(taker):
     assert settings.CACHES["default"]["BACKEND"].endswith("PyMemcacheCache")
-    cache.clear()
+    clear_definition_cache()
     with by_database() as (master, replica):
         taker.get("/take/page/2/", headers=AJAX)
     assert "surveys_" in tables(replica)

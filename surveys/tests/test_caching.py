@@ -2,7 +2,7 @@
 import pytest
 
 from respondents.tests.factories import login, make_respondents
-from surveys.models import Choice, Page, Question
+from surveys.models import Choice, Page, Question, Survey
 from surveys.selectors import page_definition
 
 pytestmark = pytest.mark.django_db
@@ -77,3 +77,19 @@ def test_an_update_that_bypasses_signals_is_seen_once_definitions_changed_is_cal
     with django_capture_on_commit_callbacks(execute=True):
         definitions_changed(Question.objects.filter(survey=survey, code="colour"))
     assert "Favourite color?" in client.get("/take/page/1/").content.decode()
+
+
+@pytest.mark.parametrize("change", ["save", "delete"])
+def test_saving_or_deleting_any_definition_row_outdates_every_process_memo(taker, change, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+
+    from surveys.caching import DefinitionMemo
+
+    _, survey = taker
+    page_definition(survey=survey, number=1)
+    for obj in (survey, Page.objects.get(survey=survey, position=3), Question.objects.get(code="pets"),
+                Choice.objects.get(value="cat")):
+        before = cache.get(DefinitionMemo.VERSION_KEY)
+        with django_capture_on_commit_callbacks(execute=True):
+            obj.save() if change == "save" or isinstance(obj, Survey) else obj.delete()
+        assert cache.get(DefinitionMemo.VERSION_KEY) != before, obj
