@@ -7,9 +7,11 @@ request flow and each view's query budget.
 import uuid
 
 from django.contrib import messages
-from django.http import HttpResponseNotAllowed, JsonResponse
+from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -157,8 +159,11 @@ def _render_page(request, definition, *, fragment=False, data=None, errors=None,
         "progress": round(100 * (definition.number - 1) / definition.page_count),
         "save_id": uuid.uuid4(),
     }
-    template = "surveys/_page.html" if fragment else "surveys/take.html"
-    return render(request, template, context, status=status)
+    # The fragment is Jinja2 (fast, see docs/performance.md); the page around it is a Django template.
+    page_html = render_to_string("surveys/page.html", context, request=request, using="jinja2")
+    if fragment:
+        return HttpResponse(page_html, status=status)
+    return render(request, "surveys/take.html", {**context, "page_html": mark_safe(page_html)}, status=status)
 
 
 def _error_list(definition, errors):

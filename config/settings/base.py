@@ -45,6 +45,14 @@ MIDDLEWARE = [
 
 TEMPLATES = [
     {
+        # The survey page fragment only (surveys/jinja2/): the hottest template.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {"environment": "config.jinja2.environment", "autoescape": True},
+    },
+    {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
