@@ -1,4 +1,4 @@
-"""Sessions in Redis that survive Redis being away.
+"""Sessions in Redis that survive Redis being away, through a cheaper Redis cache client.
 
 Django's cache session store raises whatever the cache raises, so a Redis
 outage would turn every request into a 500. This store turns it into an empty
@@ -10,6 +10,8 @@ the store could not be reached (the login view says "try again shortly").
 import logging
 
 from django.contrib.sessions.backends.cache import SessionStore as CacheSessionStore
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django.core.cache.backends.redis import RedisCacheClient
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -51,3 +53,32 @@ class SessionStore(CacheSessionStore):
             super().delete(session_key)
         except UNREACHABLE as error:
             self._unreachable(error)
+
+
+class _ReusedClient(RedisCacheClient):
+    """Keep one redis.Redis per connection pool.
+
+    Django's client builds a new redis.Redis for every cache operation, and
+    each one rebuilds its ~170 response callbacks: about 0.15 ms of CPU per
+    session read or write, measured in a profile of the survey views. A
+    redis.Redis is safe to share; its pool hands out the connections.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
+class RedisCache(DjangoRedisCache):
+    """Django's Redis cache backend, with a client that is reused (see _ReusedClient)."""
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = _ReusedClient

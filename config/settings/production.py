@@ -42,7 +42,7 @@ CACHES = {
         "OPTIONS": {"no_delay": True, "ignore_exc": True, "connect_timeout": 0.5, "timeout": 0.5},
     },
     "sessions": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.sessions.RedisCache",
         "LOCATION": env("REDIS_SESSIONS_URL", default="redis://127.0.0.1:6379/0"),
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     },
