@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench smoke lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench bench-micro smoke lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -15,6 +15,7 @@ help:
 	@echo "make demo-stack    the demo survey in the stack, served by nginx"
 	@echo "make bench [DURATION=60 THREADS=50 THINK=0]    JMeter through the stack: the table and jmeter/results/bench.json"
 	@echo "make smoke    a few respondents through the stack with JMeter, and the data check (CI)"
+	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make lint    ruff: unused names, likely bugs"
 
 $(BIN)/python:
@@ -71,6 +72,9 @@ bench: install
 
 smoke: install
 	jmeter/bench --smoke
+
+bench-micro: install
+	$(BIN)/python jmeter/microbench.py
 
 stack-up: install
 	deploy/stack up

@@ -138,7 +138,7 @@ def answerable_per_page(slug):
 
 def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None):
     """Run a plan through jmeter/run; return its figures (a failed sample does not stop the bench)."""
-    out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S')}-{name}"
+    out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{name}"
     props = [f"-Jthreads={threads}", f"-Jiterations={iterations}", f"-Jduration={duration}", f"-Jthink={think}",
              f"-Jrampup={min(5, max(1, threads // 10))}"]
     if respondents:

@@ -1,0 +1,79 @@
+"""In-process timings of one survey request's parts, against the running stack (`make bench-micro`).
+
+Prints milliseconds per call of: rendering a page fragment (what survey_content
+answers), reading and writing a session with the production engine (Redis) and
+with signed cookies, and building the JSON answer of a page save.
+"""
+import os
+import subprocess
+import sys
+import time
+from importlib import import_module
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def per_call_ms(fn, n):
+    fn()
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n * 1000
+
+
+def main():
+    subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL)
+    output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
+    os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.http import JsonResponse
+    from django.middleware.csrf import get_token
+    from django.test import RequestFactory
+
+    from config.db_router import read_from_master
+    from respondents.services import RosterEntry, roster_create
+    from surveys import views
+    from surveys.management.commands.seed_bench_survey import bench_document
+    from surveys.selectors import page_definition
+    from surveys.services import survey_create
+
+    with read_from_master():
+        survey = survey_create(document=bench_document(slug=f"micro-{time.time_ns()}", pages=4))
+        respondent = roster_create(survey=survey, name="micro", entries=[RosterEntry()]).respondents.get()
+    request = RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"})
+    request.respondent_id, request.survey = respondent.pk, survey
+    get_token(request)
+    renders = [per_call_ms(lambda n=n: views._render_page(request, page_definition(survey=survey, number=n), fragment=True), 300)
+               for n in range(1, 5)]
+    print(f"page fragment render (Jinja2, with the answers read): {sum(renders) / len(renders):.3f} ms")
+
+    for engine in ("config.sessions", "django.contrib.sessions.backends.signed_cookies"):
+        store_class = import_module(engine).SessionStore
+        store = store_class()
+        store.update({"respondent_id": respondent.pk, "survey_id": survey.pk})
+        store.save()
+        key = store.session_key
+
+        def read(store_class=store_class, key=key):
+            store_class(key)["respondent_id"]
+
+        def read_and_write(store_class=store_class, key=key):
+            session = store_class(key)
+            session["respondent_id"]
+            session.modified = True
+            session.save()
+
+        print(f"session {engine.rsplit('.', 1)[-1]:<16} read {per_call_ms(read, 3000):.3f} ms, "
+              f"read + write {per_call_ms(read_and_write, 3000):.3f} ms")
+
+    payload = {"saved": True, "page": 3, "next_page": 4, "next_url": "/take/page/4/", "progress": 15,
+               "completed": False, "complete_url": None, "missing": []}
+    print(f"JSON answer of a save: {per_call_ms(lambda: JsonResponse(payload), 20000):.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
