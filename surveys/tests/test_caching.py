@@ -93,3 +93,61 @@ def test_saving_or_deleting_any_definition_row_outdates_every_process_memo(taker
         with django_capture_on_commit_callbacks(execute=True):
             obj.save() if change == "save" or isinstance(obj, Survey) else obj.delete()
         assert cache.get(DefinitionMemo.VERSION_KEY) != before, obj
+
+
+def form_data(html):
+    """Return the POST data a browser would send for the first <form method="post"> in ``html``."""
+    from html.parser import HTMLParser
+
+    class Form(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.data, self.select, self.textarea = [], None, None
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "input" and a.get("name") and a.get("type") not in ("submit", "button", "file"):
+                if a.get("type") not in ("checkbox", "radio"):
+                    self.data.append((a["name"], a.get("value", "")))
+                elif "checked" in a:
+                    self.data.append((a["name"], a.get("value", "on")))
+            elif tag == "select":
+                self.select = a.get("name")
+            elif tag == "option" and self.select and "selected" in a:
+                self.data.append((self.select, a.get("value", "")))
+            elif tag == "textarea":
+                self.textarea = [a["name"], ""]
+
+        def handle_endtag(self, tag):
+            if tag == "select":
+                self.select = None
+            elif tag == "textarea" and self.textarea:
+                self.data.append(tuple(self.textarea))
+                self.textarea = None
+
+        def handle_data(self, data):
+            if self.textarea:
+                self.textarea[1] += data
+
+    parser = Form()
+    parser.feed(html)
+    data = {}
+    for name, value in parser.data:
+        data.setdefault(name, []).append(value)
+    return data
+
+
+def test_a_choice_label_changed_through_the_admin_shows_at_once(taker, admin_client):
+    client, survey = taker
+    question = Question.objects.get(survey=survey, code="colour")
+    assert "Blue" in client.get("/take/page/1/").content.decode()
+
+    url = f"/admin/surveys/question/{question.pk}/change/"
+    data = form_data(admin_client.get(url).content.decode())
+    row = next(name for name, values in data.items() if name.endswith("-label") and values == ["Blue"])
+    data[row] = ["Navy blue"]
+    response = admin_client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+    assert Choice.objects.get(question=question, value="blue").label == "Navy blue"
+    assert "Navy blue" in client.get("/take/page/1/").content.decode()
