@@ -42,10 +42,11 @@ class PageSaveResult:
 
 
 class Nav:
+    """The values of the survey form's `nav` button."""
+
     BACK = "back"
     NEXT = "next"
     FINISH = "finish"
-    ALL = (BACK, NEXT, FINISH)
 
 
 def page_save(*, respondent_id, definition, values, save_id, nav):

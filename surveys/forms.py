@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from respondents.services import Nav
 from surveys.models import Question
 
 
@@ -24,7 +25,7 @@ class PageForm(forms.Form):
     second value for a question that takes one.
     """
 
-    NAV_CHOICES = [("back", _("Back")), ("next", _("Next")), ("finish", _("Finish"))]
+    NAV_CHOICES = [(Nav.BACK, _("Back")), (Nav.NEXT, _("Next")), (Nav.FINISH, _("Finish"))]
 
     save_id = forms.UUIDField(error_messages={"required": _("The page is missing its save id: reload it.")})
     nav = forms.ChoiceField(choices=NAV_CHOICES)
@@ -37,7 +38,7 @@ class PageForm(forms.Form):
 
     def clean_nav(self):
         nav = self.cleaned_data["nav"]
-        if nav == "finish" and not self.definition.is_last:
+        if nav == Nav.FINISH and not self.definition.is_last:
             raise forms.ValidationError(_("Finish is only possible on the last page."))
         return nav
 
