@@ -9,7 +9,7 @@ from django.utils import timezone
 from respondents import access_codes
 from respondents.models import Answer, Respondent, Roster
 from respondents.selectors import missing_required
-from surveys.selectors import required_questions
+from surveys.selectors import progress_percent, required_questions
 
 
 class PageSaveRefused(Exception):
@@ -38,7 +38,7 @@ class PageSaveResult:
         """Percent of the survey behind the respondent: pages before the next one, or 100 when complete."""
         if self.completed:
             return 100
-        return round(100 * (self.next_page - 1) / self.page_count)
+        return progress_percent(page=self.next_page, page_count=self.page_count)
 
 
 class Nav:

@@ -40,6 +40,16 @@ class PageDefinition:
     def is_last(self):
         return self.page.position == self.page_count
 
+    @property
+    def progress(self):
+        """Percent of the survey before this page."""
+        return progress_percent(page=self.number, page_count=self.page_count)
+
+
+def progress_percent(*, page, page_count):
+    """Return the percent of a survey's pages that come before page ``page``."""
+    return round(100 * (page - 1) / page_count)
+
 
 def survey_get(*, survey_id):
     """Return the survey with ``survey_id``, or None."""
