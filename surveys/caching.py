@@ -8,8 +8,9 @@ module does about them:
   ``iterator()`` takes no arguments; Django's admin and ``prefetch_related``
   pass ``chunk_size``. ``DefinitionQuerySet.iterator`` accepts and ignores it.
 * ``QuerySet.update()`` and ``bulk_create()`` send no signals, so they never
-  invalidate. Definition models are written through model ``save()`` only;
-  code that must use them calls ``invalidate_definitions()`` afterwards.
+  invalidate. Code that writes definition rows that way calls
+  ``definitions_changed()`` with them (``surveys.services.survey_create`` does);
+  ``save()`` and ``delete()`` reach it through the signal receiver here.
 * A new row invalidates only through its FK parents; settings turn on
   ``CACHE_INVALIDATE_ON_CREATE = "whole-model"`` so cached lists see it.
 * It invalidates in post_save, before the transaction commits, and knows
@@ -64,9 +65,9 @@ class DefinitionManager(CachingManager):
 def invalidate_definitions(objects):
     """Drop every cached query that holds one of ``objects``, or any row of their models.
 
-    Call after writing definition rows with ``update()`` or ``bulk_create()``,
-    which send no signals. Each model's whole-model flush list is cleared too,
-    so cached lists that the new rows belong in are dropped as well.
+    Each model's whole-model flush list is cleared too, so cached lists that
+    new rows belong in are dropped as well. This is one step of
+    ``definitions_changed``, which is what code that changes definitions calls.
     """
     by_model = {}
     for obj in objects:
@@ -126,20 +127,24 @@ def new_definitions_version():
     definition_memo.expire()
 
 
+def _forget(objects):
+    """Drop ``objects`` from cache-machine, then from every process's memo."""
+    invalidate_definitions(objects)
+    new_definitions_version()
+
+
 def definitions_changed(objects):
     """Invalidate ``objects``' cached queries now, when the change commits, and once every replica has it."""
     objects = list(objects)
     new_definitions_version()
 
     def after_commit():
-        invalidate_definitions(objects)
-        new_definitions_version()
+        _forget(objects)
         if not replica_aliases():
             return
         position = master_wal_position()
         if replicas_caught_up(position, timeout=settings.DEFINITION_REPLICA_WAIT_SECONDS):
-            invalidate_definitions(objects)
-            new_definitions_version()
+            _forget(objects)
             return
         from surveys.tasks import definitions_invalidate_when_replicated
 
@@ -170,8 +175,7 @@ def objects_from_refs(refs):
 def invalidate_when_replicated(*, position, refs, timeout):
     """Wait for every replica to replay ``position``, then invalidate ``refs``; return whether they did."""
     caught_up = replicas_caught_up(position, timeout=timeout)
-    invalidate_definitions(objects_from_refs(refs))
-    new_definitions_version()
+    _forget(objects_from_refs(refs))
     return caught_up
 
 
