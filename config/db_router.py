@@ -37,7 +37,7 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from functools import wraps
+from functools import cache, wraps
 
 from balancer import pinning
 from balancer.middleware import PinningCookieMiddleware
@@ -111,17 +111,22 @@ def _replica_value(alias, sql, params=()):
 
     A connection the replica dropped is closed, so the next use reconnects.
     """
-    connection = connections[alias]
     try:
-        with connection.cursor() as cursor:
+        with connections[alias].cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.fetchone()[0]
     except (DatabaseError, InterfaceError):
-        try:
-            connection.close()
-        except (DatabaseError, InterfaceError):
-            connection.connection = None
+        _drop_connection(alias)
         return None
+
+
+def _drop_connection(alias):
+    """Close ``alias``'s connection after a failure; if even closing fails, forget it so the next use reconnects."""
+    connection = connections[alias]
+    try:
+        connection.close()
+    except (DatabaseError, InterfaceError):
+        connection.connection = None
 
 
 class ReplicaRouter(PinningWMSRouter):
@@ -176,7 +181,10 @@ def _note_writes(execute, sql, params, many, context):
     return execute(sql, params, many, context)
 
 
+@cache
 def _note_replica_failures(alias):
+    """Return the execute wrapper that marks replica ``alias`` down when a query on it fails (one per alias)."""
+
     def wrapper(execute, sql, params, many, context):
         try:
             return execute(sql, params, many, context)
@@ -240,10 +248,7 @@ def uses_forced_read_router(view):
                     raise
                 log.warning("a replica failed during %s; answering from the master", request.path)
                 for alias in replica_aliases():
-                    try:
-                        connections[alias].close()
-                    except (DatabaseError, InterfaceError):
-                        connections[alias].connection = None
+                    _drop_connection(alias)
                 return view(request, *args, **kwargs)
         finally:
             _forced_read.active = False
