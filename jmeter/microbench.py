@@ -4,14 +4,8 @@ Prints milliseconds per call of: rendering a page fragment (what survey_content
 answers), reading and writing a session with the production engine (Redis) and
 with signed cookies, and building the JSON answer of a page save.
 """
-import os
-import subprocess
-import sys
 import time
 from importlib import import_module
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def per_call_ms(fn, n):
@@ -23,10 +17,9 @@ def per_call_ms(fn, n):
 
 
 def main():
-    subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL)
-    output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
-    os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
-    sys.path.insert(0, str(ROOT))
+    from bench import stack_env  # jmeter/bench.py: bring the stack up and take its environment
+
+    stack_env()
     import django
 
     django.setup()

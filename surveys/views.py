@@ -156,7 +156,6 @@ def _render_page(request, definition, *, fragment=False, data=None, errors=None,
         "items": bound_questions(definition, saved=saved, data=data, errors=errors),
         "error_list": _error_list(definition, errors),
         "missing": _missing_summary(missing),
-        "progress": definition.progress,
         "save_id": uuid.uuid4(),
     }
     # The fragment is Jinja2 (fast, see docs/performance.md); the page around it is a Django template.

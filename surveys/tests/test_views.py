@@ -102,6 +102,10 @@ class TestDisplayAndContent:
         assert 'name="q-pets" value="fish">' in html
         assert 'value="12"' in html and 'value="Ace"' in html
 
+    def test_the_progress_bar_counts_the_pages_before_this_one(self, taker):
+        assert '<progress id="progress-bar" max="100" value="0">' in taker.get("/take/page/1/").content.decode()
+        assert '<progress id="progress-bar" max="100" value="67">' in taker.get("/take/page/3/").content.decode()
+
     def test_content_without_ajax_is_the_full_page(self, taker):
         html = taker.get("/take/page/2/").content.decode()
         assert "<html" in html and 'action="/take/page/2/"' in html
