@@ -151,3 +151,23 @@ def test_a_choice_label_changed_through_the_admin_shows_at_once(taker, admin_cli
 
     assert Choice.objects.get(question=question, value="blue").label == "Navy blue"
     assert "Navy blue" in client.get("/take/page/1/").content.decode()
+
+
+def test_the_celery_task_invalidates_from_plain_references_even_after_the_row_is_deleted(taker):
+    from django.core.cache import cache
+
+    from surveys.caching import DefinitionMemo, definition_ref
+    from surveys.tasks import definitions_invalidate_when_replicated
+
+    client, survey = taker
+    assert "Nickname?" in client.get("/take/page/1/").content.decode()
+    question = Question.objects.get(survey=survey, code="nickname")
+    refs = [definition_ref(question)]
+    # Delete behind cache-machine's back (no signals), as a row gone before the task runs.
+    Question.objects.filter(pk=question.pk)._raw_delete(Question.objects.db)
+    assert "Nickname?" in client.get("/take/page/1/").content.decode()  # still cached
+
+    before = cache.get(DefinitionMemo.VERSION_KEY)
+    assert definitions_invalidate_when_replicated.apply(args=["0/0", refs]).get() is True
+    assert cache.get(DefinitionMemo.VERSION_KEY) != before
+    assert "Nickname?" not in client.get("/take/page/1/").content.decode()
