@@ -48,8 +48,6 @@ class Respondent(models.Model):
     language = models.CharField(max_length=10, default="en")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.NOT_STARTED)
     current_page = models.PositiveSmallIntegerField(default=1)
-    # The save_id of the last page save, so a retried save is recognised.
-    last_save_id = models.UUIDField(null=True, blank=True, editable=False)
     started_at = models.DateTimeField(null=True, blank=True)
     last_saved_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
@@ -80,6 +78,43 @@ class Respondent(models.Model):
     @property
     def formatted_access_code(self):
         return access_codes.format_code(self.access_code)
+
+
+class Nav(models.TextChoices):
+    """Where a page save moves the respondent: the survey form's ``nav`` button."""
+
+    BACK = "back", _("Back")
+    NEXT = "next", _("Next")
+    FINISH = "finish", _("Finish")
+
+
+class PageSave(models.Model):
+    """One page save that was applied: the audit trail of a response, and the memory of its save ids.
+
+    Append-only: a row is written in the same transaction as the answers it
+    records and never changed. Every ``save_id`` a respondent has used stays
+    here for the life of the response, so a replay of it, however late (a
+    second tab, a proxy's retry, a phone waking up), saves nothing and is
+    answered as the first save was (``next_page``, ``completed``).
+    """
+
+    respondent = models.ForeignKey(Respondent, on_delete=models.CASCADE, related_name="page_saves", db_index=False)
+    save_id = models.UUIDField()
+    page = models.PositiveSmallIntegerField()
+    nav = models.CharField(max_length=6, choices=Nav.choices)
+    next_page = models.PositiveSmallIntegerField()
+    completed = models.BooleanField(default=False, help_text=_("This save completed the response."))
+    answer_count = models.PositiveSmallIntegerField()
+    saved_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            # Also the index that finds a respondent's saves (the audit trail).
+            models.UniqueConstraint(fields=["respondent", "save_id"], name="page_save_once_per_save_id"),
+        ]
+
+    def __str__(self):
+        return f"{self.respondent_id} page {self.page} ({self.nav}) at {self.saved_at:%Y-%m-%d %H:%M:%S}"
 
 
 class Answer(models.Model):

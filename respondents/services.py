@@ -2,12 +2,12 @@
 from dataclasses import asdict, dataclass, field
 
 from django.db import IntegrityError, transaction
-from django.db.models import Value
+from django.db.models import Exists, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from respondents import access_codes
-from respondents.models import Answer, Respondent, Roster
+from respondents.models import Answer, Nav, PageSave, Respondent, Roster
 from respondents.selectors import missing_required
 from surveys.selectors import progress_percent, required_questions
 
@@ -41,23 +41,16 @@ class PageSaveResult:
         return progress_percent(page=self.next_page, page_count=self.page_count)
 
 
-class Nav:
-    """The values of the survey form's `nav` button."""
-
-    BACK = "back"
-    NEXT = "next"
-    FINISH = "finish"
-
-
-def page_save(*, respondent_id, definition, values, save_id, nav):
+def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str) -> PageSaveResult:
     """Save one page of answers and move the respondent on; return a PageSaveResult.
 
     ``values`` maps every answerable question on the page to its stored text
     (empty for a blank answer), already validated. All of it is written in one
     transaction: one UPDATE of the respondent's progress, which also takes the
     respondent's row lock and refuses a completed response or a ``save_id``
-    already saved, then one INSERT ... ON CONFLICT of the page's answers.
-    A save_id seen before saves nothing and answers as the first save did.
+    this respondent has used before, then one INSERT ... ON CONFLICT of the
+    page's answers, then one INSERT into the page-save log. A save_id used
+    before saves nothing and is answered as its first save was.
     """
     number, page_count = definition.number, definition.page_count
     next_page = {Nav.BACK: max(number - 1, 1), Nav.NEXT: min(number + 1, page_count)}.get(nav, number)
@@ -65,30 +58,43 @@ def page_save(*, respondent_id, definition, values, save_id, nav):
     # the master (config/db_router.py), and the transaction stays short.
     required = required_questions(survey=definition.survey) if nav == Nav.FINISH else None
     now = timezone.now()
-    with transaction.atomic(durable=True):
-        updated = (
-            Respondent.objects.filter(pk=respondent_id)
-            .exclude(status=Respondent.Status.COMPLETED)
-            .exclude(last_save_id=save_id)
-            .update(
-                status=Respondent.Status.IN_PROGRESS,
-                current_page=next_page,
-                last_save_id=save_id,
-                last_saved_at=now,
-                started_at=Coalesce("started_at", Value(now)),
+    try:
+        with transaction.atomic(durable=True):
+            updated = (
+                Respondent.objects.filter(pk=respondent_id)
+                .exclude(status=Respondent.Status.COMPLETED)
+                .exclude(Exists(PageSave.objects.filter(respondent_id=OuterRef("pk"), save_id=save_id)))
+                .update(
+                    status=Respondent.Status.IN_PROGRESS,
+                    current_page=next_page,
+                    last_saved_at=now,
+                    started_at=Coalesce("started_at", Value(now)),
+                )
             )
-        )
-        if not updated:
+            if not updated:
+                return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required)
+            Answer.objects.bulk_create(
+                [Answer(respondent_id=respondent_id, question=q, value=v, saved_at=now) for q, v in values.items()],
+                update_conflicts=True,
+                unique_fields=["respondent", "question"],
+                update_fields=["value", "saved_at"],
+            )
+            result = PageSaveResult(page=number, next_page=next_page, page_count=page_count)
+            if nav == Nav.FINISH:
+                result = _finish(respondent_id=respondent_id, definition=definition, required=required, now=now)
+            PageSave.objects.create(
+                respondent_id=respondent_id, save_id=save_id, page=number, nav=nav, next_page=result.next_page,
+                completed=result.completed, answer_count=len(values), saved_at=now,
+            )
+            return result
+    except IntegrityError:
+        # The same save_id committed by a concurrent request while this one
+        # waited for the row lock: the UPDATE's NOT EXISTS read an older
+        # snapshot, the log's unique constraint did not. Everything is rolled back.
+        with transaction.atomic(durable=True):
+            if not PageSave.objects.filter(respondent_id=respondent_id, save_id=save_id).exists():
+                raise  # some other constraint: not a replay
             return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required)
-        Answer.objects.bulk_create(
-            [Answer(respondent_id=respondent_id, question=q, value=value, saved_at=now) for q, value in values.items()],
-            update_conflicts=True,
-            unique_fields=["respondent", "question"],
-            update_fields=["value", "saved_at"],
-        )
-        if nav != Nav.FINISH:
-            return PageSaveResult(page=number, next_page=next_page, page_count=page_count)
-        return _finish(respondent_id=respondent_id, definition=definition, required=required, now=now)
 
 
 def _finish(*, respondent_id, definition, required, now):
@@ -102,20 +108,23 @@ def _finish(*, respondent_id, definition, required, now):
 
 
 def _replay(*, respondent_id, definition, save_id, required):
-    """Answer a save that changed nothing: a retried save_id, or one that is refused."""
-    respondent = Respondent.objects.filter(pk=respondent_id).only("status", "current_page", "last_save_id").first()
-    if respondent is None:
-        raise PageSaveRefused(PageSaveRefused.GONE)
-    if respondent.last_save_id != save_id:
+    """Answer a save that changed nothing: a save_id used before, or a save that is refused.
+
+    Runs inside a transaction, so it reads the master (config/db_router.py).
+    """
+    first = PageSave.objects.filter(respondent_id=respondent_id, save_id=save_id).first()
+    if first is None:
+        if not Respondent.objects.filter(pk=respondent_id).exists():
+            raise PageSaveRefused(PageSaveRefused.GONE)
         raise PageSaveRefused(PageSaveRefused.LOCKED)
-    number, page_count = definition.number, definition.page_count
-    if respondent.is_completed:
-        return PageSaveResult(page=number, next_page=number, page_count=page_count, completed=True, replayed=True)
     missing = {}
-    if required is not None:  # a retried finish
+    if first.nav == Nav.FINISH and not first.completed:
+        # What is missing now: the person may have answered some of it since.
         missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required)
-    next_page = min(missing) if missing else respondent.current_page
-    return PageSaveResult(page=number, next_page=next_page, page_count=page_count, missing=missing, replayed=True)
+    return PageSaveResult(
+        page=first.page, next_page=first.next_page, page_count=definition.page_count,
+        completed=first.completed, missing=missing, replayed=True,
+    )
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from respondents.services import Nav
+from respondents.models import Nav
 from surveys.models import Question
 
 
@@ -25,10 +25,8 @@ class PageForm(forms.Form):
     second value for a question that takes one.
     """
 
-    NAV_CHOICES = [(Nav.BACK, _("Back")), (Nav.NEXT, _("Next")), (Nav.FINISH, _("Finish"))]
-
     save_id = forms.UUIDField(error_messages={"required": _("The page is missing its save id: reload it.")})
-    nav = forms.ChoiceField(choices=NAV_CHOICES)
+    nav = forms.ChoiceField(choices=Nav.choices)
 
     def __init__(self, definition, data=None):
         super().__init__(data=data)

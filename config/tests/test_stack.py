@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext, override_settings
 from config.db_router import ReplicaRouter, read_from_master, replica_alias, replica_health
 from config.tests import stack
 from surveys.caching import clear_definition_cache
-from respondents.models import Answer, Respondent
+from respondents.models import Answer, PageSave, Respondent
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.models import Choice
 from surveys.tests.factories import make_demo_survey, make_survey
@@ -231,8 +231,8 @@ def test_query_budgets_of_the_survey_taking_views_on_master_and_replica(responde
     assert measure(lambda: login(Client(), respondent))[:2] == (0, 1)
     assert measure(lambda: client.get("/take/"))[:2] == (0, 2)
     assert measure(lambda: client.get("/take/page/3/", headers=AJAX))[:2] == (0, 2)
-    # A save: BEGIN, UPDATE respondent, INSERT ... ON CONFLICT answers, COMMIT.
-    assert measure(lambda: save_page(client, 1, {"q-role": "student"}))[:2] == (4, 0)
+    # A save: BEGIN, UPDATE respondent, INSERT ... ON CONFLICT answers, INSERT into the save log, COMMIT.
+    assert measure(lambda: save_page(client, 1, {"q-role": "student"}))[:2] == (5, 0)
     # Pinned after the save: the respondent's own reads go to the master.
     assert measure(lambda: client.get("/take/page/2/", headers=AJAX))[:2] == (2, 0)
     required = {f"q-{c}": "1" for c in ("safe_hallways", "safe_outside", "safe_travel", "safe_classroom")}
@@ -240,8 +240,39 @@ def test_query_budgets_of_the_survey_taking_views_on_master_and_replica(responde
     save_page(client, 7, {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")})
     master, replica, response = measure(lambda: save_page(client, 12, {"q-recommend": "yes"}, nav="finish"))
     # Finishing adds the read of missing required answers and the UPDATE that completes.
-    assert (master, replica) == (6, 0) and response.json()["completed"] is True
+    assert (master, replica) == (7, 0) and response.json()["completed"] is True
     assert measure(lambda: client.get("/take/complete/"))[:2] == (1, 0)
+
+
+def test_the_same_save_id_sent_twice_at_once_is_applied_once_and_answered_alike(respondent):
+    """Two requests with one save_id, in flight together: the second waits for the row lock, then replays."""
+    import threading
+
+    clients = [Client(), Client()]
+    for client in clients:
+        login(client, respondent)
+    save_id = uuid.uuid4()
+    start, responses = threading.Barrier(2), [None, None]
+
+    def send(index, colour):
+        start.wait()
+        try:
+            responses[index] = save_page(clients[index], 1, {"q-colour": colour}, save_id=save_id)
+        finally:
+            connections.close_all()
+
+    for _ in range(5):  # the race is won either way; each round is a new save_id
+        threads = [threading.Thread(target=send, args=(i, c)) for i, c in enumerate(["red", "blue"])]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        bodies = [r.json() for r in responses]
+        assert [r.status_code for r in responses] == [200, 200], bodies
+        assert bodies[0] == bodies[1]
+        assert PageSave.objects.using("default").filter(respondent=respondent, save_id=save_id).count() == 1
+        assert answers_on_master(respondent)["colour"] in ("red", "blue")
+        save_id = uuid.uuid4()
 
 
 # ---------------------------------------------------------------- the router's own gaps

@@ -3,8 +3,9 @@ import uuid
 
 import pytest
 
-from respondents.models import Answer, Respondent
-from respondents.services import Nav, PageSaveRefused, RosterEntry, page_save, roster_create
+from respondents.models import Answer, PageSave, Respondent
+from respondents.models import Nav
+from respondents.services import PageSaveRefused, RosterEntry, page_save, roster_create
 from surveys.selectors import page_definition
 
 pytestmark = pytest.mark.django_db
@@ -43,6 +44,48 @@ def test_a_retried_save_id_writes_nothing_even_with_other_answers(respondent):
     retry = save(respondent, 1, {"colour": "blue"}, save_id=save_id)
     assert retry.replayed and (retry.next_page, retry.progress) == (first.next_page, first.progress)
     assert Answer.objects.get(question__code="colour").value == "red"
+
+
+def test_a_late_replay_of_an_earlier_save_id_does_not_bring_back_older_answers(respondent):
+    first, second = uuid.uuid4(), uuid.uuid4()
+    original = save(respondent, 1, {"colour": "red"}, save_id=first)
+    save(respondent, 1, {"colour": "blue"}, save_id=second)
+    late = save(respondent, 1, {"colour": "red"}, save_id=first)
+    assert Answer.objects.get(question__code="colour").value == "blue"
+    assert late.replayed and (late.page, late.next_page, late.completed) == (original.page, original.next_page, False)
+
+
+def test_a_replay_answers_as_the_first_save_did_even_after_the_respondent_moved_on(respondent):
+    save_id = uuid.uuid4()
+    save(respondent, 1, {"colour": "red"}, save_id=save_id)
+    save(respondent, 2, {}, nav=Nav.NEXT)
+    replay = save(respondent, 1, {"colour": "red"}, save_id=save_id)
+    assert (replay.page, replay.next_page, replay.replayed) == (1, 2, True)
+    assert Respondent.objects.get(pk=respondent.pk).current_page == 3
+
+
+def test_a_replay_of_the_finish_after_completion_answers_completed(respondent):
+    save(respondent, 1, {"colour": "red"})
+    save_id = uuid.uuid4()
+    assert save(respondent, 3, {"again": "2"}, nav=Nav.FINISH, save_id=save_id).completed
+    replay = save(respondent, 3, {"again": "1"}, nav=Nav.FINISH, save_id=save_id)
+    assert replay.completed and replay.replayed
+    assert Answer.objects.get(question__code="again").value == "2"
+
+
+def test_every_applied_save_is_logged_once_with_its_page_nav_and_answer_count(respondent):
+    ids = [uuid.uuid4() for _ in range(3)]
+    save(respondent, 1, {"colour": "red"}, save_id=ids[0])
+    save(respondent, 2, {}, nav=Nav.BACK, save_id=ids[1])
+    save(respondent, 2, {}, nav=Nav.BACK, save_id=ids[1])  # a replay: not logged again
+    save(respondent, 3, {"again": "1"}, nav=Nav.FINISH, save_id=ids[2])
+    log = list(PageSave.objects.filter(respondent=respondent).order_by("pk").values_list(
+        "save_id", "page", "nav", "next_page", "completed", "answer_count"))
+    assert log == [
+        (ids[0], 1, "next", 2, False, 4),
+        (ids[1], 2, "back", 1, False, 3),
+        (ids[2], 3, "finish", 3, True, 2),
+    ]
 
 
 def test_a_retried_finish_reports_the_same_missing_pages(respondent):

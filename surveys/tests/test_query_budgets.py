@@ -47,8 +47,8 @@ def test_survey_content_reads_the_respondent_and_the_page_answers(taker, django_
         assert taker.get("/take/page/5/", headers=AJAX).status_code == 200
 
 
-def test_survey_change_page_is_one_update_and_one_insert(taker, django_assert_max_num_queries):
-    with django_assert_max_num_queries(2 + TRANSACTION):
+def test_survey_change_page_is_one_update_one_upsert_and_one_log_insert(taker, django_assert_max_num_queries):
+    with django_assert_max_num_queries(3 + TRANSACTION):
         response = save_page(taker, 2, {"q-safe_hallways": "3", "q-bullying_seen": "2"})
     assert response.json()["saved"] is True
 
@@ -57,7 +57,7 @@ def test_finishing_adds_one_read_of_required_answers_and_one_update(taker, djang
     for number, answers in [(1, {"q-role": "student"}), (2, {f"q-{c}": "1" for c in ("safe_hallways", "safe_outside", "safe_travel", "safe_classroom")}),
                             (7, {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")})]:
         save_page(taker, number, answers)
-    with django_assert_max_num_queries(4 + TRANSACTION):
+    with django_assert_max_num_queries(5 + TRANSACTION):
         response = save_page(taker, 12, {"q-recommend": "yes"}, nav="finish")
     assert response.json()["completed"] is True
 

@@ -139,7 +139,7 @@ class TestChangePage:
         assert respondent.current_page == 2
         assert respondent.started_at is not None
 
-    def test_a_page_save_is_one_update_and_one_insert(self, taker, respondent, django_assert_num_queries):
+    def test_a_page_save_is_one_update_one_upsert_and_one_log_row(self, taker, respondent):
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
@@ -147,9 +147,10 @@ class TestChangePage:
         with CaptureQueriesContext(connection) as queries:
             save_page(taker, 1, PAGE_1)
         writes = [q["sql"] for q in queries if not q["sql"].startswith(("SELECT", "SAVEPOINT", "RELEASE"))]
-        assert len(writes) == 2
-        assert writes[0].startswith('UPDATE "respondents_respondent"')
+        assert len(writes) == 3
+        assert writes[0].startswith('UPDATE "respondents_respondent"') and '"respondents_pagesave"' in writes[0]
         assert writes[1].startswith('INSERT INTO "respondents_answer"') and "ON CONFLICT" in writes[1]
+        assert writes[2].startswith('INSERT INTO "respondents_pagesave"')
 
     def test_blank_answers_are_saved_as_empty(self, taker, respondent):
         save_page(taker, 1, {})
