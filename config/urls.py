@@ -4,6 +4,11 @@ from django.urls import include, path
 
 from config.views import ping
 
+handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("ping/", ping, name="ping"),

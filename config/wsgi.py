@@ -1,8 +1,12 @@
-"""WSGI entry point for gunicorn: `gunicorn config.wsgi`."""
+"""WSGI entry point for gunicorn (`gunicorn config.wsgi`) and runserver (WSGI_APPLICATION)."""
 import os
 
-from django.core.wsgi import get_wsgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+django.setup(set_prefix=False)
 
-application = get_wsgi_application()
+# Django's WSGIHandler, with requests that survive any declared charset (config/request_guard.py).
+from config.request_guard import GuardedWSGIHandler  # noqa: E402
+
+application = GuardedWSGIHandler()

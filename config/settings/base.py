@@ -33,6 +33,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.request_guard.RequestGuardMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -132,9 +133,12 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 
-# --- Survey taking
-# Largest accepted POST body: a page has a handful of questions.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+# --- Request bodies
+# Largest accepted request body: a page has a handful of questions. nginx's
+# client_max_body_size is the same number (deploy/stack.conf), so an oversized
+# body gets one clear 413 from either (config/request_guard.py).
+REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", default=256 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 400
 
 LOGGING = {

@@ -31,7 +31,9 @@ if env("REPLICA_DATABASE_URL", default=""):
     }
     DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
     DATABASE_POOL = {"replica": 1}
-    MIDDLEWARE = [*MIDDLEWARE[:1], "config.db_router.MasterPinningMiddleware", *MIDDLEWARE[1:]]
+    # Right after SecurityMiddleware: before anything that may read a database.
+    _after = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
+    MIDDLEWARE = [*MIDDLEWARE[:_after], "config.db_router.MasterPinningMiddleware", *MIDDLEWARE[_after:]]
 
 # --- Cache and sessions
 CACHES = {

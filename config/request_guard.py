@@ -1,0 +1,58 @@
+"""Refuse, before any view or middleware reads it, a request Django would choke on.
+
+Django answers some malformed requests with a 500:
+
+* A form posted with a charset other than UTF-8 raises BadRequest whenever
+  ``request.POST`` is read, and Django's default 400 handler reads it again
+  (``requires_csrf_token``), so the 400 becomes a 500.
+* ``WSGIRequest.__init__`` decodes the query string with whatever codec the
+  Content-Type names: ``charset=hex`` (a bytes-to-bytes codec) or ``utf-16``
+  with an odd-length query string raise before any middleware runs.
+
+So ``GuardedWSGIHandler`` (``config/wsgi.py``) builds requests that record the
+declared charset instead of applying it, and ``RequestGuardMiddleware``, first
+in the chain, answers a charset that is not UTF-8 with a clear 400 and a body
+over ``REQUEST_BODY_MAX_BYTES`` (nginx's ``client_max_body_size`` is the same
+number) with a 413, before the session, CSRF or a view touch the body. The
+answers are those of ``config.errors``: JSON for Ajax, a page otherwise.
+"""
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
+from django.http.multipartparser import parse_header_parameters
+
+from config import errors
+
+# ASCII is a subset of UTF-8: decoding it as UTF-8 gives the same text.
+UTF8_ALIASES = {"utf-8", "utf8", "us-ascii", "ascii"}
+
+
+class RequestGuardMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            return errors.bad_request(request, None)
+        if length > settings.REQUEST_BODY_MAX_BYTES:
+            return errors.too_large(request)
+        _, params = parse_header_parameters(request.META.get("CONTENT_TYPE", ""))
+        charset = params.get("charset")
+        if charset is not None:
+            if charset.strip().lower() not in UTF8_ALIASES:
+                return errors.bad_request(request, None, message=errors.NOT_UTF8)
+            request.encoding = "utf-8"
+        return self.get_response(request)
+
+
+class GuardedWSGIRequest(WSGIRequest):
+    def _set_content_type_params(self, meta):
+        # As Django's, less decoding with the declared charset: the middleware judges it.
+        self.content_type, self.content_params = parse_header_parameters(meta.get("CONTENT_TYPE", ""))
+
+
+class GuardedWSGIHandler(WSGIHandler):
+    request_class = GuardedWSGIRequest
