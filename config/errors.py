@@ -39,6 +39,11 @@ def too_large(request):
     return _answer(request, status=413, heading=_("Too much to send at once"), message=message)
 
 
+def too_large_view(request):
+    """Answer nginx's internal redirect for a body over its ``client_max_body_size`` (the same limit)."""
+    return too_large(request)
+
+
 def permission_denied(request, exception):
     message = _("You cannot open this page. Go back to the login page and log in with your access code.")
     return _answer(request, status=403, heading=_("Not allowed"), message=message)

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
+from config import errors
 from config.views import ping
 
 handler400 = "config.errors.bad_request"
@@ -12,6 +13,8 @@ handler500 = "config.errors.server_error"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("ping/", ping, name="ping"),
+    # nginx sends a body over its limit here (error_page 413), so both answer alike.
+    path("errors/413/", errors.too_large_view, name="too-large"),
     path("", include("surveys.urls")),
 ]
 

@@ -68,3 +68,23 @@ def until_database_answers(alias="default", timeout=30):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+def nginx_url(path="/"):
+    return f"http://127.0.0.1:{conf()['STACK_NGINX_PORT']}{path}"
+
+
+def http(method, path, *, body=None, headers=None, timeout=10):
+    """Send one request through the stack's nginx; return (status, headers, body text). No redirects followed."""
+    import http.client
+
+    port = int(conf()["STACK_NGINX_PORT"])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        headers = headers or {}
+        chunked = headers.get("Transfer-Encoding") == "chunked"
+        connection.request(method, path, body=body, headers=headers, encode_chunked=chunked)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()

@@ -275,6 +275,24 @@ def test_the_same_save_id_sent_twice_at_once_is_applied_once_and_answered_alike(
         save_id = uuid.uuid4()
 
 
+# ---------------------------------------------------------------- nginx
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_nginx_answers_a_body_over_the_limit_with_djangos_413_in_json_or_html(chunked):
+    limit = int(stack.conf()["STACK_REQUEST_BODY_MAX_BYTES"])
+    assert limit == settings.REQUEST_BODY_MAX_BYTES  # one limit for both
+    body = b"a=" + b"x" * limit
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    if chunked:
+        body = iter([body])  # http.client sends an iterable chunked
+        headers["Transfer-Encoding"] = "chunked"
+    status, answer_headers, text = stack.http("POST", "/take/page/1/", body=body, headers={**headers, **AJAX})
+    assert status == 413 and answer_headers["Content-Type"] == "application/json"
+    assert "Shorten your longest answers" in text
+    status, answer_headers, text = stack.http("POST", "/", body=b"a=" + b"x" * limit, headers=headers)
+    assert status == 413 and "Too much to send at once" in text and "<html" in text
+
+
 # ---------------------------------------------------------------- the router's own gaps
 
 def test_the_router_keeps_its_pool_as_a_list_and_relates_rows_across_databases(respondent):

@@ -153,6 +153,84 @@ def test_a_save_whose_answer_is_lost_on_the_network_is_retried_and_saved_once(pa
     assert saved_answers(respondent)["colour"] == "blue"
     assert Respondent.objects.get(pk=respondent.pk).current_page == 2
 
+def test_a_503_with_retry_after_is_retried_with_the_same_save_id_and_saved_once(page, live_server):
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    sent = []
+
+    def overloaded_once(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        sent.append(route.request.post_data)
+        if len(sent) == 1:
+            return route.fulfill(status=503, headers={"Retry-After": "1"}, body="busy")
+        route.continue_()
+
+    page.route("**/take/page/1/", overloaded_once)
+    page.get_by_label("Red").check()
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#save-status")).to_contain_text("Retrying in 1 s")
+    expect_page(page, 2)
+    save_ids = [re.search(r'name="save_id"\r\n\r\n([0-9a-f-]+)', body).group(1) for body in sent]
+    assert len(save_ids) == 2 and save_ids[0] == save_ids[1]
+    assert saved_answers(respondent)["colour"] == "red"
+
+
+@pytest.mark.parametrize("status, says", [
+    (413, "too much to send at once"), (500, "Something went wrong (error 500)"), (400, "error 400"),
+])
+def test_a_refusal_that_is_not_json_is_shown_once_and_not_retried(page, live_server, status, says):
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    sent = []
+
+    def refuse(route):
+        if route.request.method != "POST":
+            return route.continue_()
+        sent.append(1)
+        route.fulfill(status=status, content_type="text/html", body="<html>proxy page</html>")
+
+    page.route("**/take/page/1/", refuse)
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#save-status")).to_contain_text(says, ignore_case=True)
+    expect(page.locator("#save-status")).to_contain_text("This page is not saved")
+    expect(page.get_by_role("button", name="Next")).to_be_enabled()
+    page.wait_for_timeout(1500)  # longer than the first retry delay
+    assert sent == [1]
+    assert not Answer.objects.exists()
+
+
+def test_after_the_last_retry_the_person_is_told_what_to_do_and_can_send_again(page, live_server):
+    respondent = make_respondents(make_survey())
+    page.clock.install()
+    log_in(page, live_server.url, respondent)
+    offline = [True]
+
+    def network(route):
+        if route.request.method == "POST" and offline[0]:
+            return route.abort("internetdisconnected")
+        route.continue_()
+
+    page.route("**/take/page/1/", network)
+    page.get_by_label("Blue").check()
+    page.get_by_role("button", name="Next").click()
+    status = page.locator("#save-status")
+    expect(status).to_contain_text("attempt 1 of 7")
+    for attempt in range(2, 8):
+        page.clock.run_for(16_000)
+        expect(status).to_contain_text(f"attempt {attempt} of 7")
+    page.clock.run_for(16_000)
+    expect(status).to_contain_text("This page is not saved yet")
+    expect(status).to_contain_text("Check that you are online")
+    expect(page.get_by_role("button", name="Next")).to_be_enabled()
+    assert not Answer.objects.exists()
+
+    offline[0] = False
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    assert saved_answers(respondent)["colour"] == "blue"
+
+
 def test_missing_required_answers_are_listed_with_links_to_their_pages(page, live_server):
     respondent = make_respondents(make_survey())
     log_in(page, live_server.url, respondent)

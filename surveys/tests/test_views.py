@@ -330,7 +330,7 @@ class TestCompletion:
         html = response.content.decode()
         assert response.status_code == 200
         assert "some required questions are not answered yet" in html
-        assert '<a href="/take/page/1/">Page 1</a>: Favourite colour?' in html
+        assert '<a class="page-link" href="/take/page/1/">Page 1</a>: Favourite colour?' in html
 
     def test_the_complete_page_of_an_unfinished_response_redirects_to_the_first_missing_page(self, taker):
         save_page(taker, 1, {"q-pets": "cat"})

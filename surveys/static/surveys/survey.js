@@ -3,8 +3,10 @@
  * normally; this script only improves on them:
  *  - saves a page by Ajax and swaps in the next page's fragment;
  *  - shows field errors from the server next to their fields;
- *  - retries a save that failed on the network with the same save_id (the
- *    server saves a save_id once), telling the person it is retrying.
+ *  - retries a save that failed on the network, timed out, or met a 502, 503
+ *    or 504, with the same save_id (the server applies a save_id once), with
+ *    backoff and a cap, telling the person it is retrying; then says what to
+ *    do. Any other answer is shown, never retried: a 4xx will not go away.
  */
 (function () {
   "use strict";
@@ -16,6 +18,9 @@
   }
   var AJAX = { "X-Requested-With": "XMLHttpRequest", "Accept": "application/json" };
   var MAX_DELAY_MS = 15000;
+  var MAX_ATTEMPTS = 8;          // about a minute and a half of retrying
+  var TIMEOUT_MS = 40000;        // nginx gives up on the server after 35 s
+  var RETRYABLE = { 502: true, 503: true, 504: true };
   var busy = false;
 
   function say(text, problem) {
@@ -28,8 +33,37 @@
     form.querySelectorAll("button").forEach(function (button) { button.disabled = value; });
   }
 
-  function retryDelay(attempt) {
+  function retryDelay(attempt, response) {
+    var seconds = response ? parseInt(response.headers.get("Retry-After") || "", 10) : NaN;
+    if (seconds > 0) { return Math.min(seconds * 1000, 4 * MAX_DELAY_MS); }
     return Math.min(1000 * Math.pow(2, attempt - 1), MAX_DELAY_MS);
+  }
+
+  // fetch, failing after TIMEOUT_MS like a network error.
+  function send(url, options) {
+    if (!window.AbortController) { return fetch(url, options); }
+    var controller = new AbortController();
+    var timer = setTimeout(function () { controller.abort(); }, TIMEOUT_MS);
+    options.signal = controller.signal;
+    return fetch(url, options).then(function (response) {
+      clearTimeout(timer);
+      return response;
+    }, function (error) {
+      clearTimeout(timer);
+      throw error;
+    });
+  }
+
+  function isJson(response) {
+    return (response.headers.get("Content-Type") || "").indexOf("application/json") === 0;
+  }
+
+  // What to tell the person about an answer that is neither JSON nor retryable.
+  function statusMessage(status) {
+    if (status === 413) { return "This is too much to send at once. Shorten your longest answers, then try again."; }
+    if (status === 429) { return "Too many tries from your network. Please wait a minute, then try again."; }
+    if (status === 401 || status === 403) { return "Your session has ended. Please log in again with your access code; your saved answers are kept."; }
+    return "Something went wrong (error " + status + "). Please try again in a minute.";
   }
 
   function clearErrors(form) {
@@ -53,6 +87,7 @@
       if (item.href) {
         var a = document.createElement("a");
         a.href = item.href;
+        if (item.pageLink) { a.className = "page-link"; }
         a.textContent = item.text;
         li.appendChild(a);
         if (item.after) { li.appendChild(document.createTextNode(item.after)); }
@@ -98,7 +133,7 @@
     summary("Your answers are saved, but some required questions are not answered yet:",
       missing.map(function (page) {
         return {
-          text: "Page " + page.page, href: page.url,
+          text: "Page " + page.page, href: page.url, pageLink: true,
           after: ": " + page.fields.map(function (f) { return f.prompt; }).join("; ")
         };
       }));
@@ -106,12 +141,30 @@
 
   function loadPage(url, push, attempt) {
     attempt = attempt || 0;
-    return fetch(url, { headers: AJAX, credentials: "same-origin" }).then(function (response) {
+    function retry(response) {
+      attempt += 1;
+      if (attempt >= MAX_ATTEMPTS) {
+        busy = false;
+        say("Your answers are saved, but the next page could not be loaded.", true);
+        summary("The next page could not be loaded", [{ text: "Load it again", href: url }]);
+        return;
+      }
+      say("Your answers are saved. We could not load the next page: trying again (attempt " + attempt + ")…", true);
+      return new Promise(function (resolve) {
+        setTimeout(function () { resolve(loadPage(url, push, attempt)); }, retryDelay(attempt, response));
+      });
+    }
+    return send(url, { headers: AJAX, credentials: "same-origin" }).then(function (response) {
       if (response.redirected || response.status === 401) {
         window.location.assign(response.url || url);
         return;
       }
-      if (!response.ok) { throw new Error("HTTP " + response.status); }
+      if (RETRYABLE[response.status]) { return retry(response); }
+      if (!response.ok) {
+        busy = false;
+        say(statusMessage(response.status), true);
+        return;
+      }
       return response.text().then(function (html) {
         container.innerHTML = html;
         busy = false;
@@ -122,13 +175,7 @@
         container.querySelector(".page-title").focus();
         say("");
       });
-    }).catch(function () {
-      attempt += 1;
-      say("Your answers are saved. We could not load the next page: trying again (attempt " + attempt + ")…", true);
-      return new Promise(function (resolve) {
-        setTimeout(function () { resolve(loadPage(url, push, attempt)); }, retryDelay(attempt));
-      });
-    });
+    }, function () { return retry(null); });
   }
 
   function handleSaved(form, body) {
@@ -166,13 +213,29 @@
   function save(form, data, attempt) {
     setBusy(form, true);
     if (!attempt) { say("Saving…"); }
+    function retry(response) {
+      attempt = (attempt || 0) + 1;
+      if (attempt >= MAX_ATTEMPTS) {
+        setBusy(form, false);
+        say("This page is not saved yet: the survey server could not be reached. Check that you are online, " +
+            "then press the button again. Your earlier pages are saved.", true);
+        return;
+      }
+      var delay = retryDelay(attempt, response);
+      say("Connection problem: your answers are not saved yet. Retrying in " + Math.round(delay / 1000) +
+          " s (attempt " + attempt + " of " + (MAX_ATTEMPTS - 1) + ")… Please keep this page open.", true);
+      setTimeout(function () { save(form, data, attempt); }, delay);
+    }
     var headers = Object.assign({ "X-CSRFToken": data.get("csrfmiddlewaretoken") }, AJAX);
-    fetch(form.action, { method: "POST", body: data, headers: headers, credentials: "same-origin" })
+    send(form.action, { method: "POST", body: data, headers: headers, credentials: "same-origin" })
       .then(function (response) {
-        var json = (response.headers.get("Content-Type") || "").indexOf("application/json") === 0;
-        if (response.status >= 500 || !json) {
-          // A proxy error page or a server failure: the save may not have happened.
-          throw new Error("HTTP " + response.status);
+        // A proxy error or an overloaded server: the save may or may not have
+        // happened, and resending the same save_id is safe either way.
+        if (RETRYABLE[response.status]) { return retry(response); }
+        if (!isJson(response)) {
+          setBusy(form, false);
+          say(statusMessage(response.status) + " This page is not saved.", true);
+          return;
         }
         return response.json().then(function (body) {
           if (response.ok && body.saved) {
@@ -181,14 +244,7 @@
             handleRefused(form, response, body);
           }
         });
-      })
-      .catch(function () {
-        attempt = (attempt || 0) + 1;
-        var seconds = Math.round(retryDelay(attempt) / 1000);
-        say("Connection problem: your answers are not saved yet. Retrying in " + seconds +
-            " s (attempt " + attempt + ")… Please keep this page open.", true);
-        setTimeout(function () { save(form, data, attempt); }, retryDelay(attempt));
-      });
+      }, function () { retry(null); });
   }
 
   container.addEventListener("submit", function (event) {
@@ -205,7 +261,7 @@
 
   // Links to other pages (from the missing-answers summary) load in place.
   container.addEventListener("click", function (event) {
-    var link = event.target.closest("a[href^='/take/page/']");
+    var link = event.target.closest("a.page-link");
     if (!link || busy) { return; }
     event.preventDefault();
     loadPage(link.getAttribute("href"), true);
