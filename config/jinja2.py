@@ -8,10 +8,16 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import linebreaks
 from jinja2 import Environment
+from markupsafe import Markup
 
 
 def environment(**options):
     env = Environment(**options)
     env.globals.update(url=lambda name, *args: reverse(name, args=args), static=static)
-    env.filters["linebreaks"] = linebreaks
+    env.filters["linebreaks"] = paragraphs
     return env
+
+
+def paragraphs(text):
+    """Return plain ``text`` as escaped HTML paragraphs (Django's ``linebreaks`` filter, for Jinja2)."""
+    return Markup(linebreaks(text, autoescape=True))

@@ -1,8 +1,8 @@
 from django.http import HttpResponse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 
-@require_GET
+@require_safe
 def ping(request):
     """Answer "ok" without touching a database, cache or session.
 

@@ -62,6 +62,12 @@ class Survey(CachingMixin, models.Model):
     def __str__(self):
         return self.title
 
+    def clean(self):
+        if self.status == self.Status.OPEN and not (self.pk and self.pages.exists()):
+            raise ValidationError({"status": _(
+                "A survey needs at least one page before it can be opened: save it as a draft, add pages, then open it."
+            )})
+
     def is_open(self, now=None):
         """Return whether respondents may take the survey at ``now``."""
         now = now or timezone.now()

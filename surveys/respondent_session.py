@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from respondents.selectors import respondent_get
-from surveys.selectors import survey_get
+from surveys.selectors import page_count, survey_get
 
 RESPONDENT_KEY = "respondent_id"
 SURVEY_KEY = "survey_id"
@@ -54,6 +54,11 @@ def session_ended(request):
     return redirect("surveys:login")
 
 
+def survey_is_open(survey):
+    """Return whether respondents may take ``survey`` now: open by status and dates, and with pages to take."""
+    return survey.is_open() and page_count(survey=survey) > 0
+
+
 def survey_closed(request, survey):
     if is_ajax(request):
         return ajax_error(_("This survey is closed. Answers can no longer be saved."), status=403)
@@ -81,7 +86,7 @@ def respondent_required(view):
         survey = survey_get(survey_id=request.session.get(SURVEY_KEY)) if respondent_id else None
         if survey is None:
             return session_ended(request)
-        if not survey.is_open():
+        if not survey_is_open(survey):
             return survey_closed(request, survey)
         request.respondent_id = respondent_id
         request.survey = survey

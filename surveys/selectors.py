@@ -70,13 +70,14 @@ def page_count(*, survey):
 
 def page_definition(*, survey, number):
     """Return page ``number`` (from 1) of ``survey`` as a PageDefinition, or None if out of range."""
+    # Checked before the memo, which then holds only pages that exist, whatever numbers URLs carry.
+    if not 1 <= number <= page_count(survey=survey):
+        return None
     return definition_memo.get(("page", survey.pk, number), lambda: _page_definition(survey, number))
 
 
 def _page_definition(survey, number):
     pages = survey_pages(survey=survey)
-    if not 1 <= number <= len(pages):
-        return None
     page = pages[number - 1]
     questions = list(Question.cached.filter(page_id=page.pk).order_by("grid_id", "position"))
     choices_by_question = {}

@@ -7,14 +7,15 @@ request flow and each view's query budget.
 import uuid
 
 from django.contrib import messages
-from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.db_router import uses_forced_read_router
 from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
@@ -22,7 +23,7 @@ from respondents.services import PageSaveRefused, page_save
 from surveys.forms import LoginForm, PageForm, bound_questions
 from surveys.respondent_session import (
     SessionEnded, ajax_error, current_respondent, is_ajax, respondent_required, session_end, session_start,
-    survey_closed,
+    survey_closed, survey_is_open,
 )
 from surveys.selectors import page_count, page_definition, survey_get
 
@@ -30,7 +31,11 @@ LOGIN_UNAVAILABLE = gettext_lazy("We cannot log you in right now. Please wait a 
 LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against your slip and try again.")
 
 
-@require_http_methods(["GET", "POST"])
+# Every respondent page is never_cache (Cache-Control: no-store): they show
+# answers and codes, and school computers are shared.
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@never_cache
 @uses_forced_read_router
 def survey_login(request):
     form = LoginForm(request.POST or None)
@@ -41,7 +46,7 @@ def survey_login(request):
             form.add_error("access_code", LOGIN_FAILED)
         elif respondent.is_completed:
             return render(request, "surveys/message.html", {"survey": survey, "message_kind": "completed"})
-        elif not survey.is_open():
+        elif not survey_is_open(survey):
             return survey_closed(request, survey)
         elif session_start(request, respondent):
             return redirect("surveys:display")
@@ -52,13 +57,15 @@ def survey_login(request):
 
 
 @require_POST
+@never_cache
 def survey_logout(request):
     session_end(request)
     messages.info(request, _("You have logged out. Your saved answers are kept: log in again with your code to go on."))
     return redirect("surveys:login")
 
 
-@require_GET
+@require_safe
+@never_cache
 @uses_forced_read_router
 @respondent_required
 def survey_display(request):
@@ -70,15 +77,15 @@ def survey_display(request):
     return _render_page(request, page_definition(survey=request.survey, number=number))
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
+@never_cache
 @uses_forced_read_router
 @respondent_required
 def survey_page(request, number):
-    """Dispatch /take/page/<n>/: GET is survey_content, POST is survey_change_page."""
-    if request.method == "GET":
-        return survey_content(request, number)
+    """Dispatch /take/page/<n>/: GET (and HEAD) is survey_content, POST is survey_change_page."""
     if request.method == "POST":
         return survey_change_page(request, number)
-    return HttpResponseNotAllowed(["GET", "POST"])
+    return survey_content(request, number)
 
 
 def survey_content(request, number):
@@ -124,7 +131,8 @@ def survey_change_page(request, number):
     return redirect("surveys:display")
 
 
-@require_GET
+@require_safe
+@never_cache
 @uses_forced_read_router
 @respondent_required
 def survey_complete(request):

@@ -293,3 +293,24 @@ def test_without_javascript_leaving_and_logging_in_again_resumes_on_the_same_pag
     page.get_by_role("button", name="Back").click()
     expect(page.get_by_label("Red")).to_be_checked()
     context.close()
+
+
+def test_no_page_breaks_the_content_security_policy(page, live_server):
+    from django.contrib.auth.models import User
+
+    violations = []
+    page.on("console", lambda message: "Content Security Policy" in message.text and violations.append(message.text))
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    User.objects.create_superuser("admin", "admin@example.org", "a-long-admin-password")
+    page.goto(live_server.url + "/admin/")
+    page.get_by_label("Username").fill("admin")
+    page.get_by_label("Password").fill("a-long-admin-password")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{live_server.url}/admin/respondents/respondent/{respondent.pk}/change/")
+    expect(page.get_by_role("heading", name="Page saves")).to_be_visible()
+    page.goto(live_server.url + "/admin/surveys/survey/add/")
+    expect(page.get_by_role("heading", name="Add survey")).to_be_visible()
+    assert violations == []
