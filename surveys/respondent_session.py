@@ -1,10 +1,21 @@
 """Who the respondent is: kept in the session, never taken from a request parameter.
 
-The session holds two ids and nothing else, so it stays a few bytes in Redis
-(production) or a signed cookie (the embedded default).
+The session holds two ids and the time of the respondent's last request,
+nothing else, so it stays a few bytes in Redis (production) or the database
+(the embedded default).
+
+Idle timeout: school computers are shared, so a session with no request for
+``SESSION_IDLE_TIMEOUT_SECONDS`` ends, and the next request is asked to log in
+again. The last-seen time is written at most once per ``activity_resolution()``
+(a sixtieth of the timeout), not on every request, so most requests write no
+session; the page's script is told the timeout less that resolution, warns
+``SESSION_IDLE_WARNING_SECONDS`` before it, and offers "keep me signed in"
+(``survey_keep_alive``), as WCAG 2.2.1 asks.
 """
+import time
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
@@ -15,6 +26,7 @@ from surveys.selectors import page_count, survey_get
 
 RESPONDENT_KEY = "respondent_id"
 SURVEY_KEY = "survey_id"
+SEEN_KEY = "seen"
 
 
 class SessionEnded(Exception):
@@ -27,12 +39,12 @@ def is_ajax(request):
 
 def session_start(request, respondent):
     """Log ``respondent`` in, on a new session key (no session fixation); return False if it could not be stored."""
-    request.session.cycle_key()
     request.session[RESPONDENT_KEY] = respondent.pk
     request.session[SURVEY_KEY] = respondent.survey_id
-    # Save now rather than in the middleware, to know whether the store took it
-    # (config/sessions.py marks a Redis outage as `unavailable`).
-    request.session.save()
+    request.session[SEEN_KEY] = int(time.time())
+    # cycle_key stores the data under the new key at once, so whether the store
+    # took it is known here (config/sessions.py marks a Redis outage `unavailable`).
+    request.session.cycle_key()
     return not getattr(request.session, "unavailable", False)
 
 
@@ -40,14 +52,49 @@ def session_end(request):
     request.session.flush()
 
 
+def activity_resolution():
+    """Return how stale the session's last-seen time may be, in seconds: a sixtieth of the idle timeout."""
+    return max(1, settings.SESSION_IDLE_TIMEOUT_SECONDS // 60)
+
+
+def page_idle_seconds():
+    """Return how long a page may stay idle before its session may end, as the page's script counts it.
+
+    The session's last-seen time may be up to ``activity_resolution()`` older
+    than the page's last request, so the page counts that much less.
+    """
+    return settings.SESSION_IDLE_TIMEOUT_SECONDS - activity_resolution()
+
+
+def session_seen(request, *, force=False):
+    """Note a request of the respondent; return False if the session had already been idle too long.
+
+    The time is written only when it is older than ``activity_resolution()``
+    (or when ``force``), so most requests leave the session unchanged.
+    """
+    now = int(time.time())
+    seen = request.session.get(SEEN_KEY, now)  # a session from before idle timeouts: counts from now
+    if now - seen > settings.SESSION_IDLE_TIMEOUT_SECONDS:
+        return False
+    if force or now - seen >= activity_resolution() or SEEN_KEY not in request.session:
+        request.session[SEEN_KEY] = now
+    return True
+
+
 def ajax_error(message, *, status, **extra):
     """Return the JSON an Ajax save gets when it is refused as a whole (not field by field)."""
     return JsonResponse({"saved": False, "errors": {"__all__": [message]}, **extra}, status=status)
 
 
-def session_ended(request):
+def session_ended(request, *, timed_out=False):
     """Answer a request whose session no longer names a respondent: ask them to log in again."""
     message = _("Your session has ended. Please log in again with your access code; your saved answers are kept.")
+    if timed_out:
+        minutes = settings.SESSION_IDLE_TIMEOUT_SECONDS // 60
+        message = _(
+            "You were logged out after %(minutes)s minutes without activity, to keep your answers private on a "
+            "shared computer. Log in again with your access code to go on; your saved answers are kept."
+        ) % {"minutes": minutes}
     if is_ajax(request):
         return ajax_error(message, status=401, login_url="/")
     messages.info(request, message)
@@ -86,6 +133,9 @@ def respondent_required(view):
         survey = survey_get(survey_id=request.session.get(SURVEY_KEY)) if respondent_id else None
         if survey is None:
             return session_ended(request)
+        if not session_seen(request):
+            session_end(request)
+            return session_ended(request, timed_out=True)
         if not survey_is_open(survey):
             return survey_closed(request, survey)
         request.respondent_id = respondent_id

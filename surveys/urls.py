@@ -9,6 +9,7 @@ urlpatterns = [
     path("logout/", views.survey_logout, name="logout"),
     path("take/", views.survey_display, name="display"),
     path("take/complete/", views.survey_complete, name="complete"),
+    path("take/keep-alive/", views.survey_keep_alive, name="keep-alive"),
     # One URL, two names: GET is survey_content, POST is survey_change_page.
     path("take/page/<int:number>/", views.survey_page, name="content"),
     path("take/page/<int:number>/", views.survey_page, name="change-page"),

@@ -6,6 +6,7 @@ request flow and each view's query budget.
 """
 import uuid
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -22,8 +23,8 @@ from respondents.selectors import answers_for_questions, missing_required, respo
 from respondents.services import PageSaveRefused, page_save
 from surveys.forms import LoginForm, PageForm, bound_questions
 from surveys.respondent_session import (
-    SessionEnded, ajax_error, current_respondent, is_ajax, respondent_required, session_end, session_start,
-    survey_closed, survey_is_open,
+    SessionEnded, ajax_error, current_respondent, is_ajax, page_idle_seconds, respondent_required, session_end,
+    session_ended, session_seen, session_start, survey_closed, survey_is_open,
 )
 from surveys.selectors import page_count, page_definition, survey_get
 
@@ -59,9 +60,22 @@ def survey_login(request):
 @require_POST
 @never_cache
 def survey_logout(request):
+    """Log out: the button, or the page's script when the person did not answer the idle warning (reason=idle)."""
     session_end(request)
+    if request.POST.get("reason") == "idle":
+        return session_ended(request, timed_out=True)
     messages.info(request, _("You have logged out. Your saved answers are kept: log in again with your code to go on."))
     return redirect("surveys:login")
+
+
+@require_POST
+@never_cache
+@uses_forced_read_router
+@respondent_required
+def survey_keep_alive(request):
+    """Keep an idle respondent logged in: the idle warning's "Keep me logged in" button."""
+    session_seen(request, force=True)
+    return JsonResponse({"logged_in": True, "idle_seconds": page_idle_seconds()})
 
 
 @require_safe
@@ -170,7 +184,10 @@ def _render_page(request, definition, *, fragment=False, data=None, errors=None,
     page_html = render_to_string("surveys/page.html", context, request=request, using="jinja2")
     if fragment:
         return HttpResponse(page_html, status=status)
-    return render(request, "surveys/take.html", {**context, "page_html": mark_safe(page_html)}, status=status)
+    context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(),
+                   idle_warning_seconds=settings.SESSION_IDLE_WARNING_SECONDS,
+                   idle_minutes=settings.SESSION_IDLE_TIMEOUT_SECONDS // 60)
+    return render(request, "surveys/take.html", context, status=status)
 
 
 def _error_list(definition, errors):

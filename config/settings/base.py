@@ -13,7 +13,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 
 # --- Core
-SECRET_KEY = env("DJANGO_SECRET_KEY", default="insecure-local-only-key-change-me")
+# SECRET_KEY has no default anywhere: production takes DJANGO_SECRET_KEY, the
+# embedded default generates one per checkout (local.py), tests set their own.
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 
@@ -101,11 +102,20 @@ REPLICA_CHECK_SECONDS = env.float("REPLICA_CHECK_SECONDS", default=5)
 FORCED_READ_MODELS = ["surveys.Survey", "surveys.Page", "surveys.Question", "surveys.Choice"]
 
 # --- Sessions
-# Only the respondent's id lives in the session; see docs/architecture.md.
-SESSION_ENGINE = env("DJANGO_SESSION_ENGINE", default="django.contrib.sessions.backends.signed_cookies")
+# Only the respondent's id lives in the session; see docs/architecture.md. The
+# session is kept on the server (here the database behind the cache; Redis in
+# production), never in a signed cookie, so logging out or timing out ends it.
+SESSION_ENGINE = env("DJANGO_SESSION_ENGINE", default="django.contrib.sessions.backends.cached_db")
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_AGE = 60 * 60 * 12
+# School computers are shared: the session ends when the browser closes, and
+# after this long without a request (surveys/respondent_session.py), with a
+# warning SESSION_IDLE_WARNING_SECONDS before and a "keep me signed in" button.
+SESSION_EXPIRE_AT_BROWSER_CLOSE = True
+SESSION_IDLE_TIMEOUT_SECONDS = env.int("SESSION_IDLE_TIMEOUT_SECONDS", default=60 * 60)
+SESSION_IDLE_WARNING_SECONDS = env.int("SESSION_IDLE_WARNING_SECONDS", default=5 * 60)
+# How long the store keeps a session; every request within it renews it.
+SESSION_COOKIE_AGE = SESSION_IDLE_TIMEOUT_SECONDS
 
 # --- Security
 CSRF_FAILURE_VIEW = "surveys.views.csrf_failure"

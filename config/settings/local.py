@@ -1,8 +1,24 @@
-"""The embedded default: SQLite, an in-process cache, cookie sessions. Needs no server."""
+"""The embedded default: SQLite, an in-process cache, database sessions. Needs no server."""
+import secrets
+
 from config.settings.base import *  # noqa: F401,F403
-from config.settings.base import INSTALLED_APPS, MIDDLEWARE, env
+from config.settings.base import BASE_DIR, INSTALLED_APPS, MIDDLEWARE, env
+
+
+def checkout_secret_key(path):
+    """Return the secret key kept in ``path``, first writing a new random one there (owner-only) if there is none.
+
+    Each checkout signs with its own key: a key in the repository would let
+    anyone forge the CSRF and password-reset tokens of every demo.
+    """
+    if not path.exists():
+        path.touch(mode=0o600)
+        path.write_text(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
 
 # --- Development tools
 # django-debug-toolbar is off for the demo; `DEBUG_TOOLBAR=1 make demo` turns it on.

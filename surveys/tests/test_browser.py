@@ -314,3 +314,35 @@ def test_no_page_breaks_the_content_security_policy(page, live_server):
     page.goto(live_server.url + "/admin/surveys/survey/add/")
     expect(page.get_by_role("heading", name="Add survey")).to_be_visible()
     assert violations == []
+
+
+def test_an_idle_page_warns_lets_the_person_stay_and_otherwise_logs_out(page, live_server, settings):
+    respondent = make_respondents(make_survey())
+    page.clock.install()
+    log_in(page, live_server.url, respondent)
+    page.get_by_label("Red").check()
+    page.get_by_label("Red").focus()
+    idle = settings.SESSION_IDLE_TIMEOUT_SECONDS - 60
+    warn_at = idle - settings.SESSION_IDLE_WARNING_SECONDS
+
+    page.clock.run_for((warn_at - 5) * 1000)
+    dialog = page.get_by_role("alertdialog", name="Are you still there?")
+    expect(dialog).to_have_count(0)
+    page.clock.run_for(10_000)
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("you will be logged out in about 5 minutes")
+    keep = dialog.get_by_role("button", name="Keep me logged in")
+    expect(keep).to_be_focused()
+    page.keyboard.press("Enter")  # one key press keeps the person logged in
+    expect(dialog).to_have_count(0)
+    expect(page.get_by_label("Red")).to_be_focused()  # back where they were
+
+    # Nobody answers the next warning: the page logs out by itself.
+    page.clock.run_for((warn_at + 5) * 1000)
+    expect(dialog).to_be_visible()
+    page.clock.run_for(settings.SESSION_IDLE_WARNING_SECONDS * 1000)
+    page.wait_for_url(re.compile(r"/$"))
+    expect(page.get_by_text("logged out after 60 minutes without activity")).to_be_visible()
+    page.goto(live_server.url + "/take/")
+    expect(page.get_by_label("Access code")).to_be_visible()
+    assert not Answer.objects.exists()  # the unsaved choice stayed in the browser

@@ -6,7 +6,9 @@
  *  - retries a save that failed on the network, timed out, or met a 502, 503
  *    or 504, with the same save_id (the server applies a save_id once), with
  *    backoff and a cap, telling the person it is retrying; then says what to
- *    do. Any other answer is shown, never retried: a 4xx will not go away.
+ *    do. Any other answer is shown, never retried: a 4xx will not go away;
+ *  - warns before an idle session ends (school computers are shared), with a
+ *    "Keep me logged in" button, and logs out when nobody answers.
  */
 (function () {
   "use strict";
@@ -155,6 +157,7 @@
       });
     }
     return send(url, { headers: AJAX, credentials: "same-origin" }).then(function (response) {
+      if (response.status < 500) { heardFromServer(); }
       if (response.redirected || response.status === 401) {
         window.location.assign(response.url || url);
         return;
@@ -229,6 +232,7 @@
     var headers = Object.assign({ "X-CSRFToken": data.get("csrfmiddlewaretoken") }, AJAX);
     send(form.action, { method: "POST", body: data, headers: headers, credentials: "same-origin" })
       .then(function (response) {
+        if (response.status < 500) { heardFromServer(); }
         // A proxy error or an overloaded server: the save may or may not have
         // happened, and resending the same save_id is safe either way.
         if (RETRYABLE[response.status]) { return retry(response); }
@@ -245,6 +249,101 @@
           }
         });
       }, function () { retry(null); });
+  }
+
+  // --- Idle timeout (WCAG 2.2.1: warn, and let the person stay with one press).
+  var idleSeconds = parseInt(container.dataset.idleSeconds || "0", 10);
+  var warningSeconds = Math.min(parseInt(container.dataset.idleWarningSeconds || "0", 10), idleSeconds);
+  var idleTimers = [];
+  var warning = null;
+
+  function csrfToken() {
+    var input = container.querySelector('[name="csrfmiddlewaretoken"]');
+    return input ? input.value : "";
+  }
+
+  function hideWarning() {
+    if (warning) {
+      warning.remove();
+      warning = null;
+    }
+  }
+
+  function warningText(deadline) {
+    var seconds = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+    var when = seconds >= 90 ? "in about " + Math.round(seconds / 60) + " minutes" : "in " + seconds + " seconds";
+    return "To keep your answers private on a shared computer, you will be logged out " + when +
+      " because nothing has happened on this page. Your saved answers are kept.";
+  }
+
+  function showWarning(deadline) {
+    hideWarning();
+    warning = document.createElement("div");
+    warning.className = "idle-warning";
+    warning.setAttribute("role", "alertdialog");
+    warning.setAttribute("aria-labelledby", "idle-warning-title");
+    warning.setAttribute("aria-describedby", "idle-warning-text");
+    var heading = document.createElement("h2");
+    heading.id = "idle-warning-title";
+    heading.textContent = "Are you still there?";
+    var text = document.createElement("p");
+    text.id = "idle-warning-text";
+    text.textContent = warningText(deadline);
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "button primary";
+    button.textContent = "Keep me logged in";
+    button.addEventListener("click", keepAlive);
+    warning.appendChild(heading);
+    warning.appendChild(text);
+    warning.appendChild(button);
+    document.body.appendChild(warning);
+    warning.returnFocus = document.activeElement;
+    button.focus();
+    idleTimers.push(setInterval(function () { text.textContent = warningText(deadline); }, 15000));
+  }
+
+  function logOutIdle() {
+    var form = document.createElement("form");
+    form.method = "post";
+    form.action = container.dataset.logoutUrl;
+    [["csrfmiddlewaretoken", csrfToken()], ["reason", "idle"]].forEach(function (pair) {
+      var input = document.createElement("input");
+      input.type = "hidden";
+      input.name = pair[0];
+      input.value = pair[1];
+      form.appendChild(input);
+    });
+    document.body.appendChild(form);
+    form.submit();
+  }
+
+  // The server has just seen this person: count the idle time again from now.
+  function heardFromServer() {
+    if (!idleSeconds) { return; }
+    idleTimers.forEach(function (timer) { clearTimeout(timer); clearInterval(timer); });
+    var focusBack = warning && warning.returnFocus;
+    hideWarning();
+    if (focusBack && document.body.contains(focusBack)) { focusBack.focus(); }
+    var deadline = Date.now() + idleSeconds * 1000;
+    idleTimers = [
+      setTimeout(function () { showWarning(deadline); }, (idleSeconds - warningSeconds) * 1000),
+      setTimeout(logOutIdle, idleSeconds * 1000)
+    ];
+  }
+
+  function keepAlive() {
+    var headers = Object.assign({ "X-CSRFToken": csrfToken() }, AJAX);
+    send(container.dataset.keepAliveUrl, { method: "POST", headers: headers, credentials: "same-origin" })
+      .then(function (response) {
+        if (response.ok) {
+          heardFromServer();
+        } else if (response.status === 401) {
+          response.json().then(function (body) { window.location.assign(body.login_url); });
+        }
+      }, function () {
+        if (warning) { warning.querySelector("p").textContent = "We could not reach the server. Press the button again."; }
+      });
   }
 
   container.addEventListener("submit", function (event) {
@@ -271,4 +370,5 @@
     if (event.state && event.state.url) { loadPage(event.state.url, false); }
   });
   history.replaceState({ url: container.querySelector("form.survey-form").action }, "", window.location.href);
+  heardFromServer();
 }());
