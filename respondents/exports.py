@@ -5,8 +5,15 @@ single spaces, in choice order (as stored; the same convention as ODK's
 select_multiple). A grid exports one column per row, under the row's code.
 Exports stream: respondents are read in pages by primary key and only one
 page of answers is held in memory at a time.
+
+Every text cell is safe to open in a spreadsheet (``spreadsheet_safe``): a
+text that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is
+written with an apostrophe before it, so no spreadsheet takes it for a formula
+(an answer ``=HYPERLINK(...)`` arrives as ``'=HYPERLINK(...)``); a number such
+as ``-5`` is written as it is.
 """
 import csv
+import re
 
 from respondents.models import Answer, Respondent
 from surveys.selectors import answerable_questions
@@ -15,6 +22,17 @@ RESPONDENT_COLUMNS = [
     "respondent_id", "external_id", "school", "grade", "role", "language",
     "status", "started_at", "last_saved_at", "completed_at",
 ]
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def spreadsheet_safe(cell):
+    """Return ``cell`` as it may go into a CSV or spreadsheet cell without a spreadsheet running it as a formula."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) and not _NUMBER.match(cell):
+        return "'" + cell
+    return cell
 
 
 def responses_header(*, survey):
@@ -55,7 +73,7 @@ def responses_write_csv(*, survey, stream, using=None):
     writer.writerow(header)
     count = 0
     for row in responses_rows(survey=survey, questions=questions, using=using):
-        writer.writerow(row)
+        writer.writerow([spreadsheet_safe(cell) for cell in row])
         count += 1
     return count
 

