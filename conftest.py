@@ -8,6 +8,14 @@ import pytest
 # ORM calls from a thread with a running loop unless told it is safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+# Hypothesis (surveys/tests/test_fuzz.py): a bounded number of examples in every
+# run; HYPOTHESIS_PROFILE=long for ten times as many.
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
+hypothesis_settings.register_profile("ci", max_examples=60, print_blob=True)
+hypothesis_settings.register_profile("long", max_examples=600, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 
@@ -49,6 +57,15 @@ def _empty_definition_cache():
     clear_definition_cache()
     yield
     clear_definition_cache()
+
+
+@pytest.fixture(autouse=True)
+def _no_login_failures_counted():
+    """Start every test with no failed logins counted (every test client shares one address)."""
+    from django.core.cache import caches
+
+    caches["ratelimit"].clear()
+    yield
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Sessions in Redis that survive Redis being away, through a cheaper Redis cache client.
+"""Sessions in Redis that survive Redis being away, through a cheaper Redis cache client;
+and a Redis cache for counters that may be lost (the login limits').
 
 Django's cache session store raises whatever the cache raises, so a Redis
 outage would turn every request into a 500. This store turns it into an empty
@@ -82,3 +83,38 @@ class RedisCache(DjangoRedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = _ReusedClient
+
+
+class CountersRedisCache(RedisCache):
+    """The reused-client Redis cache for counters that may be lost: the login limits' (config/login_limits.py).
+
+    An unreachable Redis reads as "nothing counted" instead of raising, so
+    django-ratelimit and django-axes let logins through rather than answer 500
+    (the session store, in the same Redis, then says to try again shortly).
+    """
+
+    def _tolerant(self, name, fallback, *args, **kwargs):
+        try:
+            return getattr(super(), name)(*args, **kwargs)
+        except UNREACHABLE as error:
+            log.warning("login-limit counters unreachable (%s): not counted", error)
+            return fallback
+
+    def get(self, key, default=None, version=None):
+        return self._tolerant("get", default, key, default=default, version=version)
+
+    def add(self, key, value, timeout=None, version=None):
+        # As if this were the first: a counter starts again at its first value.
+        return self._tolerant("add", True, key, value, timeout=timeout, version=version)
+
+    def incr(self, key, delta=1, version=None):
+        return self._tolerant("incr", delta, key, delta=delta, version=version)
+
+    def touch(self, key, timeout=None, version=None):
+        return self._tolerant("touch", False, key, timeout=timeout, version=version)
+
+    def delete(self, key, version=None):
+        return self._tolerant("delete", False, key, version=version)
+
+    def clear(self):
+        return self._tolerant("clear", None)

@@ -4,6 +4,7 @@ Views are thin: they read the respondent from the session, validate with a
 form, and call one selector or service. See docs/architecture.md for the
 request flow and each view's query budget.
 """
+import math
 import uuid
 
 from django.conf import settings
@@ -14,11 +15,12 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.db_router import uses_forced_read_router
+from config.login_limits import respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
 from respondents.services import PageSaveRefused, page_save
 from surveys.forms import LoginForm, PageForm, bound_questions
@@ -40,10 +42,15 @@ LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against you
 @uses_forced_read_router
 def survey_login(request):
     form = LoginForm(request.POST or None)
+    if request.method == "POST":
+        wait = respondent_login_wait(request)
+        if wait:
+            return _too_many_failed_logins(request, form, wait)
     if request.method == "POST" and form.is_valid():
         respondent = respondent_for_code(typed_code=form.cleaned_data["access_code"])
         survey = survey_get(survey_id=respondent.survey_id) if respondent else None
         if survey is None:
+            respondent_login_failed(request)
             form.add_error("access_code", LOGIN_FAILED)
         elif respondent.is_completed:
             return render(request, "surveys/message.html", {"survey": survey, "message_kind": "completed"})
@@ -55,6 +62,21 @@ def survey_login(request):
             form.add_error(None, LOGIN_UNAVAILABLE)
             return render(request, "surveys/login.html", {"form": form}, status=503)
     return render(request, "surveys/login.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _too_many_failed_logins(request, form, wait):
+    """Answer a login from an address with too many failed codes: 429, Retry-After, and when to try again."""
+    minutes = math.ceil(wait / 60)
+    form.add_error(None, ngettext(
+        "Too many codes that did not work were typed from your network. Please wait %(minutes)s minute, "
+        "then try again.",
+        "Too many codes that did not work were typed from your network. Please wait %(minutes)s minutes, "
+        "then try again.",
+        minutes,
+    ) % {"minutes": minutes})
+    response = render(request, "surveys/login.html", {"form": form}, status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
 @require_POST

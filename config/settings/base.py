@@ -3,6 +3,7 @@
 Values that differ between machines come from environment variables (read with
 django-environ); `local.py`, `production.py` and `test.py` adjust the rest.
 """
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -31,6 +32,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "csp",
+    "axes",
     "surveys",
     "respondents",
 ]
@@ -46,6 +48,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a refused staff sign-in into its lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 TEMPLATES = [
@@ -81,6 +85,9 @@ DATABASES = {
 # django-cache-machine stores the survey-definition models in the default cache.
 CACHES = {
     "default": env.cache("CACHE_URL", default="locmemcache://survey-definitions"),
+    # Login-limit counters (config/login_limits.py): apart from the definition
+    # cache, which clearing definitions empties.
+    "ratelimit": env.cache("RATELIMIT_CACHE_URL", default="locmemcache://login-limits"),
 }
 CACHE_PREFIX = env("CACHE_PREFIX", default="survey-dj52")
 # Empty results (a page with no choice questions) are cached too, so a warm page
@@ -137,13 +144,43 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-# --- Auth (administrators only; respondents log in with an access code)
+# --- Auth (staff only; respondents log in with an access code)
+# django-axes' backend first: it refuses a locked-out sign-in before the password is hashed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- Login limits (config/login_limits.py)
+# How many proxies of our own stand in front of Django (nginx on the stack: 1).
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+LOGIN_LIMITS_ENABLED = env.bool("LOGIN_LIMITS_ENABLED", default=True)
+# Respondents: failed codes per client address (a school may share one address).
+RESPONDENT_LOGIN_FAILURE_RATE = env("RESPONDENT_LOGIN_FAILURE_RATE", default="100/10m")
+RATELIMIT_ENABLE = LOGIN_LIMITS_ENABLED
+RATELIMIT_USE_CACHE = "ratelimit"
+RATELIMIT_FAIL_OPEN = True
+# Staff and /admin/: django-axes, per account and per address, counted in the same cache.
+AXES_ENABLED = LOGIN_LIMITS_ENABLED
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_CACHE = "ratelimit"
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_FAILURE_LIMIT = env.int("STAFF_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("STAFF_LOGIN_COOLOFF_MINUTES", default=15))
+# A lockout ends when its time is up, however many attempts come meanwhile.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "config.login_limits.client_ip"
+AXES_LOCKOUT_CALLABLE = "config.login_limits.staff_locked_out"
+# Sign-ins go to the staff audit log; axes' own access log would write the database.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
 
 # --- Internationalisation
 LANGUAGE_CODE = "en"

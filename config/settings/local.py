@@ -30,3 +30,8 @@ if env.bool("DEBUG_TOOLBAR", default=False):
 # --- Celery
 # No broker locally: tasks run in the calling process.
 CELERY_TASK_ALWAYS_EAGER = True
+
+# --- Login limits
+# Counters in this process's memory: right for one process (runserver, the
+# tests); production keeps them in Redis, shared by every worker.
+SILENCED_SYSTEM_CHECKS = ["axes.W001"]

@@ -48,6 +48,12 @@ CACHES = {
         "LOCATION": env("REDIS_SESSIONS_URL", default="redis://127.0.0.1:6379/0"),
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     },
+    # Login-limit counters, shared by every app server (config/login_limits.py).
+    "ratelimit": {
+        "BACKEND": "config.sessions.CountersRedisCache",
+        "LOCATION": env("REDIS_RATELIMIT_URL", default="redis://127.0.0.1:6379/3"),
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    },
 }
 # Redis sessions that turn an outage into "please log in again" (config/sessions.py).
 SESSION_ENGINE = "config.sessions"

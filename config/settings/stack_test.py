@@ -16,4 +16,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 # Keep the tests' sessions and cache keys apart from the running app's.
 CACHES["sessions"]["LOCATION"] = CACHES["sessions"]["LOCATION"].rsplit("/", 1)[0] + "/2"
+CACHES["ratelimit"]["LOCATION"] = CACHES["ratelimit"]["LOCATION"].rsplit("/", 1)[0] + "/4"
 CACHES["default"]["KEY_PREFIX"] = "tests"

@@ -9,7 +9,15 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # The suite may point DATABASE_URL at PostgreSQL; by default it runs on SQLite.
 DATABASES = {"default": env.db("DATABASE_URL", default="sqlite:///:memory:")}
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests"}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests"},
+    "ratelimit": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tests-login-limits"},
+}
 
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_BROKER_URL = "memory://"
+
+# --- Login limits
+# Counters in this process's memory: right for one process (runserver, the
+# tests); production keeps them in Redis, shared by every worker.
+SILENCED_SYSTEM_CHECKS = ["axes.W001"]

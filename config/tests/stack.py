@@ -88,3 +88,57 @@ def http(method, path, *, body=None, headers=None, timeout=10):
         return response.status, dict(response.getheaders()), response.read().decode("utf-8", "replace")
     finally:
         connection.close()
+
+
+class WebClient:
+    """A client that keeps cookies and posts forms with their CSRF token, as a browser does.
+
+    Through the stack's nginx; or, with ``forwarded_for``, straight to gunicorn
+    as nginx would send it a client at that address.
+    """
+
+    def __init__(self, forwarded_for=None):
+        self.forwarded_for = forwarded_for
+        import urllib.request
+        from http.cookiejar import CookieJar
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+
+        self.jar = CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect)
+
+    def request(self, method, path, *, data=None, headers=None):
+        """Return (status, headers, text); 4xx and 5xx are answers, not exceptions."""
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
+        body = urllib.parse.urlencode(data, doseq=True).encode() if data is not None else None
+        headers = dict(headers or {})
+        url = nginx_url(path)
+        if self.forwarded_for:
+            url = f"http://127.0.0.1:{conf()['STACK_GUNICORN_PORT']}{path}"
+            headers["X-Forwarded-For"] = self.forwarded_for
+        request = urllib.request.Request(url, data=body, method=method, headers=headers)
+        try:
+            with self.opener.open(request, timeout=10) as response:
+                return response.status, dict(response.headers), response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read().decode("utf-8", "replace")
+
+    def cookie(self, name):
+        return next((c.value for c in self.jar if c.name == name), None)
+
+    def post_form(self, path, fields, headers=None):
+        if self.cookie("csrftoken") is None:
+            self.request("GET", path)
+        token = self.cookie("csrftoken")
+        return self.request("POST", path, data={"csrfmiddlewaretoken": token, **fields},
+                            headers={"X-CSRFToken": token, "Referer": nginx_url(path), **(headers or {})})
+
+
+def forget_login_failures():
+    """Empty the running app's login-limit counters (Redis db 3), so one test's failures hold up nobody after it."""
+    redis_cli("-n", "3", "FLUSHDB")

@@ -79,7 +79,7 @@ def test_a_client_reads_the_replica_until_it_writes_and_then_the_master(taker):
     with by_database() as (master, replica):
         response = save_page(taker, 1, {"q-colour": "red"})
     assert response.json()["saved"] is True
-    assert [s.split()[0] for s in master] == ["BEGIN", "UPDATE", "INSERT", "COMMIT"]
+    assert [s.split()[0] for s in master] == ["BEGIN", "UPDATE", "INSERT", "INSERT", "COMMIT"]
     assert "respondents_" not in tables(replica)
     cookie = response.cookies[settings.MASTER_PINNING_KEY]
     assert cookie["max-age"] == settings.MASTER_PINNING_SECONDS and cookie["httponly"] and cookie["samesite"] == "Lax"
@@ -291,6 +291,36 @@ def test_nginx_answers_a_body_over_the_limit_with_djangos_413_in_json_or_html(ch
     assert "Shorten your longest answers" in text
     status, answer_headers, text = stack.http("POST", "/", body=b"a=" + b"x" * limit, headers=headers)
     assert status == 413 and "Too much to send at once" in text and "<html" in text
+
+
+def test_failed_codes_are_counted_in_redis_for_every_worker_then_answered_429():
+    web = stack.WebClient(forwarded_for=f"198.51.100.{uuid.uuid4().int % 250}")
+    try:
+        statuses = [web.post_form("/", {"access_code": "ZZZZZ-ZZZZZ"})[0] for _ in range(100)]
+        assert statuses == [400] * 100  # spread over gunicorn's workers, counted once in Redis
+        status, headers, text = web.post_form("/", {"access_code": "ZZZZZ-ZZZZZ"})
+        assert status == 429 and 0 < int(headers["Retry-After"]) <= 600
+        assert "Too many codes that did not work" in text
+        assert stack.redis_cli("-n", "3", "DBSIZE").strip() != "0"
+    finally:
+        stack.forget_login_failures()
+
+
+def test_nginx_answers_a_flood_of_staff_login_posts_itself_with_429():
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    statuses = [stack.http("POST", "/admin/login/", body=b"username=x&password=y", headers=form)[0] for _ in range(40)]
+    assert statuses.count(429) >= 40 - 21 - 5  # a burst of 20, one a second after it
+    status, headers, text = stack.http("POST", "/admin/login/", body=b"username=x", headers=form)
+    assert status == 429 and headers["Retry-After"] == "60" and "Please wait a minute" in text
+
+
+def test_staff_sign_in_on_the_stack_is_paused_at_the_tenth_failure():
+    web = stack.WebClient(forwarded_for=f"203.0.113.{uuid.uuid4().int % 250}")
+    try:
+        statuses = [web.post_form("/admin/login/", {"username": f"nobody-{n}", "password": "wrong"})[0] for n in range(12)]
+        assert statuses[:9] == [200] * 9 and statuses[9:] == [429] * 3
+    finally:
+        stack.forget_login_failures()
 
 
 # ---------------------------------------------------------------- the router's own gaps
