@@ -52,6 +52,11 @@ def main():
             restack(limits_off=limits_off)
             codes = bench.JMETER / "data" / f"{slug}-{len(runs)}.csv"
             bench.manage("loadtest_respondents", "--survey", slug, "--count", str(args.threads * 40), "--output", str(codes))
+            # Restarted workers start with cold definition memos: warm them as bench.py does.
+            warm = bench.JMETER / "data" / f"{slug}-{len(runs)}-warm.csv"
+            bench.manage("loadtest_respondents", "--survey", slug, "--count", "4", "--output", str(warm))
+            bench.jmeter_run("survey_taking", f"{slug}-warm-{len(runs)}", threads=4, iterations=1, duration=120, think=0,
+                             respondents=warm)
             print(f"{name}: {args.threads} respondents for {args.duration} s"
                   + (f", {args.flooders} clients flooding /admin/login/ at {args.flood_rate}/s each" if flood else ""))
             flooders = Flood(port, args.flooders, args.flood_rate) if flood else None
