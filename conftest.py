@@ -84,6 +84,15 @@ def respondent(survey):
     return make_respondents(survey)
 
 
+@pytest.fixture
+def taker(client, respondent):
+    """Django's test client, logged in as ``respondent`` through the login view."""
+    from respondents.tests.factories import login
+
+    login(client, respondent)
+    return client
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Launch Debian's Chromium (Playwright downloads no browser here)."""

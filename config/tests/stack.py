@@ -39,8 +39,15 @@ def pg_ctl(name, *args):
     return as_service(f"{values['STACK_PG_BIN']}/pg_ctl", "-D", str(data), *args)
 
 
-def redis_cli(*args):
-    return subprocess.run(["redis-cli", "-p", conf()["STACK_REDIS_PORT"], *args], capture_output=True, text=True).stdout
+def password(name):
+    """Return one of the passwords deploy/stack generated (.stack/passwords/NAME)."""
+    return (Path(conf()["STACK_DIR"]) / "passwords" / name).read_text().strip()
+
+
+def redis_cli(*args, authenticated=True):
+    env = {**os.environ, "REDISCLI_AUTH": password("redis")} if authenticated else os.environ
+    command = ["redis-cli", "-p", conf()["STACK_REDIS_PORT"], *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env).stdout
 
 
 def stop_memcached():

@@ -6,7 +6,6 @@ import pytest
 from django.conf import settings
 
 from respondents.models import Answer, PageSave
-from respondents.tests.factories import login
 
 pytestmark = pytest.mark.django_db
 
@@ -17,12 +16,6 @@ FORM = "application/x-www-form-urlencoded"
 def body(**fields):
     data = {"save_id": str(uuid.uuid4()), "nav": "next", "q-colour": "red", **fields}
     return "&".join(f"{k}={v}" for k, v in data.items()).encode()
-
-
-@pytest.fixture
-def taker(client, respondent):
-    login(client, respondent)
-    return client
 
 
 @pytest.mark.parametrize("charset", ["latin-1", "utf-16", "cp1252", "nonsense", "utf-32"])

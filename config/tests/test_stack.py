@@ -6,6 +6,7 @@ Tests are transactional: rows are committed, so the replica really has them
 (or really has not, yet).
 """
 import uuid
+from pathlib import Path
 from contextlib import ExitStack, contextmanager
 
 import pytest
@@ -321,6 +322,48 @@ def test_staff_sign_in_on_the_stack_is_paused_at_the_tenth_failure():
         assert statuses[:9] == [200] * 9 and statuses[9:] == [429] * 3
     finally:
         stack.forget_login_failures()
+
+
+# ---------------------------------------------------------------- locked doors
+
+@pytest.mark.parametrize("port_name", ["STACK_PG_MASTER_PORT", "STACK_PG_REPLICA_PORT",
+                                       "STACK_PGBOUNCER_MASTER_PORT", "STACK_PGBOUNCER_REPLICA_PORT"])
+def test_postgresql_and_pgbouncer_refuse_a_client_without_the_password(port_name):
+    import psycopg2
+
+    port = stack.conf()[port_name]
+    for user, secret in [("survey", None), ("survey", "wrong"), ("postgres", None), ("replicator", "wrong")]:
+        with pytest.raises(psycopg2.OperationalError, match="password|SASL authentication failed"):
+            psycopg2.connect(host="127.0.0.1", port=port, user=user, password=secret, dbname="survey", connect_timeout=3)
+    with psycopg2.connect(host="127.0.0.1", port=port, user="survey", password=stack.password("survey"),
+                          dbname="survey") as db, db.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
+
+
+def test_redis_refuses_a_client_without_the_password_and_keeps_it_off_the_command_line():
+    assert "NOAUTH" in stack.redis_cli("get", "x", authenticated=False)
+    assert stack.redis_cli("ping").strip() == "PONG"
+    pid = (Path(stack.conf()["STACK_DIR"]) / "run" / "redis.pid").read_text().strip()
+    assert stack.password("redis") not in Path(f"/proc/{pid}/cmdline").read_text()
+
+
+def test_memcached_listens_on_loopback_tcp_only():
+    port = f"{int(stack.conf()['STACK_MEMCACHED_PORT']):04X}"
+    listening = [line.split()[1] for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+                 if line.split()[1].endswith(":" + port) and line.split()[3] == "0A"]
+    assert listening == ["0100007F:" + port]
+    assert not any(line.split()[1].endswith(":" + port) for line in Path("/proc/net/udp").read_text().splitlines()[1:])
+    assert not any(line.split()[1].endswith(":" + port) for line in Path("/proc/net/tcp6").read_text().splitlines()[1:])
+
+
+def test_the_stacks_secrets_are_readable_by_their_owner_only():
+    stack_dir = Path(stack.conf()["STACK_DIR"])
+    assert (stack_dir / "passwords").stat().st_mode & 0o777 == 0o700
+    for path in [*(stack_dir / "passwords").iterdir(), stack_dir / "pgpass", stack_dir / "pg" / "pgpass",
+                 stack_dir / "secret_key", stack_dir / "redis" / "redis.conf", stack_dir / "pgbouncer" / "userlist.txt",
+                 stack_dir / "run" / "app.env"]:
+        assert path.stat().st_mode & 0o077 == 0, path
 
 
 # ---------------------------------------------------------------- the router's own gaps

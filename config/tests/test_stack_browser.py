@@ -24,7 +24,8 @@ def app_url():
 
 def saved_in_the_app_database(code):
     values = stack.conf()
-    with psycopg2.connect(host="127.0.0.1", port=values["STACK_PGBOUNCER_MASTER_PORT"], user="survey", dbname="survey") as db:
+    with psycopg2.connect(host="127.0.0.1", port=values["STACK_PGBOUNCER_MASTER_PORT"], user="survey", dbname="survey",
+                          password=stack.password("survey")) as db:
         with db.cursor() as cursor:
             cursor.execute(
                 """SELECT q.code, a.value FROM respondents_answer a

@@ -12,12 +12,6 @@ pytestmark = pytest.mark.django_db
 AJAX = {"X-Requested-With": "XMLHttpRequest"}
 
 
-@pytest.fixture
-def taker(client, respondent):
-    login(client, respondent)
-    return client
-
-
 def test_the_survey_intro_shows_as_paragraphs_not_as_escaped_markup(client):
     login(client, make_respondents(make_demo_survey()))
     html = client.get("/take/").content.decode()

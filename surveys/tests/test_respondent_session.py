@@ -14,12 +14,6 @@ pytestmark = pytest.mark.django_db
 AJAX = {"X-Requested-With": "XMLHttpRequest"}
 
 
-@pytest.fixture
-def taker(client, respondent):
-    login(client, respondent)
-    return client
-
-
 def set_seen(client, seconds_ago):
     session = client.session
     session[SEEN_KEY] = int(time.time()) - seconds_ago

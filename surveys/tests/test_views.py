@@ -14,12 +14,6 @@ from surveys.tests.factories import make_survey
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def taker(client, respondent):
-    login(client, respondent)
-    return client
-
-
 def answers_of(respondent):
     return dict(Answer.objects.filter(respondent=respondent).values_list("question__code", "value"))
 
