@@ -7,12 +7,19 @@ in ``requires_csrf_token``, which reads ``request.POST`` again and turns a body
 that could not be parsed into a 500.
 """
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from surveys.respondent_session import ajax_error, is_ajax
+def is_ajax(request):
+    return request.headers.get("X-Requested-With") == "XMLHttpRequest"
+
+
+def ajax_error(message, *, status, **extra):
+    """Return the JSON an Ajax request gets when it is refused as a whole (not field by field)."""
+    return JsonResponse({"saved": False, "errors": {"__all__": [message]}, **extra}, status=status)
+
 
 NOT_UTF8 = gettext_lazy("This page could not be read: forms must be sent as UTF-8. Reload the page and try again.")
 
@@ -52,6 +59,23 @@ def permission_denied(request, exception):
 def page_not_found(request, exception):
     message = _("There is no page at this address.")
     return _answer(request, status=404, heading=_("Page not found"), message=message)
+
+
+def try_again(request, *, seconds):
+    """Answer a request that met a passing fault (a restart, a blip): 503 with Retry-After; nothing was saved twice."""
+    message = _(
+        "The survey is busy for a moment. Your saved answers are safe. Please try again in a few seconds."
+    )
+    if request.method == "POST" and not is_ajax(request):
+        message = _(
+            "The survey is busy for a moment, so this page may not be saved yet. Your earlier pages are safe. "
+            "Go back, and press the button again in a few seconds."
+        )
+    response = _answer(request, status=503, heading=_("Please try again in a moment"), message=message)
+    response["Retry-After"] = str(seconds)
+    if request.method in ("GET", "HEAD") and not is_ajax(request):
+        response["Refresh"] = str(seconds + 3)  # the page tries again by itself
+    return response
 
 
 def server_error(request):

@@ -2,11 +2,12 @@
 and a Redis cache for counters that may be lost (the login limits').
 
 Django's cache session store raises whatever the cache raises, so a Redis
-outage would turn every request into a 500. This store turns it into an empty
-session instead: survey-taking views then answer "please log in again" (401
-for Ajax), and no answer is lost, because answers live in PostgreSQL and a
-page is saved only for a known respondent. ``unavailable`` tells a view that
-the store could not be reached (the login view says "try again shortly").
+outage would turn every request into a 500. This store reads it as an empty
+session marked ``unavailable``, and keeps the session key: nothing is written,
+the cookie stays, and the survey views answer 503 "try again" (config/faults.py),
+which survey.js retries, so when Redis is back a second later the same session
+is read again and nobody is logged out. No answer is lost either way: answers
+live in PostgreSQL, and a page is saved only for a known respondent.
 """
 import logging
 
@@ -29,12 +30,20 @@ class SessionStore(CacheSessionStore):
         self.unavailable = True
 
     def load(self):
+        # Django's own load() takes any exception for "no such session" and
+        # drops the key, which logs the respondent out: tell the two apart.
         try:
-            return super().load()
+            session_data = self._cache.get(self.cache_key)
         except UNREACHABLE as error:
+            # Keep the key: the session is away, not gone, and the cookie must not be dropped.
             self._unreachable(error)
-            self._session_key = None
             return {}
+        except Exception:
+            session_data = None  # as Django: a key the cache refuses is no session
+        if session_data is not None:
+            return session_data
+        self._session_key = None
+        return {}
 
     def exists(self, session_key):
         try:

@@ -175,8 +175,30 @@ def jtl_span(jtl):
     return (first or 0) / 1000, last / 1000
 
 
+def reconnecting(read, *, seconds=60):
+    """Return ``read()``, opening the database connections again while the database is away (a restart, a
+    failover): the bench's own connection is cut then too, and the bench must not crash with it."""
+    from django.db import InterfaceError, OperationalError, connections
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return read()
+        except (OperationalError, InterfaceError) as error:
+            if time.monotonic() > deadline:
+                raise
+            print(f"bench: the database is away ({str(error).strip()[:80]}); trying again...", file=sys.stderr)
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+            time.sleep(1)
+
+
 def data_check(jtl, slug, expected_per_page):
     """Count, for every save JMeter saw acknowledged, the answers PostgreSQL holds (on the master)."""
+    return reconnecting(lambda: _data_check(jtl, slug, expected_per_page))
+
+
+def _data_check(jtl, slug, expected_per_page):
     from django.db.models import Count
 
     from respondents.models import Answer, Respondent
@@ -251,9 +273,12 @@ def cpu_seconds():
 def master_transactions():
     from django.db import connections
 
-    with connections["default"].cursor() as cursor:
-        cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
-        return cursor.fetchone()[0]
+    def read():
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    return reconnecting(read)
 
 
 def replica_lag():

@@ -17,10 +17,11 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from config.errors import ajax_error, is_ajax, try_again
+from config.faults import RETRY_AFTER_SECONDS
 from respondents.selectors import respondent_get
 from surveys.selectors import page_count, survey_get
 
@@ -31,10 +32,6 @@ SEEN_KEY = "seen"
 
 class SessionEnded(Exception):
     """The session names a respondent who no longer exists; ``respondent_required`` answers it."""
-
-
-def is_ajax(request):
-    return request.headers.get("X-Requested-With") == "XMLHttpRequest"
 
 
 def session_start(request, respondent):
@@ -79,11 +76,6 @@ def session_seen(request, *, force=False):
     if force or now - seen >= activity_resolution() or SEEN_KEY not in request.session:
         request.session[SEEN_KEY] = now
     return True
-
-
-def ajax_error(message, *, status, **extra):
-    """Return the JSON an Ajax save gets when it is refused as a whole (not field by field)."""
-    return JsonResponse({"saved": False, "errors": {"__all__": [message]}, **extra}, status=status)
 
 
 def session_ended(request, *, timed_out=False):
@@ -132,6 +124,9 @@ def respondent_required(view):
         respondent_id = request.session.get(RESPONDENT_KEY)
         survey = survey_get(survey_id=request.session.get(SURVEY_KEY)) if respondent_id else None
         if survey is None:
+            if getattr(request.session, "unavailable", False):
+                # The session store is away for a moment, not the session: try again, stay logged in.
+                return try_again(request, seconds=RETRY_AFTER_SECONDS)
             return session_ended(request)
         if not session_seen(request):
             session_end(request)

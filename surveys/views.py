@@ -20,13 +20,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from config.db_router import uses_forced_read_router
+from config.errors import ajax_error, is_ajax
+from config.faults import RETRY_AFTER_SECONDS
 from config.login_limits import respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
 from respondents.services import PageSaveRefused, page_save
 from surveys.forms import LoginForm, PageForm, bound_questions
 from surveys.respondent_session import (
-    SessionEnded, ajax_error, current_respondent, is_ajax, page_idle_seconds, respondent_required, session_end,
-    session_ended, session_seen, session_start, survey_closed, survey_is_open,
+    SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_end, session_ended,
+    session_seen, session_start, survey_closed, survey_is_open,
 )
 from surveys.selectors import page_count, page_definition, survey_get
 
@@ -60,7 +62,9 @@ def survey_login(request):
             return redirect("surveys:display")
         else:
             form.add_error(None, LOGIN_UNAVAILABLE)
-            return render(request, "surveys/login.html", {"form": form}, status=503)
+            response = render(request, "surveys/login.html", {"form": form}, status=503)
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return response
     return render(request, "surveys/login.html", {"form": form}, status=400 if form.errors else 200)
 
 

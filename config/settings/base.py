@@ -48,6 +48,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Innermost but axes: a database or Redis away for a moment is answered 503, not 500.
+    "config.faults.RetryableFaultMiddleware",
     # Last, as django-axes asks: turns a refused staff sign-in into its lockout answer.
     "axes.middleware.AxesMiddleware",
 ]

@@ -50,16 +50,27 @@ def redis_cli(*args, authenticated=True):
     return subprocess.run(command, capture_output=True, text=True, env=env).stdout
 
 
-def stop_memcached():
-    pid_file = Path(conf()["STACK_DIR"]) / "memcached" / "memcached.pid"
-    pid = int(pid_file.read_text().strip())
-    os.kill(pid, 15)
+PID_FILES = {
+    "memcached": "memcached/memcached.pid",
+    "pgbouncer-master": "pgbouncer/master.pid",
+    "pgbouncer-replica": "pgbouncer/replica.pid",
+}
+
+
+def stop(component, signal=15):
+    """Stop a component (one of PID_FILES) by its pid file and wait until it is gone."""
+    pid = int((Path(conf()["STACK_DIR"]) / PID_FILES[component]).read_text().strip())
+    os.kill(pid, signal)
     for _ in range(50):
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return
         time.sleep(0.1)
+
+
+def stop_memcached():
+    stop("memcached")
 
 
 def until_database_answers(alias="default", timeout=30):

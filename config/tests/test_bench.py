@@ -65,3 +65,18 @@ def test_an_acknowledged_finish_whose_response_is_not_complete_is_lost(saved):
     Respondent.objects.filter(pk=respondent.pk).update(status=Respondent.Status.IN_PROGRESS)
     check = bench.data_check(path, survey.slug, bench.answerable_per_page(survey.slug))
     assert check["completed_acknowledged"] == 1 and check["completed_lost"] == 1
+
+
+def test_the_bench_reads_again_after_its_own_connection_is_cut(monkeypatch):
+    from django.db import OperationalError
+
+    calls = []
+
+    def read():
+        calls.append(1)
+        if len(calls) < 3:
+            raise OperationalError("server closed the connection unexpectedly")
+        return "read"
+
+    monkeypatch.setattr(bench.time, "sleep", lambda seconds: None)
+    assert bench.reconnecting(read) == "read" and len(calls) == 3

@@ -1,0 +1,41 @@
+"""Faults that pass: a database, pgbouncer or Redis away for a few seconds is answered "try again", never 500.
+
+A restart of pgbouncer or PostgreSQL, or of Redis, makes the view's query or
+cache call fail with ``OperationalError``/``InterfaceError`` (psycopg2 through
+Django) or ``RedisError``/``OSError``. ``RetryableFaultMiddleware`` answers
+those with 503 and ``Retry-After``: JSON for Ajax, which survey.js retries
+with the same ``save_id`` (the page-save log applies a save once, so a save
+whose COMMIT may or may not have happened is safe to send again), and a calm
+page otherwise. The connection the fault broke is closed at once, and the
+next request opens a new one. A session store that cannot be reached is
+the same kind of fault: see ``config/sessions.py`` and ``respondent_required``.
+"""
+import logging
+
+from django.db import InterfaceError, OperationalError, connections
+from redis.exceptions import RedisError
+
+from config import errors
+
+log = logging.getLogger(__name__)
+
+RETRYABLE = (OperationalError, InterfaceError, RedisError, ConnectionError, TimeoutError)
+RETRY_AFTER_SECONDS = 2
+
+
+class RetryableFaultMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, RETRYABLE):
+            return None
+        log.warning("%s %s: a backing service is away (%s); answered 503", request.method, request.path, exception)
+        # Drop a connection the fault broke now, so that the next request opens a new one.
+        for connection in connections.all(initialized_only=True):
+            if not connection.in_atomic_block:
+                connection.close_if_unusable_or_obsolete()
+        return errors.try_again(request, seconds=RETRY_AFTER_SECONDS)

@@ -1,0 +1,58 @@
+"""A backing service away for a moment is answered 503 with Retry-After, never 500 (config/faults.py)."""
+import pytest
+from django.db import InterfaceError, OperationalError
+from django.test import Client
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from respondents.models import Answer, PageSave
+from respondents.tests.factories import save_page
+
+pytestmark = pytest.mark.django_db
+
+AJAX = {"X-Requested-With": "XMLHttpRequest"}
+
+
+@pytest.mark.parametrize("fault", [
+    OperationalError("server closed the connection unexpectedly"), InterfaceError("connection already closed"),
+    RedisConnectionError("Connection refused"),
+])
+def test_a_save_that_meets_a_passing_fault_gets_503_json_with_retry_after_and_saves_nothing(taker, monkeypatch, fault):
+    def away(**kwargs):
+        raise fault
+
+    monkeypatch.setattr("surveys.views.page_save", away)
+    response = save_page(taker, 1, {"q-colour": "red"})
+    assert response.status_code == 503 and response["Retry-After"] == "2"
+    assert response.json()["saved"] is False and "try again" in response.json()["errors"]["__all__"][0]
+    assert not Answer.objects.exists() and not PageSave.objects.exists()
+
+
+def test_a_page_that_meets_a_passing_fault_gets_a_calm_page_that_tries_again_by_itself(taker, monkeypatch):
+    def away(**kwargs):
+        raise OperationalError("the database system is starting up")
+
+    monkeypatch.setattr("surveys.views.answers_for_questions", away)
+    response = taker.get("/take/")
+    assert response.status_code == 503 and response["Retry-After"] == "2" and response["Refresh"] == "5"
+    assert "busy for a moment" in response.content.decode()
+
+
+def test_other_errors_are_still_errors(taker, monkeypatch):
+    def broken(**kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr("surveys.views.page_save", broken)
+    with pytest.raises(ValueError):
+        save_page(taker, 1, {"q-colour": "red"})
+
+
+def test_a_session_store_that_cannot_be_reached_answers_login_with_503_and_retry_after(settings, respondent):
+    settings.SESSION_ENGINE = "config.sessions"
+    settings.CACHES = {**settings.CACHES, "sessions": {
+        "BACKEND": "config.sessions.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_connect_timeout": 0.2},
+    }}
+    settings.SESSION_CACHE_ALIAS = "sessions"
+    response = Client().post("/", {"access_code": respondent.access_code})
+    assert response.status_code == 503 and response["Retry-After"] == "2"
+    assert "cannot log you in right now" in response.content.decode()
