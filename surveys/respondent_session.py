@@ -9,7 +9,7 @@ Idle timeout: school computers are shared, so a session with no request for
 again. The last-seen time is written at most once per ``activity_resolution()``
 (a sixtieth of the timeout), not on every request, so most requests write no
 session; the page's script is told the timeout less that resolution, warns
-``SESSION_IDLE_WARNING_SECONDS`` before it, and offers "keep me signed in"
+``SESSION_IDLE_WARNING_SECONDS`` before it, and offers "Keep me logged in"
 (``survey_keep_alive``), as WCAG 2.2.1 asks.
 """
 import time
