@@ -32,10 +32,15 @@ def as_service(*command):
     return subprocess.run([*prefix, *command], capture_output=True, text=True, check=True).stdout
 
 
-def pg_ctl(name, *args):
-    """Run pg_ctl on the master or the replica's data directory."""
+def node(role):
+    """Return the PostgreSQL node (pg1 or pg2) that is the ``master`` or the ``replica`` now."""
+    return stack("node", role).strip()
+
+
+def pg_ctl(role, *args):
+    """Run pg_ctl on the data directory of the master or the replica."""
     values = conf()
-    data = Path(values["STACK_DIR"]) / "pg" / name
+    data = Path(values["STACK_DIR"]) / "pg" / node(role)
     return as_service(f"{values['STACK_PG_BIN']}/pg_ctl", "-D", str(data), *args)
 
 

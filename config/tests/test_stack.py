@@ -362,7 +362,7 @@ def test_staff_sign_in_on_the_stack_is_paused_at_the_tenth_failure():
 
 # ---------------------------------------------------------------- locked doors
 
-@pytest.mark.parametrize("port_name", ["STACK_PG_MASTER_PORT", "STACK_PG_REPLICA_PORT",
+@pytest.mark.parametrize("port_name", ["STACK_PG1_PORT", "STACK_PG2_PORT",
                                        "STACK_PGBOUNCER_MASTER_PORT", "STACK_PGBOUNCER_REPLICA_PORT"])
 def test_postgresql_and_pgbouncer_refuse_a_client_without_the_password(port_name):
     import psycopg2
