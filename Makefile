@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood smoke fuzz lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -16,6 +16,7 @@ help:
 	@echo "make bench [DURATION=60 THREADS=50 THINK=0]    JMeter through the stack: the table and jmeter/results/bench.json"
 	@echo "make smoke    a few respondents through the stack with JMeter, and the data check (CI)"
 	@echo "make fuzz [REQUESTS=10000]    adversarial requests through nginx: a status histogram; fails on any 5xx or bad stored value"
+	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make lint    ruff: unused names, likely bugs"
@@ -79,6 +80,11 @@ REQUESTS ?= 10000
 
 fuzz: install
 	jmeter/fuzz --requests $(REQUESTS)
+
+DRILL_ARGS ?=
+
+drill: install
+	deploy/drill $(DRILL_ARGS)
 
 bench-micro: install
 	$(BIN)/python jmeter/microbench.py

@@ -51,6 +51,7 @@ def main():
                             think=args.think, respondents=codes_csv)
         check = data_check(survey["jtl"], slug, expected_per_page)
         report = {"mode": "smoke", "survey": slug, "threads": args.threads, "failed_samples": survey["failed"],
+                  "retried_samples": survey["retried"],
                   "samples": survey["samples"], **check}
         write_and_judge(report, RESULTS / "smoke.json", smoke=True)
         return
@@ -83,6 +84,7 @@ def main():
         "p95_ms": {v: survey["latency"].get(v, {}).get("p95") for v in VIEWS},
         "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in VIEWS},
         "failed_samples": survey["failed"] + ceiling["failed"],
+        "retried_samples": survey["retried"],
         "samples": survey["samples"],
         "surveys_per_s": round(check["completed_acknowledged"] / duration_s, 2),
         "surveys_per_hour": round(check["completed_acknowledged"] / duration_s * 3600),
@@ -138,16 +140,30 @@ def answerable_per_page(slug):
 
 def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None):
     """Run a plan through jmeter/run; return its figures (a failed sample does not stop the bench)."""
+    run, out = jmeter_start(plan, name, threads=threads, iterations=iterations, duration=duration, think=think,
+                            respondents=respondents)
+    stdout, stderr = run.communicate()
+    return jmeter_figures(plan, out, stdout + stderr)
+
+
+def jmeter_start(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
+    """Start a plan through jmeter/run in the background; return (the process, its results folder)."""
     out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{name}"
     props = [f"-Jthreads={threads}", f"-Jiterations={iterations}", f"-Jduration={duration}", f"-Jthink={think}",
              f"-Jrampup={min(5, max(1, threads // 10))}"]
     if respondents:
         props.append(f"-Jrespondents={respondents}")
-    run = subprocess.run([JMETER / "run", JMETER / "plans" / f"{plan}.jmx", *props], env={**os.environ, "RESULTS": str(out)},
-                         capture_output=True, text=True)
+    props.extend(extra)
+    run = subprocess.Popen([JMETER / "run", JMETER / "plans" / f"{plan}.jmx", *props],
+                           env={**os.environ, "RESULTS": str(out)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return run, out
+
+
+def jmeter_figures(plan, out, output=""):
+    """Return the figures of a finished run from its results folder."""
     stats_file = out / "report" / "statistics.json"
     if not stats_file.exists():
-        sys.exit(f"bench: {plan} produced no report:\n{run.stdout}\n{run.stderr}")
+        sys.exit(f"bench: {plan} produced no report:\n{output}")
     stats = json.loads(stats_file.read_text())
     total = stats["Total"]
     start, end = jtl_span(out / "results.jtl")
@@ -156,6 +172,7 @@ def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=
         "rps": total["throughput"],
         "samples": total["sampleCount"],
         "failed": total["errorCount"],
+        "retried": retried_attempts(out / "results.jtl"),
         "duration_s": max(end - start, 0.001),
         "latency": {label: {"p50": round(s["medianResTime"], 1), "p95": round(s["pct2ResTime"], 1),
                             "p99": round(s["pct3ResTime"], 1)} for label, s in stats.items()},
@@ -173,6 +190,16 @@ def jtl_span(jtl):
             first = start if first is None else min(first, start)
             last = max(last, start + int(row["elapsed"]))
     return (first or 0) / 1000, last / 1000
+
+
+def is_retried(row):
+    """A sample survey_taking.jmx retried (retry.groovy): kept as a success, with the status the person met."""
+    return row["success"] == "true" and not row["responseCode"][:1] in ("2", "3")
+
+
+def retried_attempts(jtl):
+    with open(jtl, newline="") as stream:
+        return sum(is_retried(row) for row in csv.DictReader(stream))
 
 
 def reconnecting(read, *, seconds=60):
@@ -207,7 +234,7 @@ def _data_check(jtl, slug, expected_per_page):
     with open(jtl, newline="") as stream:
         for row in csv.DictReader(stream):
             codes_used.add(row.get("code"))
-            if row["label"] == "change_page" and row["success"] == "true":
+            if row["label"] == "change_page" and row["success"] == "true" and not is_retried(row):
                 page = int(row["page"])
                 acknowledged.add((row["code"], page))
                 if page == max(expected_per_page):
@@ -234,12 +261,14 @@ def _data_check(jtl, slug, expected_per_page):
 def cpu_seconds():
     """Return CPU seconds (user + system, their exited children included) of each stack component's process tree."""
     stack_dir = Path(os.environ["STATIC_ROOT"]).parent  # deploy/stack puts static files in .stack/static
+    primary_file = stack_dir / "pg" / "primary"
+    primary = primary_file.read_text().strip() if primary_file.exists() else "pg1"  # the node that is the master
     pidfiles = {
         "nginx": [stack_dir / "nginx" / "nginx.pid"],
         "gunicorn": [stack_dir / "run" / "gunicorn.pid"],
         "pgbouncer": [stack_dir / "pgbouncer" / "master.pid", stack_dir / "pgbouncer" / "replica.pid"],
-        "postgresql_master": [stack_dir / "pg" / "master" / "postmaster.pid"],
-        "postgresql_replica": [stack_dir / "pg" / "replica" / "postmaster.pid"],
+        "postgresql_master": [stack_dir / "pg" / primary / "postmaster.pid"],
+        "postgresql_replica": [stack_dir / "pg" / ("pg2" if primary == "pg1" else "pg1") / "postmaster.pid"],
         "memcached": [stack_dir / "memcached" / "memcached.pid"],
         "redis": [stack_dir / "run" / "redis.pid"],
         "celery": [stack_dir / "run" / "celery.pid"],
@@ -304,6 +333,7 @@ def write_and_judge(report, path, *, smoke):
     print()
     if smoke:
         rows = [("samples", report["samples"]), ("failed samples", report["failed_samples"]),
+                ("retried (502/503/504/none)", report["retried_samples"]),
                 ("acknowledged saves", report["acknowledged_saves"]), ("answers in PostgreSQL", report["answers_in_database"]),
                 ("LOST answers", report["lost_answers"]), ("completions lost", report["completed_lost"])]
     else:
@@ -319,6 +349,7 @@ def write_and_judge(report, path, *, smoke):
             ("survey takers /hour", report["surveys_per_hour"]),
             ("answers saved /s", report["answers_per_s"]),
             ("failed samples", report["failed_samples"]),
+            ("retried (502/503/504/none)", report["retried_samples"]),
             ("acknowledged saves", report["acknowledged_saves"]),
             ("LOST answers", report["lost_answers"]),
             ("master transactions /s", report["master_tps"]),

@@ -1,11 +1,21 @@
 // JSR223 PreProcessor of survey_taking.jmx's change_page sampler.
 // Answer the page the previous sample (its content) showed, as a person might:
 // one choice per radio group, a few checkboxes, numbers within min..max, dates, short texts.
+// A retry (retry.groovy) sends exactly what the first attempt sent, save_id included.
 import java.util.concurrent.ThreadLocalRandom
 
+if (vars.get("retry") == "true" && vars.getObject("sent") != null) {
+    vars.getObject("sent").each { pair -> sampler.addArgument(pair[0], pair[1]) }
+    return
+}
 def html = prev.getResponseDataAsString()
 def random = ThreadLocalRandom.current()
-def add = { String name, String value -> sampler.addArgument(name, value) }
+def sent = []
+vars.putObject("sent", sent)
+def add = { String name, String value ->
+    sampler.addArgument(name, value)
+    sent << [name, value]
+}
 def attr = { String tag, String name ->
     def m = (tag =~ /\b${name}="([^"]*)"/)
     m.find() ? m.group(1) : null
