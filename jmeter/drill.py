@@ -152,6 +152,13 @@ def restore_env(name, value):
 
 # ---------------------------------------------------------------- the faults
 
+def down_for(seconds, *stop_args):
+    """deploy/stack stop [options] COMPONENT; wait; start it again."""
+    stack("stop", *stop_args)
+    time.sleep(seconds)
+    stack("start", stop_args[-1])
+
+
 def inject(fault):
     """Do the fault and what ops (or the stack itself) does about it; return a note of what was done."""
     if fault == "gunicorn-workers":
@@ -162,22 +169,16 @@ def inject(fault):
         stack("restart", "pgbouncer-master")
         return "deploy/stack restart pgbouncer-master"
     if fault == "master-immediate":
-        stack("stop", "--immediate", "master")
-        time.sleep(2)
-        stack("start", "master")
+        down_for(2, "--immediate", "master")
         return "pg_ctl stop -m immediate; 2 s; start (crash recovery)"
     if fault == "replica":
-        stack("stop", "replica")
-        time.sleep(2)
-        stack("start", "replica")
+        down_for(2, "replica")
         return "replica stopped; 2 s; started"
     if fault == "redis":
         stack("restart", "redis")
         return "deploy/stack restart redis"
     if fault == "memcached":
-        stack("stop", "memcached")
-        time.sleep(2)
-        stack("start", "memcached")
+        down_for(2, "memcached")
         return "memcached stopped; 2 s; started (empty)"
     if fault == "nginx-reload":
         stack("reload", "nginx")
