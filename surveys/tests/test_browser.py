@@ -200,6 +200,30 @@ def test_a_refusal_that_is_not_json_is_shown_once_and_not_retried(page, live_ser
     assert not Answer.objects.exists()
 
 
+def test_retry_after_is_the_least_wait_and_a_longer_outage_still_backs_off(page, live_server):
+    respondent = make_respondents(make_survey())
+    page.clock.install()
+    log_in(page, live_server.url, respondent)
+    retry_after = ["1"]
+
+    def busy(route):
+        if route.request.method == "POST":
+            return route.fulfill(status=503, headers={"Retry-After": retry_after[0]}, body="busy")
+        route.continue_()
+
+    page.route("**/take/page/1/", busy)
+    page.get_by_label("Blue").check()
+    page.get_by_role("button", name="Next").click()
+    status = page.locator("#save-status")
+    expect(status).to_contain_text("Retrying in 1 s (attempt 1 of 7)")
+    page.clock.run_for(1_100)
+    expect(status).to_contain_text("Retrying in 2 s (attempt 2 of 7)")  # doubled, although the server said 1
+    retry_after[0] = "10"
+    page.clock.run_for(2_100)
+    expect(status).to_contain_text("Retrying in 10 s (attempt 3 of 7)")  # the server's longer wait wins
+    assert not Answer.objects.exists()
+
+
 def test_after_the_last_retry_the_person_is_told_what_to_do_and_can_send_again(page, live_server):
     respondent = make_respondents(make_survey())
     page.clock.install()

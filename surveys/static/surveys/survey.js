@@ -20,7 +20,7 @@
   }
   var AJAX = { "X-Requested-With": "XMLHttpRequest", "Accept": "application/json" };
   var MAX_DELAY_MS = 15000;
-  var MAX_ATTEMPTS = 8;          // about a minute and a half of retrying
+  var MAX_ATTEMPTS = 8;          // seven retries: about a minute (retryDelay)
   var TIMEOUT_MS = 40000;        // nginx gives up on the server after 35 s
   var RETRYABLE = { 502: true, 503: true, 504: true };
   var busy = false;
@@ -35,10 +35,13 @@
     form.querySelectorAll("button").forEach(function (button) { button.disabled = value; });
   }
 
+  // 1, 2, 4, 8, 15, 15, 15 s: about a minute in all. The server's Retry-After is
+  // the least wait, not the whole plan: an outage longer than it still backs off.
   function retryDelay(attempt, response) {
+    var backoff = Math.min(1000 * Math.pow(2, attempt - 1), MAX_DELAY_MS);
     var seconds = response ? parseInt(response.headers.get("Retry-After") || "", 10) : NaN;
-    if (seconds > 0) { return Math.min(seconds * 1000, 4 * MAX_DELAY_MS); }
-    return Math.min(1000 * Math.pow(2, attempt - 1), MAX_DELAY_MS);
+    if (seconds > 0) { return Math.max(Math.min(seconds * 1000, 4 * MAX_DELAY_MS), backoff); }
+    return backoff;
   }
 
   // fetch, failing after TIMEOUT_MS like a network error.
