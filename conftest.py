@@ -8,7 +8,7 @@ import pytest
 # ORM calls from a thread with a running loop unless told it is safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-# Hypothesis (surveys/tests/test_fuzz.py): a bounded number of examples in every
+# Hypothesis (taking/tests/test_fuzz.py): a bounded number of examples in every
 # run; HYPOTHESIS_PROFILE=long for ten times as many.
 from hypothesis import settings as hypothesis_settings  # noqa: E402
 

@@ -28,7 +28,7 @@ def _answer(request, *, status, heading, message):
     if is_ajax(request):
         return ajax_error(message, status=status)
     context = {"message_kind": "error", "heading": heading, "message": message}
-    return render(request, "surveys/message.html", context, status=status)
+    return render(request, "taking/message.html", context, status=status)
 
 
 def bad_request(request, exception, message=None):

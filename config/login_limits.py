@@ -74,7 +74,7 @@ def staff_locked_out(request, original_response=None, credentials=None):
         "paused: try again in %(minutes)s minutes, or ask a state administrator to reset your password."
     ) % {"minutes": minutes}
     response = render(
-        request, "surveys/message.html",
+        request, "taking/message.html",
         {"message_kind": "error", "heading": _("Sign-in paused"), "message": message}, status=429,
     )
     response["Retry-After"] = str(seconds)

@@ -15,7 +15,7 @@ urlpatterns = [
     path("ping/", ping, name="ping"),
     # nginx sends a body over its limit here (error_page 413), so both answer alike.
     path("errors/413/", errors.too_large_view, name="too-large"),
-    path("", include("surveys.urls")),
+    path("", include("taking.urls")),
 ]
 
 if "debug_toolbar" in settings.INSTALLED_APPS:

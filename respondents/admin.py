@@ -30,6 +30,6 @@ class PageSaveInline(admin.TabularInline):
 class RespondentAdmin(admin.ModelAdmin):
     list_display = ["__str__", "survey", "school", "grade", "role", "status", "current_page", "completed_at"]
     list_filter = ["survey", "status", "role"]
-    search_fields = ["external_id", "access_code", "school"]
+    search_fields = ["external_id", "access_code", "school__code", "school__name"]
     readonly_fields = ["access_code", "started_at", "last_saved_at", "completed_at"]
     inlines = [PageSaveInline]

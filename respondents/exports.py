@@ -19,7 +19,7 @@ from respondents.models import Answer, Respondent
 from surveys.selectors import answerable_questions
 
 RESPONDENT_COLUMNS = [
-    "respondent_id", "external_id", "school", "grade", "role", "language",
+    "respondent_id", "external_id", "school_code", "school_name", "grade", "role", "language",
     "status", "started_at", "last_saved_at", "completed_at",
 ]
 
@@ -43,7 +43,7 @@ def responses_header(*, survey):
 def responses_rows(*, survey, questions, batch_size=500, using=None):
     """Yield one list of cells per respondent of ``survey``, in id order, read from database ``using``."""
     column = {q.pk: index for index, q in enumerate(questions)}
-    respondents = Respondent.objects.using(using).filter(survey=survey).order_by("pk")
+    respondents = Respondent.objects.using(using).filter(survey=survey).select_related("school").order_by("pk")
     last_pk = 0
     while True:
         batch = list(respondents.filter(pk__gt=last_pk)[:batch_size])
@@ -57,7 +57,8 @@ def responses_rows(*, survey, questions, batch_size=500, using=None):
                 answers[respondent_id][column[question_id]] = value
         for r in batch:
             yield [
-                r.pk, r.external_id, r.school, r.grade, r.role, r.language, r.status,
+                r.pk, r.external_id, r.school.code if r.school else "", r.school.name if r.school else "",
+                r.grade, r.role, r.language, r.status,
                 _iso(r.started_at), _iso(r.last_saved_at), _iso(r.completed_at),
             ] + answers[r.pk]
 

@@ -12,6 +12,31 @@ from respondents import access_codes
 from surveys.models import Question, Survey
 
 
+class District(models.Model):
+    code = models.CharField(max_length=20, unique=True)
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self):
+        return f"{self.name} ({self.code})"
+
+
+class School(models.Model):
+    """A school of the directory (``manage.py import_schools``); codes are the state's own, unique in the state."""
+
+    code = models.CharField(max_length=20, unique=True)
+    name = models.CharField(max_length=200)
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="schools")
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self):
+        return f"{self.name} ({self.code})"
+
+
 class Roster(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.PROTECT, related_name="rosters")
     name = models.CharField(max_length=200)
@@ -42,7 +67,7 @@ class Respondent(models.Model):
     external_id = models.CharField(max_length=100, blank=True, help_text=_("The roster's own id for this person."))
     # Unique across all surveys, so that the code alone finds the respondent.
     access_code = models.CharField(max_length=access_codes.LENGTH, unique=True, editable=False)
-    school = models.CharField(max_length=200, blank=True)
+    school = models.ForeignKey(School, on_delete=models.PROTECT, null=True, blank=True, related_name="respondents")
     grade = models.CharField(max_length=20, blank=True)
     role = models.CharField(max_length=10, choices=Role.choices, blank=True)
     language = models.CharField(max_length=10, default="en")

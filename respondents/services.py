@@ -1,5 +1,5 @@
 """Writes of respondents and answers: rosters, and the page save every respondent makes ~60 times."""
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Value
@@ -7,7 +7,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from respondents import access_codes
-from respondents.models import Answer, Nav, PageSave, Respondent, Roster
+from respondents.models import Answer, Nav, PageSave, Respondent, Roster, School
 from respondents.selectors import missing_required
 from surveys.selectors import progress_percent, required_questions
 
@@ -130,7 +130,7 @@ def _replay(*, respondent_id, definition, save_id, required):
 @dataclass(frozen=True)
 class RosterEntry:
     external_id: str = ""
-    school: str = ""
+    school: School | None = None
     grade: str = ""
     role: str = ""
     language: str = "en"
@@ -142,7 +142,8 @@ def roster_create(*, survey, name, entries, source_filename="", batch_size=1000)
         roster = Roster.objects.create(survey=survey, name=name, source_filename=source_filename)
         batch = []
         for entry in entries:
-            batch.append(Respondent(survey=survey, roster=roster, **asdict(entry)))
+            values = {f.name: getattr(entry, f.name) for f in fields(entry)}
+            batch.append(Respondent(survey=survey, roster=roster, **values))
             if len(batch) >= batch_size:
                 _create_with_codes(batch)
                 batch = []

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "axes",
     "surveys",
     "respondents",
+    "taking",
 ]
 
 MIDDLEWARE = [
@@ -56,7 +57,7 @@ MIDDLEWARE = [
 
 TEMPLATES = [
     {
-        # The survey page fragment only (surveys/jinja2/): the hottest template.
+        # The survey page fragment only (taking/jinja2/): the hottest template.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "NAME": "jinja2",
         "DIRS": [],
@@ -118,7 +119,7 @@ SESSION_ENGINE = env("DJANGO_SESSION_ENGINE", default="django.contrib.sessions.b
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 # School computers are shared: the session ends when the browser closes, and
-# after this long without a request (surveys/respondent_session.py), with a
+# after this long without a request (taking/respondent_session.py), with a
 # warning SESSION_IDLE_WARNING_SECONDS before and a "keep me signed in" button.
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 SESSION_IDLE_TIMEOUT_SECONDS = env.int("SESSION_IDLE_TIMEOUT_SECONDS", default=60 * 60)
@@ -127,7 +128,7 @@ SESSION_IDLE_WARNING_SECONDS = env.int("SESSION_IDLE_WARNING_SECONDS", default=5
 SESSION_COOKIE_AGE = SESSION_IDLE_TIMEOUT_SECONDS
 
 # --- Security
-CSRF_FAILURE_VIEW = "surveys.views.csrf_failure"
+CSRF_FAILURE_VIEW = "taking.views.csrf_failure"
 X_FRAME_OPTIONS = "DENY"
 # No inline script or style anywhere (the survey's and the admin's pages load
 # theirs from files), so an injected <script> cannot run. django-csp's format
@@ -217,6 +218,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", default="INFO")},
     "loggers": {"caching": {"level": "WARNING"}},
 }
+
+# --- The largest file staff may upload (a school directory, a roster), in bytes.
+UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=200 * 1000 * 1000)
 
 # --- Definition changes wait this long for replicas before invalidating the
 # cache a second time (after that a Celery task does it; surveys/caching.py).

@@ -20,7 +20,7 @@ def test_a_save_that_meets_a_passing_fault_gets_503_json_with_retry_after_and_sa
     def away(**kwargs):
         raise fault
 
-    monkeypatch.setattr("surveys.views.page_save", away)
+    monkeypatch.setattr("taking.views.page_save", away)
     response = save_page(taker, 1, {"q-colour": "red"})
     assert response.status_code == 503 and response["Retry-After"] == "2"
     assert response.json()["saved"] is False and "try again" in response.json()["errors"]["__all__"][0]
@@ -31,7 +31,7 @@ def test_a_page_that_meets_a_passing_fault_gets_a_calm_page_that_tries_again_by_
     def away(**kwargs):
         raise OperationalError("the database system is starting up")
 
-    monkeypatch.setattr("surveys.views.answers_for_questions", away)
+    monkeypatch.setattr("taking.views.answers_for_questions", away)
     response = taker.get("/take/")
     assert response.status_code == 503 and response["Retry-After"] == "2" and response["Refresh"] == "5"
     assert "busy for a moment" in response.content.decode()
@@ -41,7 +41,7 @@ def test_other_errors_are_still_errors(taker, monkeypatch):
     def broken(**kwargs):
         raise ValueError("a bug")
 
-    monkeypatch.setattr("surveys.views.page_save", broken)
+    monkeypatch.setattr("taking.views.page_save", broken)
     with pytest.raises(ValueError):
         save_page(taker, 1, {"q-colour": "red"})
 

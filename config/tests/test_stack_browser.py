@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from config.tests import stack
-from surveys.tests.test_browser import answer_page, expect_page
+from taking.tests.test_browser import answer_page, expect_page
 
 pytestmark = [pytest.mark.stack, pytest.mark.browser]
 
@@ -42,7 +42,7 @@ def test_a_person_takes_the_demo_survey_through_nginx_gunicorn_and_pgbouncer(pag
     printed = re.findall(r"^  ([2-9A-Z]{5}-[2-9A-Z]{5})$", output, re.M)[0]
     code = printed.replace("-", "")
 
-    static = page.request.get(f"{app_url}/static/surveys/survey.js")
+    static = page.request.get(f"{app_url}/static/taking/survey.js")
     assert static.ok and "survey-form" in static.text()  # served by nginx from the collected files
 
     page.goto(app_url + "/")

@@ -24,3 +24,10 @@ def save_page(client, number, answers=None, *, nav="next", save_id=None, ajax=Tr
     data = {"save_id": str(save_id or uuid.uuid4()), "nav": nav, **(answers or {})}
     headers = {"X-Requested-With": "XMLHttpRequest"} if ajax else {}
     return client.post(f"/take/page/{number}/", data, headers=headers)
+
+
+def make_school(code="LIN", name="Lincoln", district=("D1", "District One")):
+    """A school of the directory (and its district), made through the directory service."""
+    from respondents.schools import schools_ensure
+
+    return schools_ensure([(district[0], district[1], code, name)])[code]

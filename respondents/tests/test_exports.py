@@ -5,7 +5,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from respondents.exports import RESPONDENT_COLUMNS, responses_write_csv, spreadsheet_safe
-from respondents.tests.factories import login, make_respondents, save_page
+from respondents.tests.factories import login, make_respondents, make_school, save_page
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def survey(client):
     survey = make_survey()
-    alice, bob, _carol = make_respondents(survey, count=3, school="Lincoln", grade="7", role="student")
+    alice, bob, _carol = make_respondents(survey, count=3, school=make_school("LIN", "Lincoln"), grade="7", role="student")
     login(client, alice)
     saves = [
         save_page(client, 1, {"q-colour": "red", "q-pets": ["fish", "cat"], "q-age": "11", "q-nickname": 'Al, "A"'}),
@@ -41,7 +41,7 @@ def test_one_row_per_respondent_and_one_column_per_question_code_in_survey_order
     assert row["status"] == "completed" and row["completed_at"]
     assert (row["colour"], row["pets"], row["age"], row["nickname"]) == ("red", "cat fish", "11", 'Al, "A"')
     assert (row["safe"], row["happy"], row["born"], row["again"]) == ("2", "", "2014-03-04", "1")
-    assert (row["school"], row["grade"], row["role"]) == ("Lincoln", "7", "student")
+    assert (row["school_code"], row["school_name"], row["grade"], row["role"]) == ("LIN", "Lincoln", "7", "student")
     assert dict(zip(header, bob, strict=False))["status"] == "in_progress"
     assert dict(zip(header, carol, strict=False))["status"] == "not_started" and set(carol[len(RESPONDENT_COLUMNS):]) == {""}
 
@@ -83,7 +83,7 @@ def test_a_cell_a_spreadsheet_would_run_gets_an_apostrophe_and_numbers_stay_numb
 
 def test_the_csv_export_writes_every_text_cell_safely(client):
     survey = make_survey()
-    respondent = make_respondents(survey, external_id="=1+1", school="@school")
+    respondent = make_respondents(survey, external_id="=1+1", school=make_school("S1", "@school"))
     login(client, respondent)
     save_page(client, 1, {"q-nickname": "-A+B", "q-age": "12"})
     save_page(client, 3, {"q-story": '=HYPERLINK("x")'})
@@ -91,5 +91,5 @@ def test_the_csv_export_writes_every_text_cell_safely(client):
     responses_write_csv(survey=survey, stream=out)
     header, row = read(out.getvalue())
     cells = dict(zip(header, row, strict=True))
-    assert (cells["external_id"], cells["school"]) == ("'=1+1", "'@school")
+    assert (cells["external_id"], cells["school_name"]) == ("'=1+1", "'@school")
     assert (cells["nickname"], cells["story"], cells["age"]) == ("'-A+B", "'=HYPERLINK(\"x\")", "12")

@@ -6,6 +6,7 @@ import pytest
 from respondents.models import Answer, PageSave, Respondent
 from respondents.models import Nav
 from respondents.services import PageSaveRefused, RosterEntry, page_save, roster_create
+from respondents.tests.factories import make_school
 from surveys.selectors import page_definition
 
 pytestmark = pytest.mark.django_db
@@ -114,12 +115,13 @@ def test_a_deleted_respondent_is_gone(respondent):
 
 
 def test_a_roster_gets_one_unique_code_per_respondent(survey):
-    entries = [RosterEntry(external_id=f"s{n}", school="Lincoln", grade="7", role="student") for n in range(25)]
+    lincoln = make_school("LIN", "Lincoln")
+    entries = [RosterEntry(external_id=f"s{n}", school=lincoln, grade="7", role="student") for n in range(25)]
     roster = roster_create(survey=survey, name="Lincoln", entries=entries, batch_size=10)
     respondents = list(roster.respondents.all())
     assert len(respondents) == 25
     assert len({r.access_code for r in respondents}) == 25
-    assert {r.school for r in respondents} == {"Lincoln"}
+    assert {r.school for r in respondents} == {lincoln}
 
 
 def test_a_roster_with_a_repeated_external_id_is_refused_whole(survey):

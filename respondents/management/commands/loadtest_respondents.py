@@ -6,8 +6,11 @@ from django.utils import timezone
 
 from config.db_router import read_from_master
 from respondents.models import Respondent
+from respondents.schools import schools_ensure
 from respondents.services import RosterEntry, roster_create
 from surveys.models import Survey
+
+LOAD_SCHOOLS = 40
 
 
 class Command(BaseCommand):
@@ -26,9 +29,11 @@ class Command(BaseCommand):
             if target is None:
                 raise CommandError(f"No survey with the slug '{survey}'.")
             name = f"load test {timezone.now():%Y-%m-%d %H:%M:%S}"
+            schools = list(schools_ensure([("LOAD", "Load-test district", f"LOAD-{n:02d}", f"Load School {n}")
+                                           for n in range(LOAD_SCHOOLS)]).values())
             roster = roster_create(
                 survey=target, name=name,
-                entries=(RosterEntry(school=f"Load School {n % 40}", grade=str(6 + n % 7), role=Respondent.Role.STUDENT)
+                entries=(RosterEntry(school=schools[n % LOAD_SCHOOLS], grade=str(6 + n % 7), role=Respondent.Role.STUDENT)
                          for n in range(count)),
             )
             codes = roster.respondents.order_by("pk").values_list("access_code", flat=True)

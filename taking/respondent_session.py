@@ -101,7 +101,7 @@ def survey_is_open(survey):
 def survey_closed(request, survey):
     if is_ajax(request):
         return ajax_error(_("This survey is closed. Answers can no longer be saved."), status=403)
-    return render(request, "surveys/message.html", {"survey": survey, "message_kind": "closed"}, status=403)
+    return render(request, "taking/message.html", {"survey": survey, "message_kind": "closed"}, status=403)
 
 
 def current_respondent(request):

@@ -7,7 +7,7 @@ from django.test import Client, override_settings
 
 from config.settings.local import checkout_secret_key
 from respondents.tests.factories import login, save_page
-from surveys.respondent_session import SEEN_KEY, activity_resolution
+from taking.respondent_session import SEEN_KEY, activity_resolution
 
 pytestmark = pytest.mark.django_db
 

@@ -4,14 +4,21 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+import surveys
+
 from config.db_router import read_from_master
 from respondents.models import Respondent
+from respondents.schools import schools_ensure
 from respondents.services import RosterEntry, roster_create
 from surveys.models import Survey
 from surveys.services import survey_create
 
-DEMO_DOCUMENT = Path(__file__).resolve().parents[2] / "demo" / "school_climate.json"
-SCHOOLS = ["Lincoln Elementary", "Washington Middle", "Roosevelt High"]
+DEMO_DOCUMENT = Path(surveys.__file__).resolve().parent / "demo" / "school_climate.json"
+SCHOOLS = [  # district code, district name, school code, school name
+    ("D-DEMO", "Demo District", "DEMO-LIN", "Lincoln Elementary"),
+    ("D-DEMO", "Demo District", "DEMO-WAS", "Washington Middle"),
+    ("D-DEMO", "Demo District", "DEMO-ROO", "Roosevelt High"),
+]
 
 
 class Command(BaseCommand):
@@ -35,8 +42,9 @@ class Command(BaseCommand):
         unused = Respondent.objects.filter(survey=survey, status=Respondent.Status.NOT_STARTED)
         if unused.count() < show:
             count = max(respondents, show)
+            schools = list(schools_ensure(SCHOOLS).values())
             entries = [
-                RosterEntry(external_id=f"demo-{survey.respondents.count() + n:05d}", school=SCHOOLS[n % len(SCHOOLS)],
+                RosterEntry(external_id=f"demo-{survey.respondents.count() + n:05d}", school=schools[n % len(schools)],
                             grade=str(6 + n % 7), role=Respondent.Role.STUDENT)
                 for n in range(1, count + 1)
             ]

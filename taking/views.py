@@ -25,8 +25,8 @@ from config.faults import RETRY_AFTER_SECONDS
 from config.login_limits import respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
 from respondents.services import PageSaveRefused, page_save
-from surveys.forms import LoginForm, PageForm, bound_questions
-from surveys.respondent_session import (
+from taking.forms import LoginForm, PageForm, bound_questions
+from taking.respondent_session import (
     SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_end, session_ended,
     session_seen, session_start, survey_closed, survey_is_open,
 )
@@ -55,17 +55,17 @@ def survey_login(request):
             respondent_login_failed(request)
             form.add_error("access_code", LOGIN_FAILED)
         elif respondent.is_completed:
-            return render(request, "surveys/message.html", {"survey": survey, "message_kind": "completed"})
+            return render(request, "taking/message.html", {"survey": survey, "message_kind": "completed"})
         elif not survey_is_open(survey):
             return survey_closed(request, survey)
         elif session_start(request, respondent):
             return redirect("surveys:display")
         else:
             form.add_error(None, LOGIN_UNAVAILABLE)
-            response = render(request, "surveys/login.html", {"form": form}, status=503)
+            response = render(request, "taking/login.html", {"form": form}, status=503)
             response["Retry-After"] = str(RETRY_AFTER_SECONDS)
             return response
-    return render(request, "surveys/login.html", {"form": form}, status=400 if form.errors else 200)
+    return render(request, "taking/login.html", {"form": form}, status=400 if form.errors else 200)
 
 
 def _too_many_failed_logins(request, form, wait):
@@ -78,7 +78,7 @@ def _too_many_failed_logins(request, form, wait):
         "then try again.",
         minutes,
     ) % {"minutes": minutes})
-    response = render(request, "surveys/login.html", {"form": form}, status=429)
+    response = render(request, "taking/login.html", {"form": form}, status=429)
     response["Retry-After"] = str(wait)
     return response
 
@@ -178,7 +178,7 @@ def survey_change_page(request, number):
 def survey_complete(request):
     respondent = current_respondent(request)
     if respondent.is_completed:
-        return render(request, "surveys/complete.html", {"survey": request.survey, "respondent": respondent})
+        return render(request, "taking/complete.html", {"survey": request.survey, "respondent": respondent})
     missing = missing_required(respondent_id=respondent.pk, survey=request.survey)
     if missing:
         return redirect("surveys:content", number=min(missing))
@@ -191,7 +191,7 @@ def csrf_failure(request, reason=""):
     message = _("This page is out of date or your session has ended. Reload the page, or log in again, and try once more.")
     if is_ajax(request):
         return ajax_error(message, status=403, login_url="/")
-    return render(request, "surveys/message.html", {"message_kind": "csrf", "message": message}, status=403)
+    return render(request, "taking/message.html", {"message_kind": "csrf", "message": message}, status=403)
 
 
 def _render_page(request, definition, *, fragment=False, data=None, errors=None, missing=None, status=200):
@@ -207,13 +207,13 @@ def _render_page(request, definition, *, fragment=False, data=None, errors=None,
         "save_id": uuid.uuid4(),
     }
     # The fragment is Jinja2 (fast, see docs/performance.md); the page around it is a Django template.
-    page_html = render_to_string("surveys/page.html", context, request=request, using="jinja2")
+    page_html = render_to_string("taking/page.html", context, request=request, using="jinja2")
     if fragment:
         return HttpResponse(page_html, status=status)
     context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(),
                    idle_warning_seconds=settings.SESSION_IDLE_WARNING_SECONDS,
                    idle_minutes=settings.SESSION_IDLE_TIMEOUT_SECONDS // 60)
-    return render(request, "surveys/take.html", context, status=status)
+    return render(request, "taking/take.html", context, status=status)
 
 
 def _error_list(definition, errors):
@@ -230,7 +230,7 @@ def _page_not_found(request, number):
     message = _("There is no page %(number)s in this survey.") % {"number": number}
     if is_ajax(request):
         return ajax_error(message, status=404)
-    return render(request, "surveys/message.html", {"message_kind": "not_found", "message": message}, status=404)
+    return render(request, "taking/message.html", {"message_kind": "not_found", "message": message}, status=404)
 
 
 def _missing_summary(missing):

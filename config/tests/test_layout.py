@@ -1,0 +1,52 @@
+"""The apps' imports run one way: taking -> respondents -> surveys; staff -> respondents, surveys.
+
+The domain apps (surveys: definitions; respondents: rosters, respondents,
+answers) hold no HTTP code: no views, requests, responses, URLs or templates.
+Checked on the source, tests and migrations left out.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENS = {"taking", "staff"}
+# What each app may import of the project's apps.
+ALLOWED = {
+    "surveys": set(),
+    "respondents": {"surveys"},
+    "taking": {"respondents", "surveys"},
+    "staff": {"respondents", "surveys"},
+}
+HTTP = ("django.http", "django.shortcuts", "django.views", "django.urls", "django.template")
+
+
+def modules(app):
+    for path in sorted((ROOT / app).rglob("*.py")):
+        parts = path.relative_to(ROOT / app).parts
+        if "tests" not in parts and "migrations" not in parts:
+            yield path
+
+
+def imported(path):
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.module
+
+
+@pytest.mark.parametrize("app", sorted(ALLOWED))
+def test_an_app_imports_only_the_apps_below_it(app):
+    if not (ROOT / app).is_dir():
+        pytest.skip(f"no {app}/ yet")
+    wrong = sorted({f"{path.relative_to(ROOT)} imports {name}" for path in modules(app) for name in imported(path)
+                    if name.split(".")[0] in ALLOWED and name.split(".")[0] not in ALLOWED[app] | {app}})
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("app", sorted(set(ALLOWED) - SCREENS))
+def test_the_domain_apps_hold_no_http_code(app):
+    wrong = sorted({f"{path.relative_to(ROOT)} imports {name}" for path in modules(app) for name in imported(path)
+                    if name.startswith(HTTP)})
+    assert not wrong, wrong
