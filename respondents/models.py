@@ -76,6 +76,8 @@ class Respondent(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     last_saved_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # Withdrawn by a coordinator (left the school, listed by mistake): cannot log in, counted apart; restorable.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["survey_id", "id"]
@@ -99,6 +101,10 @@ class Respondent(models.Model):
     @property
     def is_completed(self):
         return self.status == self.Status.COMPLETED
+
+    @property
+    def is_withdrawn(self):
+        return self.withdrawn_at is not None
 
     @property
     def formatted_access_code(self):

@@ -41,7 +41,7 @@ class PageSaveResult:
         return progress_percent(page=self.next_page, page_count=self.page_count)
 
 
-def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str) -> PageSaveResult:
+def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str, access_code=None) -> PageSaveResult:
     """Save one page of answers and move the respondent on; return a PageSaveResult.
 
     ``values`` maps every answerable question on the page to its stored text
@@ -50,7 +50,10 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
     respondent's row lock and refuses a completed response or a ``save_id``
     this respondent has used before, then one INSERT ... ON CONFLICT of the
     page's answers, then one INSERT into the page-save log. A save_id used
-    before saves nothing and is answered as its first save was.
+    before saves nothing and is answered as its first save was. With
+    ``access_code`` (the code the session logged in with), a respondent whose
+    code was reissued since, or who was withdrawn, is refused as GONE: the same
+    UPDATE checks it, so it costs no query.
     """
     number, page_count = definition.number, definition.page_count
     next_page = {Nav.BACK: max(number - 1, 1), Nav.NEXT: min(number + 1, page_count)}.get(nav, number)
@@ -60,8 +63,11 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
     now = timezone.now()
     try:
         with transaction.atomic(durable=True):
+            respondent = Respondent.objects.filter(pk=respondent_id)
+            if access_code is not None:
+                respondent = respondent.filter(access_code=access_code, withdrawn_at=None)
             updated = (
-                Respondent.objects.filter(pk=respondent_id)
+                respondent
                 .exclude(status=Respondent.Status.COMPLETED)
                 .exclude(Exists(PageSave.objects.filter(respondent_id=OuterRef("pk"), save_id=save_id)))
                 .update(
@@ -72,7 +78,8 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
                 )
             )
             if not updated:
-                return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required)
+                return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required,
+                               access_code=access_code)
             Answer.objects.bulk_create(
                 [Answer(respondent_id=respondent_id, question=q, value=v, saved_at=now) for q, v in values.items()],
                 update_conflicts=True,
@@ -107,14 +114,17 @@ def _finish(*, respondent_id, definition, required, now):
     return PageSaveResult(page=number, next_page=number, page_count=page_count, completed=True)
 
 
-def _replay(*, respondent_id, definition, save_id, required):
+def _replay(*, respondent_id, definition, save_id, required, access_code=None):
     """Answer a save that changed nothing: a save_id used before, or a save that is refused.
 
     Runs inside a transaction, so it reads the master (config/db_router.py).
     """
     first = PageSave.objects.filter(respondent_id=respondent_id, save_id=save_id).first()
     if first is None:
-        if not Respondent.objects.filter(pk=respondent_id).exists():
+        current = Respondent.objects.filter(pk=respondent_id)
+        if access_code is not None:
+            current = current.filter(access_code=access_code, withdrawn_at=None)
+        if not current.exists():
             raise PageSaveRefused(PageSaveRefused.GONE)
         raise PageSaveRefused(PageSaveRefused.LOCKED)
     missing = {}
@@ -163,3 +173,32 @@ def _create_with_codes(respondents, attempts=3):
         except IntegrityError:
             if attempt == attempts - 1:
                 raise
+
+
+def respondent_reissue_code(*, respondent_id, attempts=3):
+    """Give the respondent a new access code and return it; the old one stops working at once.
+
+    Answers and progress are kept. A session that logged in with the old code
+    ends on its next request (``page_save`` and the respondent screens check
+    the code the session holds).
+    """
+    for attempt in range(attempts):
+        code = access_codes.generate()
+        try:
+            with transaction.atomic():
+                if not Respondent.objects.filter(pk=respondent_id).update(access_code=code):
+                    raise Respondent.DoesNotExist(f"no respondent {respondent_id}")
+            return code
+        except IntegrityError:  # the new code is someone else's (astronomically rare): draw again
+            if attempt == attempts - 1:
+                raise
+
+
+def respondent_withdraw(*, respondent_id):
+    """Withdraw a respondent: their code no longer logs in and their session ends; answers are kept."""
+    Respondent.objects.filter(pk=respondent_id, withdrawn_at=None).update(withdrawn_at=timezone.now())
+
+
+def respondent_restore(*, respondent_id):
+    """Undo ``respondent_withdraw``: the same code logs in again and resumes where they stopped."""
+    Respondent.objects.filter(pk=respondent_id).update(withdrawn_at=None)

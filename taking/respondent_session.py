@@ -28,6 +28,10 @@ from surveys.selectors import page_count, survey_get
 RESPONDENT_KEY = "respondent_id"
 SURVEY_KEY = "survey_id"
 SEEN_KEY = "seen"
+# The code the session logged in with: a code reissued since (a lost slip) or a
+# withdrawn respondent ends the session on its next request. Sessions live on
+# the server (Redis), never in the cookie.
+CODE_KEY = "code"
 
 
 class SessionEnded(Exception):
@@ -38,6 +42,7 @@ def session_start(request, respondent):
     """Log ``respondent`` in, on a new session key (no session fixation); return False if it could not be stored."""
     request.session[RESPONDENT_KEY] = respondent.pk
     request.session[SURVEY_KEY] = respondent.survey_id
+    request.session[CODE_KEY] = respondent.access_code
     request.session[SEEN_KEY] = int(time.time())
     # cycle_key stores the data under the new key at once, so whether the store
     # took it is known here (config/sessions.py marks a Redis outage `unavailable`).
@@ -105,11 +110,17 @@ def survey_closed(request, survey):
 
 
 def current_respondent(request):
-    """Return the session's respondent, read fresh from the database; raise SessionEnded if gone."""
+    """Return the session's respondent, read fresh from the database; raise SessionEnded if gone, withdrawn, or
+    holding another code than the one the session logged in with."""
     respondent = respondent_get(respondent_id=request.respondent_id)
-    if respondent is None:
+    if respondent is None or respondent.is_withdrawn or respondent.access_code != session_code(request, respondent):
         raise SessionEnded
     return respondent
+
+
+def session_code(request, respondent=None):
+    """The code the session logged in with; a session from before codes were kept takes the respondent's own."""
+    return request.session.get(CODE_KEY, respondent.access_code if respondent else None)
 
 
 def respondent_required(view):

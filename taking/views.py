@@ -27,13 +27,14 @@ from respondents.selectors import answers_for_questions, missing_required, respo
 from respondents.services import PageSaveRefused, page_save
 from taking.forms import LoginForm, PageForm, bound_questions
 from taking.respondent_session import (
-    SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_end, session_ended,
-    session_seen, session_start, survey_closed, survey_is_open,
+    SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_code, session_end,
+    session_ended, session_seen, session_start, survey_closed, survey_is_open,
 )
 from surveys.selectors import page_count, page_definition, survey_get
 
 LOGIN_UNAVAILABLE = gettext_lazy("We cannot log you in right now. Please wait a minute and try again.")
 LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against your slip and try again.")
+CODE_WITHDRAWN = gettext_lazy("This access code is no longer in use. Ask the person who gave you your slip.")
 
 
 # Every respondent page is never_cache (Cache-Control: no-store): they show
@@ -54,6 +55,8 @@ def survey_login(request):
         if survey is None:
             respondent_login_failed(request)
             form.add_error("access_code", LOGIN_FAILED)
+        elif respondent.is_withdrawn:
+            form.add_error("access_code", CODE_WITHDRAWN)
         elif respondent.is_completed:
             return render(request, "taking/message.html", {"survey": survey, "message_kind": "completed"})
         elif not survey_is_open(survey):
@@ -152,7 +155,7 @@ def survey_change_page(request, number):
     try:
         result = page_save(
             respondent_id=request.respondent_id, definition=definition, values=form.stored_values(),
-            save_id=form.cleaned_data["save_id"], nav=form.cleaned_data["nav"],
+            save_id=form.cleaned_data["save_id"], nav=form.cleaned_data["nav"], access_code=session_code(request),
         )
     except PageSaveRefused as refused:
         if refused.reason == PageSaveRefused.GONE:
