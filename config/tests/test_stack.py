@@ -5,6 +5,9 @@ pgbouncer, memcached, Redis sessions. Runs only against the live stack
 Tests are transactional: rows are committed, so the replica really has them
 (or really has not, yet).
 """
+import re
+import subprocess
+import time
 import uuid
 from pathlib import Path
 from contextlib import ExitStack, contextmanager
@@ -475,3 +478,25 @@ def test_the_celery_worker_answers_over_the_redis_broker():
         replies = app.control.ping(timeout=2)
     assert replies and all(reply for answer in replies for reply in answer.values())
     assert app.conf.broker_url.startswith("redis://")
+
+
+@pytest.mark.parametrize("component", ["celery", "gunicorn"])
+def test_a_pidfile_naming_an_unreaped_killed_process_does_not_stop_a_start(component):
+    """Where PID 1 does not reap orphans, a worker killed with kill -9 stays a zombie: kill -0 still
+    answers for its PID. Celery and gunicorn then refused to start over its pidfile (the drill's
+    Celery fault on CI). deploy/stack counts a zombie as dead and starts the component anyway."""
+    pidfile = Path(stack.conf()["STACK_DIR"]) / "run" / f"{component}.pid"
+    stack.stack("stop", component)
+    zombie = subprocess.Popen(["true"])  # never waited for while the check runs: a zombie
+    try:
+        for _ in range(50):
+            if Path(f"/proc/{zombie.pid}/stat").read_text().split()[2] == "Z":
+                break
+            time.sleep(0.1)
+        pidfile.write_text(f"{zombie.pid}\n")
+        stack.stack("start", component)
+        assert int(pidfile.read_text()) != zombie.pid
+        assert re.search(rf"^{component}\s+\d+\s+\S+\s+up", stack.stack("status"), re.MULTILINE)
+    finally:
+        zombie.wait()
+        stack.start_missing()
