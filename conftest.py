@@ -108,3 +108,16 @@ def browser_type_launch_args(browser_type_launch_args):
             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
         ],
     }
+
+
+@pytest.fixture(autouse=True)
+def _media_root(request, tmp_path_factory):
+    """Keep uploads (rosters) of the local suite in a temporary directory; on the stack they go where
+    gunicorn and Celery share them (MEDIA_ROOT from deploy/stack env)."""
+    from django.conf import settings
+
+    if getattr(settings, "STACK_TESTS", False):
+        yield
+        return
+    request.getfixturevalue("settings").MEDIA_ROOT = str(tmp_path_factory.mktemp("media"))
+    yield

@@ -12,6 +12,7 @@ handler500 = "config.errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("staff/", include("staff.urls")),
     path("ping/", ping, name="ping"),
     # nginx sends a body over its limit here (error_page 413), so both answer alike.
     path("errors/413/", errors.too_large_view, name="too-large"),

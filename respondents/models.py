@@ -4,6 +4,7 @@
 question (about 300 per respondent, 600 million for a state-wide survey), so it
 holds only what a page save must write and is keyed for that write.
 """
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -38,16 +39,101 @@ class School(models.Model):
 
 
 class Roster(models.Model):
+    """One roster file a coordinator uploaded for a survey, and its import: checked first (a dry run), applied on
+    confirmation (``respondents/rosters.py``). Rosters made in code (demo, load tests) are applied at once."""
+
+    class Status(models.TextChoices):
+        CHECKING = "checking", _("Checking the file")
+        CHECKED = "checked", _("Checked: ready to apply")
+        REFUSED = "refused", _("Not applied: the file has problems")
+        APPLYING = "applying", _("Applying")
+        APPLIED = "applied", _("Applied")
+        FAILED = "failed", _("Failed: nothing was applied")
+        DISCARDED = "discarded", _("Discarded: not applied")
+
     survey = models.ForeignKey(Survey, on_delete=models.PROTECT, related_name="rosters")
     name = models.CharField(max_length=200)
     source_filename = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")
+    uploaded_from = models.CharField(max_length=45, blank=True, help_text=_("The uploader's address, for the audit log."))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.APPLIED)
+    # The upload, kept until the roster is applied or refused.
+    file = models.FileField(upload_to="rosters/%Y/%m/", blank=True)
+    described = models.CharField(max_length=40, blank=True, help_text=_("The file as read: CSV (UTF-8), XLSX."))
+    # The optional columns the file has: only those are compared and updated.
+    columns = models.JSONField(default=list, blank=True)
+    rows_expected = models.PositiveIntegerField(default=0)
+    rows_read = models.PositiveIntegerField(default=0)
+    problem_count = models.PositiveIntegerField(default=0)
+    # [{"school": code, "role": role, "new": n, "updated": n, "unchanged": n, "errors": n}, ...]
+    counts = models.JSONField(default=list, blank=True)
+    # Why the whole file was refused (not CSV/XLSX, undecodable, a missing column...), or what failed.
+    error = models.TextField(blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["survey_id", "created_at"]
 
     def __str__(self):
         return self.name
+
+    @property
+    def is_finished(self):
+        return self.status in {self.Status.REFUSED, self.Status.APPLIED, self.Status.FAILED, self.Status.DISCARDED}
+
+    @property
+    def progress_percent(self):
+        """How far the current step is, 0-100, for the progress bar."""
+        if self.status in {self.Status.CHECKING, self.Status.APPLYING} and self.rows_expected:
+            return min(99, 100 * self.rows_read // self.rows_expected)
+        return 100 if self.is_finished or self.status == self.Status.CHECKED else 0
+
+
+class RosterRow(models.Model):
+    """A checked row of an uploaded roster, staged in the database between the dry run and the apply.
+
+    Staging keeps memory flat whatever the file's size: the checks that need
+    the whole file (an ``external_id`` twice, the counts, who is missing) and
+    the upsert itself are SQL over this table. Rows of a roster go when a later
+    roster of the same survey is applied.
+    """
+
+    roster = models.ForeignKey(Roster, on_delete=models.CASCADE, related_name="rows", db_index=False)
+    row = models.PositiveIntegerField()
+    external_id = models.CharField(max_length=100)
+    school = models.ForeignKey(School, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    grade = models.CharField(max_length=20, blank=True)
+    role = models.CharField(max_length=10, blank=True)
+    language = models.CharField(max_length=10, blank=True)
+    display_name = models.CharField(max_length=200, blank=True)
+    # A fresh code drawn at check time, used only if the row is a new respondent.
+    access_code = models.CharField(max_length=access_codes.LENGTH)
+
+    class Meta:
+        indexes = [models.Index(fields=["roster", "external_id"], name="roster_row_external_id")]
+
+    def __str__(self):
+        return f"{self.roster_id} row {self.row}: {self.external_id}"
+
+
+class RosterProblem(models.Model):
+    """What is wrong with one cell or row of an uploaded roster: row, column, value and reason."""
+
+    roster = models.ForeignKey(Roster, on_delete=models.CASCADE, related_name="problems", db_index=False)
+    row = models.PositiveIntegerField()
+    column = models.CharField(max_length=40, blank=True)
+    value = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=300)
+
+    class Meta:
+        ordering = ["roster_id", "row", "id"]
+        indexes = [models.Index(fields=["roster", "row"], name="roster_problem_row")]
+
+    def __str__(self):
+        return f"row {self.row}, {self.column}: {self.reason}"
 
 
 class Respondent(models.Model):
@@ -71,6 +157,8 @@ class Respondent(models.Model):
     grade = models.CharField(max_length=20, blank=True)
     role = models.CharField(max_length=10, choices=Role.choices, blank=True)
     language = models.CharField(max_length=10, default="en")
+    # Printed on slips only: never exported with answers, purged when the survey closes.
+    display_name = models.CharField(max_length=200, blank=True)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.NOT_STARTED)
     current_page = models.PositiveSmallIntegerField(default=1)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -171,3 +259,87 @@ class Answer(models.Model):
 
     def __str__(self):
         return f"{self.respondent_id}/{self.question_id}={self.value!r}"
+
+
+class StaffMember(models.Model):
+    """A staff account's role, and the districts or schools it covers (``respondents/scopes.py`` reads it)."""
+
+    class Role(models.TextChoices):
+        STATE_ADMIN = "state_admin", _("State administrator")
+        DISTRICT_COORDINATOR = "district", _("District coordinator")
+        SCHOOL_COORDINATOR = "school", _("School coordinator")
+        ANALYST = "analyst", _("Analyst")
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_member")
+    role = models.CharField(max_length=12, choices=Role.choices)
+    districts = models.ManyToManyField(District, blank=True, related_name="+")
+    schools = models.ManyToManyField(School, blank=True, related_name="+")
+
+    def __str__(self):
+        return f"{self.user} ({self.get_role_display()})"
+
+
+class AuditLogIsAppendOnly(Exception):
+    """An attempt to change or delete an audit entry."""
+
+
+class AuditQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AuditLogIsAppendOnly("the audit log is append-only: entries are never changed")
+
+    def delete(self):
+        raise AuditLogIsAppendOnly("the audit log is append-only: entries are never deleted")
+
+
+class AuditEntry(models.Model):
+    """One staff action: who, when, what, which survey and school, from which address.
+
+    Append-only. Nothing in the app changes or deletes an entry: the model and
+    its queryset refuse, the admin shows it read-only, and on PostgreSQL a
+    trigger refuses UPDATE and DELETE (migration 0005). The references keep no
+    foreign-key constraint, so that deleting a user or a survey never has to
+    touch the log; ``username`` keeps the name as it was.
+    """
+
+    class Action(models.TextChoices):
+        SIGN_IN = "sign_in", _("Signed in")
+        SIGN_IN_FAILED = "sign_in_failed", _("Sign-in failed")
+        SIGN_OUT = "sign_out", _("Signed out")
+        SCHOOLS_IMPORTED = "schools_imported", _("School directory imported")
+        ROSTER_CHECKED = "roster_checked", _("Roster checked (dry run)")
+        ROSTER_APPLIED = "roster_applied", _("Roster applied")
+        SLIPS_PRINTED = "slips_printed", _("Code slips printed")
+        CODES_DOWNLOADED = "codes_downloaded", _("Codes downloaded")
+        CODE_REISSUED = "code_reissued", _("Code reissued")
+        RESPONDENT_WITHDRAWN = "withdrawn", _("Respondent withdrawn")
+        RESPONDENT_RESTORED = "restored", _("Respondent restored")
+        STAFF_CHANGED = "staff_changed", _("Staff account changed")
+
+    at = models.DateTimeField(db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,
+                             null=True, blank=True, related_name="+")
+    username = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=20, choices=Action.choices)
+    survey = models.ForeignKey(Survey, on_delete=models.DO_NOTHING, db_constraint=False, null=True, blank=True,
+                               related_name="+")
+    school = models.ForeignKey(School, on_delete=models.DO_NOTHING, db_constraint=False, null=True, blank=True,
+                               related_name="+")
+    address = models.CharField(max_length=45, blank=True)
+    detail = models.TextField(blank=True)
+
+    objects = AuditQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.username or '-'} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AuditLogIsAppendOnly("the audit log is append-only: entries are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AuditLogIsAppendOnly("the audit log is append-only: entries are never deleted")

@@ -7,6 +7,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from respondents import access_codes
+from respondents.audit import Action, audit_record
 from respondents.models import Answer, Nav, PageSave, Respondent, Roster, School
 from respondents.selectors import missing_required
 from surveys.selectors import progress_percent, required_questions
@@ -175,30 +176,57 @@ def _create_with_codes(respondents, attempts=3):
                 raise
 
 
-def respondent_reissue_code(*, respondent_id, attempts=3):
+def respondent_reissue_code(*, scope, respondent_id, attempts=3):
     """Give the respondent a new access code and return it; the old one stops working at once.
 
     Answers and progress are kept. A session that logged in with the old code
     ends on its next request (``page_save`` and the respondent screens check
-    the code the session holds).
+    the code the session holds). Raises Respondent.DoesNotExist for anyone
+    outside ``scope``.
     """
+    scope.require("can_manage_people")
     for attempt in range(attempts):
         code = access_codes.generate()
         try:
-            with transaction.atomic():
-                if not Respondent.objects.filter(pk=respondent_id).update(access_code=code):
-                    raise Respondent.DoesNotExist(f"no respondent {respondent_id}")
+            with transaction.atomic(durable=True):
+                respondent = _in_scope(scope, respondent_id)
+                Respondent.objects.filter(pk=respondent.pk).update(access_code=code)
+                audit_record(scope=scope, action=Action.CODE_REISSUED, survey=respondent.survey,
+                             school=respondent.school, detail=f"respondent {respondent}")
             return code
         except IntegrityError:  # the new code is someone else's (astronomically rare): draw again
             if attempt == attempts - 1:
                 raise
 
 
-def respondent_withdraw(*, respondent_id):
-    """Withdraw a respondent: their code no longer logs in and their session ends; answers are kept."""
-    Respondent.objects.filter(pk=respondent_id, withdrawn_at=None).update(withdrawn_at=timezone.now())
+def respondent_withdraw(*, scope, respondent_ids, survey):
+    """Withdraw respondents of ``survey``: their codes no longer log in and their sessions end; answers are kept.
+
+    Those outside ``scope`` or already withdrawn are left alone; return how many were withdrawn.
+    """
+    return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=True)
 
 
-def respondent_restore(*, respondent_id):
-    """Undo ``respondent_withdraw``: the same code logs in again and resumes where they stopped."""
-    Respondent.objects.filter(pk=respondent_id).update(withdrawn_at=None)
+def respondent_restore(*, scope, respondent_ids, survey):
+    """Undo ``respondent_withdraw``: the same codes log in again and resume where they stopped; return how many."""
+    return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=False)
+
+
+def _set_withdrawn(*, scope, respondent_ids, survey, withdrawn):
+    scope.require("can_manage_people")
+    with transaction.atomic(durable=True):
+        chosen = scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at__isnull=withdrawn)
+        people = list(chosen.select_related("school").select_for_update(of=("self",)))
+        Respondent.objects.filter(pk__in=[p.pk for p in people]).update(
+            withdrawn_at=timezone.now() if withdrawn else None)
+        action = Action.RESPONDENT_WITHDRAWN if withdrawn else Action.RESPONDENT_RESTORED
+        for person in people:
+            audit_record(scope=scope, action=action, survey=survey, school=person.school,
+                         detail=f"respondent {person}")
+    return len(people)
+
+
+def _in_scope(scope, respondent_id):
+    """The respondent, row-locked, if ``scope`` covers them; Respondent.DoesNotExist otherwise."""
+    return (scope.respondents(None).select_related("survey", "school").select_for_update(of=("self",))
+            .get(pk=respondent_id))

@@ -49,6 +49,8 @@ class Table:
     columns: list[str]
     ignored_columns: list[str] = field(default_factory=list)
     rows: Iterator[tuple[int, dict]] = iter(())
+    # About how many rows follow the header (for a progress bar; 0 when the file does not say).
+    rows_expected: int = 0
 
     @property
     def described(self):
@@ -76,14 +78,14 @@ def open_table(path, *, required, optional=(), max_bytes):
     with open(path, "rb") as stream:
         start = stream.read(4096)
     if start.startswith(b"PK\x03\x04"):
-        header, rows = _xlsx_rows(path)
+        header, rows, rows_expected = _xlsx_rows(path)
         table_format, encoding = "XLSX", ""
     elif b"\x00" in start:
         raise TableError("This is not a CSV or XLSX file (it holds binary data). Save the sheet as CSV or XLSX.")
     else:
         encoding, codec = _detect_encoding(path)
         header, rows = _csv_rows(path, codec)
-        table_format = "CSV"
+        table_format, rows_expected = "CSV", _line_count(path) - 1
     columns = [_column_name(name) for name in header]
     named = [name for name in columns if name]
     repeated = sorted({name for name in named if named.count(name) > 1})
@@ -97,7 +99,7 @@ def open_table(path, *, required, optional=(), max_bytes):
         )
     known = set(required) | set(optional)
     table = Table(format=table_format, encoding=encoding, columns=[c for c in columns if c in known],
-                  ignored_columns=[c for c in named if c not in known])
+                  ignored_columns=[c for c in named if c not in known], rows_expected=max(rows_expected, 0))
 
     def records():
         width = len(columns)
@@ -140,6 +142,15 @@ def _decodes(path, codec):
         except UnicodeDecodeError:
             return False
     return True
+
+
+def _line_count(path):
+    lines, last = 0, b"\n"
+    with open(path, "rb") as stream:
+        while chunk := stream.read(CHUNK_BYTES):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    return lines + (last != b"\n")
 
 
 def _csv_rows(path, codec):
@@ -196,7 +207,7 @@ def _xlsx_rows(path):
             workbook.close()
             stream.close()
 
-    return [_xlsx_text(value) for value in header], rows()
+    return [_xlsx_text(value) for value in header], rows(), max((sheet.max_row or 0) - 1, 0)
 
 
 def _xlsx_text(value):

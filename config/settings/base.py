@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "surveys",
     "respondents",
     "taking",
+    "staff",
 ]
 
 MIDDLEWARE = [
@@ -148,6 +149,8 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # --- Auth (staff only; respondents log in with an access code)
+LOGIN_URL = "staff:login"
+LOGIN_REDIRECT_URL = "staff:home"
 # django-axes' backend first: it refuses a locked-out sign-in before the password is hashed.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -221,6 +224,11 @@ LOGGING = {
 
 # --- The largest file staff may upload (a school directory, a roster), in bytes.
 UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=200 * 1000 * 1000)
+# Uploaded rosters wait here between their check and their apply; the web
+# workers and Celery must share it (one box: a directory; several: S3).
+MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
+# Uploads over this size go to a temporary file rather than memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 
 # --- Definition changes wait this long for replicas before invalidating the
 # cache a second time (after that a Celery task does it; surveys/caching.py).

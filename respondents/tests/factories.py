@@ -31,3 +31,23 @@ def make_school(code="LIN", name="Lincoln", district=("D1", "District One")):
     from respondents.schools import schools_ensure
 
     return schools_ensure([(district[0], district[1], code, name)])[code]
+
+
+def make_staff(role, *, schools=(), districts=(), username=None, password="a long staff passphrase"):
+    """A staff account with ``role`` (StaffMember.Role) covering ``schools`` or ``districts``."""
+    from django.contrib.auth import get_user_model
+
+    from respondents.models import StaffMember
+
+    user = get_user_model().objects.create_user(username=username or f"{role}-{uuid.uuid4().hex[:6]}",
+                                                password=password)
+    member = StaffMember.objects.create(user=user, role=role)
+    member.schools.set(schools)
+    member.districts.set(districts)
+    return user
+
+
+def scope_of(user, address="192.0.2.7"):
+    from respondents.scopes import staff_scope
+
+    return staff_scope(user=user, address=address)

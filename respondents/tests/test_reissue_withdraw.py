@@ -7,6 +7,7 @@ from django.test import Client
 
 from respondents import access_codes
 from respondents.models import Answer, PageSave, Respondent
+from respondents.scopes import COMMAND_LINE
 from respondents.services import respondent_reissue_code, respondent_restore, respondent_withdraw
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.tests.factories import make_survey
@@ -30,7 +31,7 @@ def log_in_with(code):
 
 def test_a_reissued_code_logs_in_and_resumes_where_the_old_one_stopped(started):
     old = started.access_code
-    new = respondent_reissue_code(respondent_id=started.pk)
+    new = respondent_reissue_code(scope=COMMAND_LINE, respondent_id=started.pk)
     assert new != old and Respondent.objects.get(pk=started.pk).access_code == new
     _, refused = log_in_with(old)
     assert refused.status_code == 400 and "did not work" in refused.content.decode()
@@ -41,7 +42,7 @@ def test_a_reissued_code_logs_in_and_resumes_where_the_old_one_stopped(started):
 
 
 def test_the_session_of_the_old_code_ends_on_its_next_request_and_saves_nothing(client, started):
-    respondent_reissue_code(respondent_id=started.pk)
+    respondent_reissue_code(scope=COMMAND_LINE, respondent_id=started.pk)
     refused = save_page(client, 2, {"q-safe": "1"})
     assert refused.status_code == 401 and refused.json()["login_url"] == "/"
     assert not PageSave.objects.filter(respondent=started, page=2).exists()
@@ -50,19 +51,19 @@ def test_the_session_of_the_old_code_ends_on_its_next_request_and_saves_nothing(
 
 def test_a_save_made_before_the_reissue_is_still_answered_as_saved_when_retried(client, started):
     first = save_page(client, 2, {"q-safe": "1"}, save_id="6f1c5a4e-2a53-4d43-9a53-0d8f2b9a1c11")
-    respondent_reissue_code(respondent_id=started.pk)
+    respondent_reissue_code(scope=COMMAND_LINE, respondent_id=started.pk)
     retried = save_page(client, 2, {"q-safe": "1"}, save_id="6f1c5a4e-2a53-4d43-9a53-0d8f2b9a1c11")
     assert retried.status_code == 200 and retried.json() == first.json()
 
 
 def test_a_withdrawn_respondent_cannot_log_in_is_logged_out_and_can_be_restored(client, started):
-    respondent_withdraw(respondent_id=started.pk)
+    respondent_withdraw(scope=COMMAND_LINE, respondent_ids=[started.pk], survey=started.survey)
     assert Respondent.objects.get(pk=started.pk).is_withdrawn
     assert save_page(client, 2, {"q-safe": "1"}).status_code == 401
     assert client.get("/take/").status_code == 302
     _, refused = log_in_with(started.access_code)
     assert refused.status_code == 400 and "no longer in use" in refused.content.decode()
-    respondent_restore(respondent_id=started.pk)
+    respondent_restore(scope=COMMAND_LINE, respondent_ids=[started.pk], survey=started.survey)
     again, logged_in = log_in_with(started.access_code)
     assert logged_in.status_code == 302 and again.get("/take/").context["definition"].number == 2
 

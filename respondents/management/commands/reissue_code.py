@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from config.db_router import read_from_master
 from respondents import access_codes
 from respondents.models import Respondent
+from respondents.scopes import COMMAND_LINE
 from respondents.services import respondent_reissue_code
 
 
@@ -20,5 +21,5 @@ class Command(BaseCommand):
             respondent = Respondent.objects.filter(survey__slug=survey, external_id=external_id).first()
             if respondent is None:
                 raise CommandError(f"No respondent '{external_id}' in the survey '{survey}'.")
-            code = respondent_reissue_code(respondent_id=respondent.pk)
+            code = respondent_reissue_code(scope=COMMAND_LINE, respondent_id=respondent.pk)
         self.stdout.write(access_codes.format_code(code))

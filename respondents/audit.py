@@ -1,0 +1,39 @@
+"""The staff audit log: append-only (``AuditEntry``), written by the services in the transaction of the action."""
+from django.utils import timezone
+
+from respondents.models import AuditEntry
+
+Action = AuditEntry.Action
+
+
+def audit_record(*, scope, action, survey=None, school=None, detail=""):
+    """Record one staff action of ``scope`` (who, from where); call it inside the action's own transaction."""
+    return AuditEntry.objects.create(
+        at=timezone.now(), user_id=scope.user_id, username=scope.username, address=scope.address,
+        action=action, survey=survey, school=school, detail=detail,
+    )
+
+
+def audit_sign_in(*, user=None, username="", address="", failed=False):
+    """Record a staff sign-in, or a failed one (``username`` as typed)."""
+    return AuditEntry.objects.create(
+        at=timezone.now(), user=user, username=user.get_username() if user else username[:150], address=address,
+        action=Action.SIGN_IN_FAILED if failed else Action.SIGN_IN,
+    )
+
+
+def audit_entries(*, scope, action="", survey=None, username="", since=None, until=None):
+    """The audit log, newest first, filtered; only for a scope that may read it."""
+    scope.require("can_read_audit")
+    entries = AuditEntry.objects.select_related("survey", "school")
+    if action:
+        entries = entries.filter(action=action)
+    if survey is not None:
+        entries = entries.filter(survey=survey)
+    if username:
+        entries = entries.filter(username__iexact=username)
+    if since:
+        entries = entries.filter(at__gte=since)
+    if until:
+        entries = entries.filter(at__lt=until)
+    return entries

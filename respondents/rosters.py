@@ -1,0 +1,411 @@
+"""Roster import: a CSV or XLSX file of people for a survey, checked first (a dry run), applied on confirmation.
+
+Columns: ``external_id`` (required, unique in the survey), ``school_code``
+(required, in the school directory and in the uploader's scope), and the
+optional ``grade``, ``role``, ``language`` and ``display_name``. Only the
+optional columns a file has are compared and updated.
+
+1. ``roster_upload`` keeps the file and makes a Roster (status CHECKING).
+2. ``roster_check`` (a Celery task on the stack, in-process on the embedded
+   default) reads the file row by row, stages every good row in ``RosterRow``
+   and every problem in ``RosterProblem``, in batches, so memory stays flat
+   whatever the file's size. What needs the whole file is SQL over the staged
+   rows: an ``external_id`` twice, a person of another school, the counts per
+   school and role (new, updated, unchanged, errors). A file with any problem
+   is REFUSED; a clean one is CHECKED. Nothing of the survey changes.
+3. ``roster_apply_start`` (the person confirms) and ``roster_apply`` (the task)
+   upsert on (survey, external_id) in one transaction: set-based UPDATE of the
+   changed people and INSERT ... SELECT of the new ones, each a single
+   statement over the staged rows. An existing access code never changes;
+   people missing from the file are listed (``roster_missing``), never
+   deleted. All or nothing per file.
+
+Set-based SQL rather than the ORM's ``bulk_create``/``bulk_update``: a
+state-wide roster is a million rows, and a statement over the staged table
+keeps them out of Python (``make bench-roster``).
+"""
+import csv
+import os
+import shutil
+import tempfile
+from collections import Counter
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, Exists, Min, OuterRef, Q
+from django.utils import timezone
+
+from respondents import access_codes
+from respondents.audit import Action, audit_record
+from respondents.exports import spreadsheet_safe
+from respondents.models import Respondent, Roster, RosterProblem, RosterRow, School
+from respondents.scopes import COMMAND_LINE, staff_scope
+from respondents.tabular import Problem, TableError, formula_problem, open_table
+
+REQUIRED = ["external_id", "school_code"]
+OPTIONAL = ["grade", "role", "language", "display_name"]
+MAX_LENGTH = {name: Respondent._meta.get_field(name).max_length
+              for name in ["external_id", "grade", "display_name"]}
+BATCH = 5000
+Status = Roster.Status
+
+
+class RosterNotReady(Exception):
+    """The roster cannot be applied now (not checked, has problems, or already applied)."""
+
+
+# ---------------------------------------------------------------- 1. upload
+
+def roster_upload(*, scope, survey, file, filename) -> Roster:
+    """Keep the uploaded ``file`` and return a Roster to check; raise TableError for a file over the size limit."""
+    scope.require("can_manage_people")
+    if file.size > settings.UPLOAD_MAX_BYTES:
+        raise TableError(f"The file is {file.size / 1e6:.1f} MB; the largest accepted is "
+                         f"{settings.UPLOAD_MAX_BYTES / 1e6:.0f} MB.")
+    if file.size == 0:
+        raise TableError("The file is empty.")
+    roster = Roster(survey=survey, name=filename[:200], source_filename=filename[:255], status=Status.CHECKING,
+                    uploaded_by_id=scope.user_id, uploaded_from=scope.address)
+    roster.file.save(os.path.basename(filename) or "roster", file, save=False)
+    roster.save()
+    return roster
+
+
+# ---------------------------------------------------------------- 2. check (the dry run)
+
+def roster_check(*, roster_id):
+    """Read and check the roster's file, staging its rows; leave it CHECKED or REFUSED. Writes no respondent."""
+    roster = Roster.objects.select_related("survey", "uploaded_by").get(pk=roster_id)
+    if roster.status != Status.CHECKING:
+        return roster
+    scope = _uploader_scope(roster)
+    try:
+        with _local_copy(roster.file) as path:
+            table = open_table(path, required=REQUIRED, optional=OPTIONAL, max_bytes=settings.UPLOAD_MAX_BYTES)
+            roster.columns = [c for c in OPTIONAL if c in table.columns]
+            Roster.objects.filter(pk=roster.pk).update(
+                described=table.described, columns=roster.columns, rows_expected=table.rows_expected)
+            errors = _stage(roster, table, scope)
+        errors.update(_whole_file_problems(roster, scope))
+        problem_count = RosterProblem.objects.filter(roster=roster).count()
+        with transaction.atomic(durable=True):
+            Roster.objects.filter(pk=roster.pk).update(
+                status=Status.REFUSED if problem_count else Status.CHECKED, problem_count=problem_count,
+                counts=_counts(roster, errors), checked_at=timezone.now())
+            roster.refresh_from_db()
+            audit_record(scope=scope, action=Action.ROSTER_CHECKED, survey=roster.survey,
+                         detail=f"{roster.source_filename}: {roster.rows_read} rows, {problem_count} problems")
+    except TableError as error:
+        return _refuse(roster, error=str(error))
+    except Exception as error:
+        _refuse(roster, error=f"The check failed: {error}", status=Status.FAILED)
+        raise
+    if problem_count:
+        _forget_staged(roster)
+    return roster
+
+
+def _stage(roster, table, scope):
+    """Stage the good rows and record the problems, a batch at a time; return {(school, role): rows with errors}."""
+    schools = dict(School.objects.values_list("code", "pk"))
+    roles = set(Respondent.Role.values)
+    languages = {code for code, _ in settings.LANGUAGES}
+    errors = Counter()
+    rows, problems, read = [], [], 0
+    for number, record in table.rows:
+        read += 1
+        found = _row_problems(number, record, schools, roles, languages, scope)
+        if found:
+            problems.extend(found)
+            errors[record["school_code"], record.get("role", "").lower()] += 1
+        else:
+            rows.append(RosterRow(
+                roster_id=roster.pk, row=number, external_id=record["external_id"],
+                school_id=schools[record["school_code"]], grade=record.get("grade", ""),
+                role=record.get("role", "").lower(), language=record.get("language", "") or "en",
+                display_name=record.get("display_name", ""), access_code=access_codes.generate(),
+            ))
+        if len(rows) + len(problems) >= BATCH:
+            _write_batch(roster, rows, problems, read)
+            rows, problems = [], []
+    _write_batch(roster, rows, problems, read)
+    roster.rows_read = read
+    return errors
+
+
+def _row_problems(number, record, schools, roles, languages, scope):
+    found = []
+    for column, value in record.items():
+        problem = formula_problem(number, column, value)
+        if problem is None and column in MAX_LENGTH and len(value) > MAX_LENGTH[column]:
+            problem = Problem(number, column, value, f"longer than {MAX_LENGTH[column]} characters")
+        if problem:
+            found.append(problem)
+    if found:
+        return found
+    for column in REQUIRED:
+        if not record[column]:
+            found.append(Problem(number, column, "", "required"))
+    school = record["school_code"]
+    if school and school not in schools:
+        found.append(Problem(number, "school_code", school, "not in the school directory"))
+    elif school and not scope.covers_school(schools[school]):
+        found.append(Problem(number, "school_code", school, "not one of your schools"))
+    role = record.get("role", "")
+    if role and role.lower() not in roles:
+        found.append(Problem(number, "role", role, f"unknown role: use {', '.join(sorted(roles))}"))
+    language = record.get("language", "")
+    if language and language not in languages:
+        found.append(Problem(number, "language", language,
+                             f"unknown language: use {', '.join(sorted(languages))}"))
+    return found
+
+
+def _write_batch(roster, rows, problems, read):
+    RosterRow.objects.bulk_create(rows, batch_size=BATCH)
+    RosterProblem.objects.bulk_create(
+        [RosterProblem(roster_id=roster.pk, row=p.row, column=p.column, value=p.value[:200], reason=p.reason[:300])
+         for p in problems], batch_size=BATCH)
+    Roster.objects.filter(pk=roster.pk).update(rows_read=read)
+
+
+def _whole_file_problems(roster, scope):
+    """Record the problems only the whole file shows; return {(school, role): rows with errors} for them."""
+    errors = Counter()
+    staged = RosterRow.objects.filter(roster=roster)
+    twice = (staged.values("external_id").annotate(copies=Count("pk"), first=Min("row")).filter(copies__gt=1)
+             .values("external_id", "first"))
+    first_row = {item["external_id"]: item["first"] for item in twice.iterator(chunk_size=BATCH)}
+    problems = []
+    if first_row:
+        repeated = staged.filter(external_id__in=list(first_row)).exclude(
+            row__in=list(first_row.values())).select_related("school").order_by("row")
+        for row in repeated.iterator(chunk_size=BATCH):
+            problems.append(RosterProblem(roster_id=roster.pk, row=row.row, column="external_id",
+                                          value=row.external_id[:200],
+                                          reason=f"listed twice in the file (first on row {first_row[row.external_id]})"))
+            errors[row.school.code, row.role] += 1
+    if not scope.all_schools:
+        # Someone already in the survey under a school the uploader does not cover: the file may not move them.
+        elsewhere = staged.filter(Exists(
+            Respondent.objects.filter(survey_id=roster.survey_id, external_id=OuterRef("external_id"))
+            .exclude(school_id__in=scope.school_ids)
+        )).select_related("school").order_by("row")
+        for row in elsewhere.iterator(chunk_size=BATCH):
+            problems.append(RosterProblem(roster_id=roster.pk, row=row.row, column="external_id",
+                                          value=row.external_id[:200],
+                                          reason="already a respondent of a school that is not yours"))
+            errors[row.school.code, row.role] += 1
+    RosterProblem.objects.bulk_create(problems, batch_size=BATCH)
+    return errors
+
+
+def _counts(roster, errors):
+    """Per school and role: new, updated, unchanged (over the staged rows) and errors; sorted by school, role."""
+    staged = _classified(roster)
+    summary = {}
+    for item in (staged.values("school__code", "role")
+                 .annotate(new=Count("pk", filter=Q(existing=False)),
+                           unchanged=Count("pk", filter=Q(same=True)),
+                           existing_count=Count("pk", filter=Q(existing=True)))):
+        summary[item["school__code"], item["role"]] = {
+            "new": item["new"], "updated": item["existing_count"] - item["unchanged"],
+            "unchanged": item["unchanged"], "errors": 0}
+    for key, count in errors.items():
+        summary.setdefault(key, {"new": 0, "updated": 0, "unchanged": 0, "errors": 0})["errors"] += count
+    return [{"school": school, "role": role, **numbers} for (school, role), numbers in sorted(summary.items())]
+
+
+def _classified(roster):
+    """The staged rows, each annotated ``existing`` (someone in the survey has its external_id) and ``same``
+    (and nothing the file has differs)."""
+    match = Respondent.objects.filter(survey_id=roster.survey_id, external_id=OuterRef("external_id"))
+    same = match.filter(school_id=OuterRef("school_id"))
+    for column in roster.columns:
+        same = same.filter(**{column: OuterRef(column)})
+    return RosterRow.objects.filter(roster=roster).annotate(existing=Exists(match), same=Exists(same))
+
+
+# ---------------------------------------------------------------- 3. apply
+
+def roster_apply_start(*, scope, roster_id) -> Roster:
+    """Mark a checked roster as being applied (once, however often the person clicks); return it.
+
+    Only its uploader applies it (the command line applies any). Raises
+    Roster.DoesNotExist outside ``scope``, RosterNotReady unless CHECKED.
+    """
+    scope.require("can_manage_people")
+    roster = _rosters_of(scope).get(pk=roster_id)
+    if not Roster.objects.filter(pk=roster.pk, status=Status.CHECKED).update(status=Status.APPLYING):
+        roster.refresh_from_db()
+        if roster.status in {Status.APPLYING, Status.APPLIED}:
+            return roster
+        raise RosterNotReady(f"This roster is {roster.get_status_display().lower()}: it cannot be applied.")
+    roster.status = Status.APPLYING
+    return roster
+
+
+def roster_apply(*, roster_id) -> Roster:
+    """Upsert the staged rows of a roster marked APPLYING into its survey, in one transaction; return it."""
+    roster = Roster.objects.select_related("survey", "uploaded_by").get(pk=roster_id)
+    if roster.status != Status.APPLYING:
+        return roster
+    scope = _uploader_scope(roster)
+    try:
+        with transaction.atomic(durable=True):
+            Roster.objects.select_for_update().get(pk=roster.pk)
+            if not scope.all_schools and RosterRow.objects.filter(roster=roster).exclude(
+                    school_id__in=scope.school_ids).exists():
+                raise RosterNotReady("The file names schools that are no longer yours: upload it again.")
+            counts = _counts(roster, Counter())
+            _draw_again_clashing_codes(roster)
+            _update_changed(roster)
+            _insert_new(roster)
+            Roster.objects.filter(pk=roster.pk).update(status=Status.APPLIED, counts=counts,
+                                                       applied_at=timezone.now())
+            totals = Counter()
+            for item in counts:
+                totals.update({k: item[k] for k in ("new", "updated", "unchanged")})
+            audit_record(scope=scope, action=Action.ROSTER_APPLIED, survey=roster.survey,
+                         detail=f"{roster.source_filename}: {totals['new']} new, {totals['updated']} updated, "
+                                f"{totals['unchanged']} unchanged")
+    except Exception as error:
+        Roster.objects.filter(pk=roster.pk).update(status=Status.FAILED, error=str(error)[:2000])
+        roster.refresh_from_db()
+        if isinstance(error, RosterNotReady):
+            return roster
+        raise
+    # Rows of the survey's earlier applied rosters are no longer needed: who is missing is judged by the latest.
+    RosterRow.objects.filter(roster__survey_id=roster.survey_id, roster__status=Status.APPLIED).exclude(
+        roster=roster).delete()
+    if roster.file:
+        roster.file.delete(save=False)
+        Roster.objects.filter(pk=roster.pk).update(file="")
+    roster.refresh_from_db()
+    return roster
+
+
+def roster_discard(*, scope, roster_id) -> Roster:
+    """Drop a checked roster without applying it (the person chose not to); return it."""
+    scope.require("can_manage_people")
+    roster = _rosters_of(scope).get(pk=roster_id)
+    if Roster.objects.filter(pk=roster.pk, status=Status.CHECKED).update(status=Status.DISCARDED):
+        _forget_staged(roster)
+    roster.refresh_from_db()
+    return roster
+
+
+def _draw_again_clashing_codes(roster, attempts=5):
+    """Give a new code to a staged row whose code is already someone's or another staged row's (astronomically
+    rare: about once in 400 state-wide imports)."""
+    staged = RosterRow.objects.filter(roster=roster)
+    for _ in range(attempts):
+        taken = list(staged.filter(Exists(Respondent.objects.filter(access_code=OuterRef("access_code"))))
+                     .values_list("pk", flat=True))
+        twice = staged.values("access_code").annotate(copies=Count("pk")).filter(copies__gt=1)
+        taken += list(staged.filter(access_code__in=twice.values("access_code")).values_list("pk", flat=True))
+        if not taken:
+            return
+        for pk in taken:
+            RosterRow.objects.filter(pk=pk).update(access_code=access_codes.generate())
+    raise RuntimeError("could not draw unused access codes")
+
+
+def _update_changed(roster):
+    columns = ["school_id", *roster.columns]
+    assignments = ", ".join(f"{c} = s.{c}" for c in columns)
+    differs = " OR ".join(f"r.{c} IS NULL OR r.{c} <> s.{c}" for c in columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE respondents_respondent AS r SET {assignments} FROM respondents_rosterrow AS s "
+            f"WHERE s.roster_id = %s AND r.survey_id = %s AND r.external_id = s.external_id AND ({differs})",
+            [roster.pk, roster.survey_id])
+
+
+def _insert_new(roster):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO respondents_respondent (survey_id, roster_id, external_id, access_code, school_id, grade, "
+            "role, language, display_name, status, current_page) "
+            "SELECT %s, %s, s.external_id, s.access_code, s.school_id, s.grade, s.role, s.language, s.display_name, "
+            "%s, 1 FROM respondents_rosterrow AS s WHERE s.roster_id = %s AND NOT EXISTS ("
+            "SELECT 1 FROM respondents_respondent AS r WHERE r.survey_id = %s AND r.external_id = s.external_id)",
+            [roster.survey_id, roster.pk, Respondent.Status.NOT_STARTED, roster.pk, roster.survey_id])
+
+
+# ---------------------------------------------------------------- reading a roster's outcome
+
+def roster_missing(*, scope, roster):
+    """The survey's respondents (in scope, not withdrawn) of the schools the file lists who are not in it."""
+    codes = {item["school"] for item in roster.counts}
+    return (scope.respondents(roster.survey).filter(school__code__in=codes, withdrawn_at=None)
+            .exclude(Exists(RosterRow.objects.filter(roster=roster, external_id=OuterRef("external_id"))))
+            .select_related("school").order_by("school__code", "external_id"))
+
+
+def roster_problems(*, roster):
+    return RosterProblem.objects.filter(roster=roster).order_by("row", "id")
+
+
+PROBLEM_COLUMNS = ["row", "column", "value", "reason"]
+
+
+def roster_problems_write_csv(*, roster, stream):
+    """Write every problem of the roster as CSV (spreadsheet-safe cells) to the text ``stream``."""
+    writer = csv.writer(stream)
+    writer.writerow(PROBLEM_COLUMNS)
+    for problem in roster_problems(roster=roster).iterator(chunk_size=BATCH):
+        writer.writerow([problem.row, problem.column, spreadsheet_safe(problem.value), problem.reason])
+
+
+def roster_totals(roster):
+    """The counts summed over schools and roles."""
+    totals = Counter({"new": 0, "updated": 0, "unchanged": 0, "errors": 0})
+    for item in roster.counts:
+        totals.update({key: item[key] for key in totals})
+    return dict(totals)
+
+
+# ---------------------------------------------------------------- helpers
+
+def _rosters_of(scope):
+    rosters = Roster.objects.select_related("survey")
+    return rosters if scope is COMMAND_LINE else rosters.filter(uploaded_by_id=scope.user_id)
+
+
+def _uploader_scope(roster):
+    if roster.uploaded_by is None:
+        return COMMAND_LINE
+    return staff_scope(user=roster.uploaded_by, address=roster.uploaded_from)
+
+
+def _refuse(roster, *, error, status=Status.REFUSED):
+    Roster.objects.filter(pk=roster.pk).update(status=status, error=error[:2000], checked_at=timezone.now())
+    _forget_staged(roster)
+    roster.refresh_from_db()
+    return roster
+
+
+def _forget_staged(roster):
+    RosterRow.objects.filter(roster=roster).delete()
+    if roster.file:
+        roster.file.delete(save=False)
+        Roster.objects.filter(pk=roster.pk).update(file="")
+
+
+@contextmanager
+def _local_copy(field_file):
+    """A path to the stored file: its own where the storage has one, a temporary copy otherwise (S3)."""
+    try:
+        path = field_file.path
+    except NotImplementedError:
+        path = None
+    if path:
+        yield path
+        return
+    with tempfile.NamedTemporaryFile(suffix=os.path.splitext(field_file.name)[1]) as copy:
+        with field_file.open("rb") as stream:
+            shutil.copyfileobj(stream, copy, 1 << 20)
+        copy.flush()
+        yield copy.name

@@ -1,0 +1,28 @@
+"""The door of every staff view: who is signed in, and the scope every read and write of the view goes through."""
+from functools import wraps
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+
+from config.login_limits import client_ip
+from respondents.scopes import NotStaff, staff_scope
+
+
+def staff_view(permission=None):
+    """Decorate a staff view: sign-in required; ``request.scope`` is the staff member's Scope; ``permission``
+    (a Scope ``can_*`` name) is checked before the view runs. Not signed in: to the sign-in page. Signed in
+    without a staff role, or without the permission: 403."""
+    def decorate(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            try:
+                request.scope = staff_scope(user=request.user, address=client_ip(request))
+            except NotStaff as error:
+                raise PermissionDenied("This account has no staff role: ask a state administrator.") from error
+            if permission:
+                request.scope.require(permission)
+            return view(request, *args, **kwargs)
+        return wrapped
+    return decorate

@@ -1,0 +1,200 @@
+"""The staff screens through Django's test client: sign-in, roster import, people, codes, and scoping by URL."""
+import csv
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from respondents.models import AuditEntry, Respondent, Roster, StaffMember
+from respondents.tests.factories import make_respondents, make_school, make_staff
+from surveys.tests.factories import make_survey
+
+pytestmark = pytest.mark.django_db
+Role = StaffMember.Role
+PASSWORD = "a long staff passphrase"
+HEADER = "external_id,school_code,grade,role,language,display_name\n"
+
+
+@pytest.fixture
+def survey():
+    return make_survey()
+
+
+@pytest.fixture
+def lincoln():
+    return make_school("LIN", "Lincoln", ("D1", "District One"))
+
+
+@pytest.fixture
+def adams():
+    return make_school("ADA", "Adams", ("D2", "District Two"))
+
+
+@pytest.fixture
+def coordinator(lincoln):
+    return make_staff(Role.SCHOOL_COORDINATOR, schools=[lincoln], username="lin-coord")
+
+
+def signed_in(client, user):
+    response = client.post("/staff/login/", {"username": user.username, "password": PASSWORD})
+    assert response.status_code == 302, response.content
+    return client
+
+
+def upload(client, survey, content, name="roster.csv"):
+    file = SimpleUploadedFile(name, content.encode() if isinstance(content, str) else content)
+    return client.post(f"/staff/surveys/{survey.slug}/rosters/new/", {"file": file}, follow=True)
+
+
+# ---------------------------------------------------------------- sign-in
+
+def test_signing_in_and_a_failed_sign_in_are_audited_with_the_address(client, coordinator):
+    refused = client.post("/staff/login/", {"username": "lin-coord", "password": "wrong"}, REMOTE_ADDR="192.0.2.9")
+    assert refused.status_code == 200 and "Sign-in did not work" in refused.content.decode()
+    response = client.post("/staff/login/", {"username": "lin-coord", "password": PASSWORD}, REMOTE_ADDR="192.0.2.9")
+    assert response.status_code == 302 and response["Location"] == "/staff/"
+    assert list(AuditEntry.objects.order_by("id").values_list("action", "username", "address")) == [
+        ("sign_in_failed", "lin-coord", "192.0.2.9"), ("sign_in", "lin-coord", "192.0.2.9")]
+
+
+def test_the_staff_area_asks_for_sign_in_and_refuses_an_account_without_a_role(client, survey):
+    response = client.get(f"/staff/surveys/{survey.slug}/")
+    assert response.status_code == 302 and response["Location"].startswith("/staff/login/?next=")
+    get_user_model().objects.create_user(username="nobody", password=PASSWORD)
+    client.post("/staff/login/", {"username": "nobody", "password": PASSWORD})
+    assert client.get("/staff/").status_code == 403
+
+
+# ---------------------------------------------------------------- roster import
+
+def test_a_coordinator_uploads_a_bad_roster_reads_the_problem_then_applies_the_fixed_one(
+        client, survey, lincoln, coordinator):
+    signed_in(client, coordinator)
+    page = upload(client, survey, HEADER + "s1,LIN,7,student,en,Ana\ns2,LIN,7,pupil,en,Ben\n")
+    text = page.content.decode()
+    assert "The file has 1 problem: nothing was written" in text and "unknown role" in text and "pupil" in text
+    roster = Roster.objects.get()
+    problems = client.get(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/problems.csv")
+    assert list(csv.reader(io.StringIO(problems.content.decode())))[1][:3] == ["3", "role", "pupil"]
+    assert not Respondent.objects.exists()
+
+    page = upload(client, survey, HEADER + "s1,LIN,7,student,en,Ana\ns2,LIN,7,student,en,Ben\n")
+    assert "Dry run: nothing has been written yet." in page.content.decode() and not Respondent.objects.exists()
+    roster = Roster.objects.latest("pk")
+    page = client.post(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/apply/", follow=True)
+    assert "Applied" in page.content.decode() and Respondent.objects.count() == 2
+    progress = client.get(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/progress/").json()
+    assert progress["status"] == "applied" and progress["finished"] and progress["percent"] == 100
+
+
+def test_a_file_that_is_not_a_roster_gets_its_message_on_the_page(client, survey, lincoln, coordinator):
+    signed_in(client, coordinator)
+    page = upload(client, survey, b"\x89PNG\r\n\x1a\n\x00\x00", name="photo.csv")
+    assert "This file cannot be imported" in page.content.decode()
+    assert "not a CSV or XLSX file" in page.content.decode()
+    empty = upload(client, survey, b"")
+    assert empty.status_code == 200 and "The file was not accepted" in empty.content.decode()
+
+
+def test_people_missing_from_a_new_roster_are_listed_and_can_be_withdrawn(client, survey, lincoln, coordinator):
+    signed_in(client, coordinator)
+    for content in (HEADER + "s1,LIN,7,student,en,\ns2,LIN,7,student,en,\n", HEADER + "s1,LIN,7,student,en,\n"):
+        upload(client, survey, content)
+        client.post(f"/staff/surveys/{survey.slug}/rosters/{Roster.objects.latest('pk').pk}/apply/")
+    roster = Roster.objects.latest("pk")
+    page = client.get(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/")
+    s2 = Respondent.objects.get(external_id="s2")
+    assert f'value="{s2.pk}"' in page.content.decode() and "1 person is in the survey" in page.content.decode()
+    client.post(f"/staff/surveys/{survey.slug}/people/withdraw/", {"respondent": [s2.pk]})
+    assert Respondent.objects.get(pk=s2.pk).is_withdrawn
+
+
+# ---------------------------------------------------------------- people and codes
+
+def test_a_reissued_code_is_shown_and_audited(client, survey, lincoln, coordinator):
+    person = make_respondents(survey, external_id="s1", school=lincoln)
+    signed_in(client, coordinator)
+    page = client.post(f"/staff/surveys/{survey.slug}/people/{person.pk}/reissue/", follow=True)
+    person.refresh_from_db()
+    assert person.formatted_access_code in page.content.decode() and "A new code was issued" in page.content.decode()
+    entry = AuditEntry.objects.get(action="code_reissued")
+    assert (entry.username, entry.school_id, entry.survey_id) == ("lin-coord", lincoln.pk, survey.pk)
+
+
+def test_the_mail_merge_csv_has_every_code_of_the_school_and_is_audited(client, survey, lincoln, adams, coordinator):
+    people = make_respondents(survey, 3, school=lincoln)
+    make_respondents(survey, 2, school=adams)
+    signed_in(client, coordinator)
+    response = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/codes.csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert sorted(r["access_code"] for r in rows) == sorted(p.formatted_access_code for p in people)
+    assert AuditEntry.objects.get(action="codes_downloaded").detail == "3 codes (mail-merge CSV)"
+
+
+# ---------------------------------------------------------------- scoping, also by editing URLs and form fields
+
+def test_a_school_coordinator_reaches_nobody_of_another_school(client, survey, lincoln, adams, coordinator):
+    other = make_respondents(survey, external_id="a1", school=adams)
+    code = other.access_code
+    signed_in(client, coordinator)
+    slug = survey.slug
+    assert client.get(f"/staff/surveys/{slug}/schools/ADA/").status_code == 404
+    assert client.get(f"/staff/surveys/{slug}/schools/ADA/codes.csv").status_code == 404
+    assert client.get(f"/staff/surveys/{slug}/people/{other.pk}/").status_code == 404
+    assert client.post(f"/staff/surveys/{slug}/people/{other.pk}/reissue/").status_code == 404
+    client.post(f"/staff/surveys/{slug}/people/withdraw/", {"respondent": [other.pk]})
+    other.refresh_from_db()
+    assert other.access_code == code and not other.is_withdrawn
+    assert "Adams" not in client.get(f"/staff/surveys/{slug}/").content.decode()
+
+
+def test_a_coordinator_cannot_open_or_apply_another_coordinators_roster(client, survey, lincoln, coordinator):
+    signed_in(client, coordinator)
+    upload(client, survey, HEADER + "s1,LIN,7,student,en,\n")
+    roster = Roster.objects.get()
+    other = make_staff(Role.SCHOOL_COORDINATOR, schools=[lincoln], username="other")
+    client.logout()
+    signed_in(client, other)
+    for path in ("", "progress/", "problems.csv"):
+        assert client.get(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/{path}").status_code == 404
+    assert client.post(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/apply/").status_code == 404
+    assert not Respondent.objects.exists()
+
+
+def test_an_analyst_never_sees_a_code_and_changes_nothing(client, survey, lincoln):
+    person = make_respondents(survey, external_id="s1", school=lincoln)
+    signed_in(client, make_staff(Role.ANALYST, username="analyst"))
+    slug = survey.slug
+    page = client.get(f"/staff/surveys/{slug}/schools/LIN/").content.decode()
+    assert "s1" in page and person.formatted_access_code not in page
+    assert person.formatted_access_code not in client.get(f"/staff/surveys/{slug}/people/{person.pk}/").content.decode()
+    assert client.get(f"/staff/surveys/{slug}/schools/LIN/codes.csv").status_code == 403
+    assert client.get(f"/staff/surveys/{slug}/rosters/new/").status_code == 403
+    assert client.post(f"/staff/surveys/{slug}/people/{person.pk}/reissue/").status_code == 403
+
+
+# ---------------------------------------------------------------- query budgets
+
+def test_the_survey_page_reads_a_fixed_number_of_queries_whatever_the_number_of_schools(
+        client, survey, django_assert_max_num_queries):
+    from respondents.schools import schools_ensure
+
+    schools = schools_ensure([(f"D{n % 3}", f"District {n % 3}", f"S{n:03d}", f"School {n}") for n in range(30)])
+    for school in list(schools.values())[:5]:
+        make_respondents(survey, 2, school=school)
+    state = make_staff(Role.STATE_ADMIN, username="state")
+    signed_in(client, state)
+    # session, user, staff member, survey, counts, schools, rosters (+ savepoints of the session's save)
+    with django_assert_max_num_queries(8):
+        page = client.get(f"/staff/surveys/{survey.slug}/")
+    assert page.status_code == 200 and page.content.decode().count("/schools/S0") == 30
+
+
+def test_the_school_page_reads_a_fixed_number_of_queries_whatever_the_number_of_people(
+        client, survey, lincoln, coordinator, django_assert_max_num_queries):
+    make_respondents(survey, 40, school=lincoln)
+    signed_in(client, coordinator)
+    with django_assert_max_num_queries(8):
+        page = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/")
+    assert page.content.decode().count("/people/") == 40

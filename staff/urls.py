@@ -1,0 +1,27 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from staff import views
+
+app_name = "staff"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("login/", views.SignInView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(next_page="staff:login"), name="logout"),
+    path("surveys/<slug:slug>/", views.survey_people, name="survey"),
+    path("surveys/<slug:slug>/rosters/new/", views.roster_new, name="roster-new"),
+    path("surveys/<slug:slug>/rosters/<int:roster_id>/", views.roster_detail, name="roster"),
+    path("surveys/<slug:slug>/rosters/<int:roster_id>/progress/", views.roster_progress, name="roster-progress"),
+    path("surveys/<slug:slug>/rosters/<int:roster_id>/problems.csv", views.roster_problems_csv,
+         name="roster-problems"),
+    path("surveys/<slug:slug>/rosters/<int:roster_id>/apply/", views.roster_apply, name="roster-apply"),
+    path("surveys/<slug:slug>/rosters/<int:roster_id>/discard/", views.roster_discard_view, name="roster-discard"),
+    path("surveys/<slug:slug>/schools/<str:school_code>/", views.school_people, name="school"),
+    path("surveys/<slug:slug>/schools/<str:school_code>/codes.csv", views.school_codes_csv, name="school-codes"),
+    path("surveys/<slug:slug>/people/<int:respondent_id>/", views.respondent_detail, name="respondent"),
+    path("surveys/<slug:slug>/people/<int:respondent_id>/reissue/", views.respondent_reissue,
+         name="respondent-reissue"),
+    path("surveys/<slug:slug>/people/withdraw/", views.respondents_withdraw, name="withdraw"),
+    path("surveys/<slug:slug>/people/restore/", views.respondents_restore, name="restore"),
+]
