@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 
+from respondents.audit import Action, audit_record
 from respondents.models import District, School
 from respondents.tabular import Problem, formula_problem, open_table
 
@@ -23,6 +24,9 @@ class Counts:
     updated: int = 0
     unchanged: int = 0
 
+    def __str__(self):
+        return f"{self.new} new, {self.updated} updated, {self.unchanged} unchanged"
+
 
 @dataclass
 class DirectoryImport:
@@ -33,11 +37,13 @@ class DirectoryImport:
     applied: bool = False
 
 
-def school_directory_import(*, path, dry_run=False):
+def school_directory_import(*, scope, path, dry_run=False, filename=""):
     """Check the directory file at ``path`` and, unless ``dry_run`` or it has problems, apply it in one transaction.
 
-    Raises ``respondents.tabular.TableError`` for a file that cannot be read as a table.
+    Only a state administrator's ``scope`` may. Raises ``respondents.tabular.TableError`` for a file that cannot
+    be read as a table.
     """
+    scope.require("can_import_schools")
     table = open_table(path, required=COLUMNS, max_bytes=settings.UPLOAD_MAX_BYTES)
     result = DirectoryImport(described=table.described)
     districts, schools = _read(table, result.problems)
@@ -54,6 +60,8 @@ def school_directory_import(*, path, dry_run=False):
             return result
         _apply(districts, schools)
         result.applied = True
+        audit_record(scope=scope, action=Action.SCHOOLS_IMPORTED,
+                     detail=f"{filename or path}: districts {result.districts}, schools {result.schools}")
     return result
 
 

@@ -77,3 +77,9 @@ def respondents_of_school(*, scope, survey, school, query="", status=""):
     elif status:
         respondents = respondents.filter(status=status, withdrawn_at__isnull=True)
     return respondents
+
+
+def grades_of_school(*, scope, survey, school):
+    """The grades of a school's respondents in ``survey`` (in scope), sorted; one query."""
+    return sorted(scope.respondents(survey).filter(school=school).order_by().values_list("grade", flat=True)
+                  .distinct())

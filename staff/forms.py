@@ -1,6 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from respondents.models import AuditEntry, StaffMember
+
 
 class RosterUploadForm(forms.Form):
     file = forms.FileField(
@@ -27,3 +29,40 @@ class RespondentSearchForm(forms.Form):
     status = forms.ChoiceField(label=_("Show"), required=False, choices=[
         ("", _("Everyone")), ("not_started", _("Not started")), ("in_progress", _("In progress")),
         ("completed", _("Completed")), ("withdrawn", _("Withdrawn"))])
+
+
+class CodesField(forms.CharField):
+    """Codes separated by commas, spaces or new lines."""
+
+    def to_python(self, value):
+        return tuple(code for code in (super().to_python(value) or "").replace(",", " ").split() if code)
+
+
+class StaffAccountForm(forms.Form):
+    username = forms.CharField(label=_("User name"), max_length=150)
+    email = forms.EmailField(label=_("Email"), required=False)
+    password = forms.CharField(label=_("Password"), widget=forms.PasswordInput, required=False,
+                               help_text=_("For a new account: at least 8 characters, not a common password."))
+    role = forms.ChoiceField(label=_("Role"), choices=StaffMember.Role.choices)
+    district_codes = CodesField(label=_("District codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                                help_text=_("For a district coordinator: the districts' codes, separated by commas."))
+    school_codes = CodesField(label=_("School codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                              help_text=_("For a school coordinator: the schools' codes, separated by commas."))
+    is_active = forms.BooleanField(label=_("The account may sign in"), required=False, initial=True)
+
+
+class AuditFilterForm(forms.Form):
+    action = forms.ChoiceField(label=_("Action"), required=False,
+                               choices=[("", _("Any"))] + list(AuditEntry.Action.choices))
+    username = forms.CharField(label=_("User name"), required=False, max_length=150)
+    since = forms.DateField(label=_("From (date)"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(label=_("Until (date, included)"), required=False,
+                            widget=forms.DateInput(attrs={"type": "date"}))
+
+
+class DirectoryUploadForm(forms.Form):
+    file = forms.FileField(label=_("School directory (CSV or XLSX)"), help_text=_(
+        "Columns: district_code, district_name, school_code, school_name. Loading it again updates names and never "
+        "duplicates."))
+    dry_run = forms.BooleanField(label=_("Only check the file (dry run): write nothing"), required=False,
+                                 initial=True)

@@ -5,30 +5,43 @@ outside it is answered 404, so editing a URL or a form field reaches nobody
 of another school.
 """
 import csv
+import os
+import tempfile
+from contextlib import contextmanager
+from datetime import datetime, time, timedelta
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from respondents.access_codes import format_code
-from respondents.audit import Action, audit_record
+from respondents.audit import Action, audit_entries, audit_record
 from respondents.exports import spreadsheet_safe
 from respondents.models import Roster
 from respondents.rosters import (
     RosterNotReady, roster_apply_start, roster_discard, roster_missing, roster_problems,
     roster_problems_write_csv, roster_totals, roster_upload,
 )
-from respondents.selectors import respondents_of_school, school_counts
+from respondents.schools import school_directory_import
+from respondents.selectors import grades_of_school, respondents_of_school, school_counts
+from respondents.slips import slips_for_school, slips_write_pdf
 from respondents.services import respondent_reissue_code, respondent_restore, respondent_withdraw
+from respondents.staff_accounts import StaffAccount, staff_account_save, staff_accounts
 from respondents.tabular import TableError
 from respondents.tasks import roster_apply_task, roster_check_task
 from staff.access import staff_view
-from staff.forms import RespondentIdsForm, RespondentSearchForm, RosterUploadForm
+from staff.forms import (
+    AuditFilterForm, DirectoryUploadForm, RespondentIdsForm, RespondentSearchForm, RosterUploadForm, StaffAccountForm,
+)
 from surveys.models import Survey
 
 PROBLEMS_SHOWN = 50
@@ -146,6 +159,7 @@ def school_people(request, slug, school_code):
     people = respondents_of_school(scope=request.scope, survey=survey, school=school, query=query, status=status)
     return render(request, "staff/school_people.html", {
         "survey": survey, "school": school, "search": search,
+        "grades": grades_of_school(scope=request.scope, survey=survey, school=school),
         "page": Paginator(people, PAGE_SIZE).get_page(request.GET.get("page")),
     })
 
@@ -198,6 +212,26 @@ def _back_to(request, default):
     return target if target.startswith("/staff/") and "//" not in target else default
 
 
+def _login_url(request):
+    return settings.SURVEY_PUBLIC_URL or request.build_absolute_uri(reverse("surveys:login"))
+
+
+@staff_view("can_manage_people")
+def school_slips_pdf(request, slug, school_code):
+    """The school's code slips (one grade with ?grade=), a cover sheet per grade, as a PDF download."""
+    survey = get_object_or_404(Survey, slug=slug)
+    school = get_object_or_404(request.scope.schools(), code=school_code)
+    grade = request.GET.get("grade")
+    response = HttpResponse(content_type="application/pdf")
+    name = f"{survey.slug}-{school.code}" + (f"-grade-{slugify(grade)}" if grade is not None else "")
+    response["Content-Disposition"] = f'attachment; filename="{name}-slips.pdf"'
+    count = slips_write_pdf(stream=response, survey=survey, school=school, login_url=_login_url(request),
+                            slips=slips_for_school(scope=request.scope, survey=survey, school=school, grade=grade))
+    audit_record(scope=request.scope, action=Action.SLIPS_PRINTED, survey=survey, school=school,
+                 detail=f"{count} slips" + (f", grade {grade}" if grade is not None else ""))
+    return response
+
+
 @staff_view("can_see_codes")
 def school_codes_csv(request, slug, school_code):
     """The school's codes for a parents' mail merge: one row per respondent who may log in."""
@@ -212,7 +246,7 @@ def school_codes_csv(request, slug, school_code):
     writer = csv.writer(response)
     writer.writerow(["external_id", "display_name", "school_code", "school_name", "grade", "role", "language",
                      "access_code", "login_url"])
-    login_url = request.build_absolute_uri(reverse("surveys:login"))
+    login_url = _login_url(request)
     count = 0
     for external_id, name, grade, role, language, code in people.iterator(chunk_size=2000):
         writer.writerow([spreadsheet_safe(v) for v in (external_id, name, school.code, school.name, grade, role,
@@ -221,3 +255,99 @@ def school_codes_csv(request, slug, school_code):
     audit_record(scope=request.scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school,
                  detail=f"{count} codes (mail-merge CSV)")
     return response
+
+
+# ---------------------------------------------------------------- state administrators: directory, staff, audit
+
+@staff_view("can_import_schools")
+def directory_import(request):
+    form = DirectoryUploadForm(request.POST or None, request.FILES or None)
+    result = None
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        with _uploaded_path(upload) as path:
+            try:
+                result = school_directory_import(scope=request.scope, path=path, filename=upload.name,
+                                                 dry_run=form.cleaned_data["dry_run"])
+            except TableError as error:
+                form.add_error("file", str(error))
+    return render(request, "staff/directory_import.html", {"form": form, "result": result})
+
+
+@contextmanager
+def _uploaded_path(upload):
+    """A path to the upload: Django's temporary file for a big one, a copy of a small one kept in memory."""
+    if hasattr(upload, "temporary_file_path"):
+        yield upload.temporary_file_path()
+        return
+    with tempfile.NamedTemporaryFile(suffix=os.path.splitext(upload.name)[1]) as copy:
+        for chunk in upload.chunks():
+            copy.write(chunk)
+        copy.flush()
+        yield copy.name
+
+
+@staff_view("can_manage_staff")
+def staff_list(request):
+    return render(request, "staff/staff_list.html", {"members": staff_accounts(scope=request.scope)})
+
+
+@staff_view("can_manage_staff")
+def staff_edit(request, user_id=None):
+    member = None
+    if user_id is not None:
+        member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
+        initial = {"username": member.user.username, "email": member.user.email, "role": member.role,
+                   "is_active": member.user.is_active,
+                   "district_codes": ", ".join(d.code for d in member.districts.all()),
+                   "school_codes": ", ".join(s.code for s in member.schools.all())}
+    else:
+        initial = {"is_active": True}
+    form = StaffAccountForm(request.POST or None, initial=initial)
+    if member is not None:
+        form.fields["username"].disabled = True
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        account = StaffAccount(username=data["username"], email=data["email"], role=data["role"],
+                               district_codes=data["district_codes"], school_codes=data["school_codes"],
+                               is_active=data["is_active"])
+        try:
+            staff_account_save(scope=request.scope, account=account, password=data["password"],
+                               user_id=member.user_id if member else None)
+        except ValidationError as error:
+            for field, messages_ in error.message_dict.items():
+                form.add_error(field if field in form.fields else None, messages_)
+        else:
+            messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
+            return redirect("staff:staff-list")
+    return render(request, "staff/staff_edit.html", {"form": form, "member": member})
+
+
+@staff_view("can_read_audit")
+def audit_log(request):
+    form = AuditFilterForm(request.GET or None)
+    entries = audit_entries(scope=request.scope, **_audit_filters(form))
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
+        writer = csv.writer(response)
+        writer.writerow(["at", "username", "action", "survey", "school", "address", "detail"])
+        for entry in entries.iterator(chunk_size=2000):
+            writer.writerow([spreadsheet_safe(str(v)) for v in (
+                entry.at.isoformat(), entry.username, entry.action, entry.survey.slug if entry.survey else "",
+                entry.school.code if entry.school else "", entry.address, entry.detail)])
+        return response
+    return render(request, "staff/audit_log.html", {
+        "form": form, "page": Paginator(entries, PAGE_SIZE).get_page(request.GET.get("page"))})
+
+
+def _audit_filters(form):
+    if not form.is_valid():
+        return {}
+    data = form.cleaned_data
+    since = until = None
+    if data["since"]:
+        since = timezone.make_aware(datetime.combine(data["since"], time.min))
+    if data["until"]:
+        until = timezone.make_aware(datetime.combine(data["until"] + timedelta(days=1), time.min))
+    return {"action": data["action"], "username": data["username"], "since": since, "until": until}

@@ -224,6 +224,9 @@ LOGGING = {
 
 # --- The largest file staff may upload (a school directory, a roster), in bytes.
 UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=200 * 1000 * 1000)
+# The survey's public address, printed on code slips and in their QR codes
+# (manage.py code_slips needs it; the staff area falls back to its own address).
+SURVEY_PUBLIC_URL = env("SURVEY_PUBLIC_URL", default="")
 # Uploaded rosters wait here between their check and their apply; the web
 # workers and Celery must share it (one box: a directory; several: S3).
 MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))

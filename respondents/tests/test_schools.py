@@ -11,6 +11,7 @@ from openpyxl import Workbook
 
 from respondents.models import District, School
 from respondents.schools import school_directory_import
+from respondents.scopes import COMMAND_LINE
 from respondents.tabular import TableError
 
 pytestmark = pytest.mark.django_db
@@ -40,21 +41,21 @@ def directory():
 
 
 def test_a_directory_is_loaded_and_loading_it_again_changes_nothing(tmp_path):
-    first = school_directory_import(path=csv_file(tmp_path, GOOD))
+    first = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD))
     assert first.applied and first.described == "CSV (UTF-8)"
     assert (first.districts.new, first.schools.new) == (2, 3)
     assert directory() == [("S1", "Alpha Elementary", "D1", "North"), ("S2", "Beta Middle", "D1", "North"),
                            ("S3", "Gamma High", "D2", "South")]
-    again = school_directory_import(path=csv_file(tmp_path, GOOD))
+    again = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD))
     assert (again.districts.unchanged, again.schools.unchanged, again.schools.new) == (2, 3, 0)
     assert School.objects.count() == 3 and District.objects.count() == 2
 
 
 def test_a_corrected_directory_updates_names_and_districts_by_code_and_never_duplicates(tmp_path):
-    school_directory_import(path=csv_file(tmp_path, GOOD))
+    school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD))
     ids = dict(School.objects.values_list("code", "id"))
     corrected = HEADER + "D1,North County,S1,Alpha Elementary School\nD2,South,S2,Beta Middle\nD2,South,S4,Delta\n"
-    result = school_directory_import(path=csv_file(tmp_path, corrected))
+    result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, corrected))
     assert (result.districts.updated, result.districts.unchanged) == (1, 1)
     assert (result.schools.new, result.schools.updated) == (1, 2)
     assert directory() == [("S1", "Alpha Elementary School", "D1", "North County"), ("S2", "Beta Middle", "D2", "South"),
@@ -63,7 +64,7 @@ def test_a_corrected_directory_updates_names_and_districts_by_code_and_never_dup
 
 
 def test_a_dry_run_counts_and_writes_nothing(tmp_path):
-    result = school_directory_import(path=csv_file(tmp_path, GOOD), dry_run=True)
+    result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD), dry_run=True)
     assert not result.applied and (result.districts.new, result.schools.new) == (2, 3)
     assert not School.objects.exists() and not District.objects.exists()
 
@@ -71,21 +72,21 @@ def test_a_dry_run_counts_and_writes_nothing(tmp_path):
 def test_xlsx_is_read_with_numbers_as_codes_and_column_names_matched_loosely(tmp_path):
     path = xlsx_file(tmp_path, [["District Code", "District Name", "School Code", "School Name", "Notes"],
                                 [12, "North", 1203, "Alpha"], [None, None, None, None], [12, "North", 1204.0, "Beta"]])
-    result = school_directory_import(path=path)
+    result = school_directory_import(scope=COMMAND_LINE, path=path)
     assert result.described == "XLSX" and result.applied
     assert directory() == [("1203", "Alpha", "12", "North"), ("1204", "Beta", "12", "North")]
 
 
 @pytest.mark.parametrize("encoding, said", [("utf-8-sig", "CSV (UTF-8 with BOM)"), ("cp1252", "CSV (Windows-1252)")])
 def test_the_text_encoding_is_detected_and_said(tmp_path, encoding, said):
-    result = school_directory_import(path=csv_file(tmp_path, HEADER + "D1,Nörth,S1,École Ñandú\n", encoding=encoding))
+    result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, HEADER + "D1,Nörth,S1,École Ñandú\n", encoding=encoding))
     assert result.described == said
     assert directory() == [("S1", "École Ñandú", "D1", "Nörth")]
 
 
 def test_a_semicolon_separated_csv_is_read(tmp_path):
     text = "district_code;district_name;school_code;school_name\nD1;North;S1;Alpha\n"
-    assert school_directory_import(path=csv_file(tmp_path, text)).applied
+    assert school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, text)).applied
 
 
 @pytest.mark.parametrize("content, says", [
@@ -101,14 +102,14 @@ def test_a_bad_file_gets_one_clear_message_and_writes_nothing(tmp_path, content,
     path = tmp_path / "schools.csv"
     path.write_bytes(content)
     with pytest.raises(TableError, match=says.replace(".", r"\.")):
-        school_directory_import(path=path)
+        school_directory_import(scope=COMMAND_LINE, path=path)
     assert not School.objects.exists()
 
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path, settings):
     settings.UPLOAD_MAX_BYTES = 100
     with pytest.raises(TableError, match="largest accepted"):
-        school_directory_import(path=csv_file(tmp_path, GOOD + "D3,East,S9," + "x" * 200 + "\n"))
+        school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD + "D3,East,S9," + "x" * 200 + "\n"))
 
 
 def test_every_bad_row_is_reported_with_row_column_value_and_reason_and_nothing_is_written(tmp_path):
@@ -119,7 +120,7 @@ def test_every_bad_row_is_reported_with_row_column_value_and_reason_and_nothing_
             + "D1,North,S1,Alpha again\n"        # row 5: S1 twice
             + "D1,Norht,S5,Epsilon\n"            # row 6: D1 with another name
             + "D2,South,S6," + "x" * 201 + "\n")  # row 7: too long
-    result = school_directory_import(path=csv_file(tmp_path, text))
+    result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, text))
     assert not result.applied
     assert [(p.row, p.column, p.reason) for p in result.problems] == [
         (3, "school_code", "required"),
@@ -181,3 +182,19 @@ def test_the_migration_turns_free_text_schools_into_schools_of_a_pre_directory_d
         "CODE000002 ('OLD-0002', 'Lincoln', 'PRE-DIRECTORY')",
         "CODE000003 None",
     ]
+
+
+def test_only_a_state_administrator_loads_the_directory_and_it_is_audited(tmp_path):
+    from django.core.exceptions import PermissionDenied
+
+    from respondents.models import AuditEntry, StaffMember
+    from respondents.tests.factories import make_staff, scope_of
+
+    district = scope_of(make_staff(StaffMember.Role.DISTRICT_COORDINATOR))
+    with pytest.raises(PermissionDenied):
+        school_directory_import(scope=district, path=csv_file(tmp_path, GOOD))
+    state = scope_of(make_staff(StaffMember.Role.STATE_ADMIN, username="state"))
+    school_directory_import(scope=state, path=csv_file(tmp_path, GOOD), filename="directory.csv")
+    entry = AuditEntry.objects.get()
+    assert (entry.action, entry.username) == ("schools_imported", "state")
+    assert entry.detail.startswith("directory.csv: districts ")

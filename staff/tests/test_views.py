@@ -198,3 +198,26 @@ def test_the_school_page_reads_a_fixed_number_of_queries_whatever_the_number_of_
     with django_assert_max_num_queries(8):
         page = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/")
     assert page.content.decode().count("/people/") == 40
+
+
+def test_the_slips_pdf_of_a_school_and_of_a_grade_holds_their_codes(client, survey, lincoln, adams, coordinator):
+    from pypdf import PdfReader
+
+    sevens = make_respondents(survey, 3, school=lincoln, grade="7")
+    eights = make_respondents(survey, 2, school=lincoln, grade="8")
+    signed_in(client, coordinator)
+    school_page = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/").content.decode()
+    assert "slips.pdf?grade=7" in school_page and "slips.pdf?grade=8" in school_page
+
+    def text(response):
+        assert response["Content-Type"] == "application/pdf"
+        return "".join(page.extract_text() for page in PdfReader(io.BytesIO(response.content)).pages)
+
+    whole = text(client.get(f"/staff/surveys/{survey.slug}/schools/LIN/slips.pdf"))
+    assert all(p.formatted_access_code in whole for p in sevens + eights)
+    grade = text(client.get(f"/staff/surveys/{survey.slug}/schools/LIN/slips.pdf?grade=8"))
+    assert all(p.formatted_access_code in grade for p in eights)
+    assert not any(p.formatted_access_code in grade for p in sevens)
+    assert client.get(f"/staff/surveys/{survey.slug}/schools/ADA/slips.pdf").status_code == 404
+    assert list(AuditEntry.objects.filter(action="slips_printed").values_list("detail", flat=True).order_by("id")) == [
+        "5 slips", "2 slips, grade 8"]

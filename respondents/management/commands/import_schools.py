@@ -2,6 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from respondents.schools import COLUMNS, school_directory_import
+from respondents.scopes import COMMAND_LINE
 from respondents.tabular import TableError
 
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
 
     def handle(self, *, file, dry_run, **options):
         try:
-            result = school_directory_import(path=file, dry_run=dry_run)
+            result = school_directory_import(scope=COMMAND_LINE, path=file, dry_run=dry_run)
         except FileNotFoundError as error:
             raise CommandError(f"No file {file}.") from error
         except TableError as error:

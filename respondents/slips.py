@@ -1,0 +1,154 @@
+"""Access-code slips: a PDF per school (and per grade within it), eight slips a page, a cover sheet per grade.
+
+Each slip has the survey's title, the code as printed (``ABCDE-FGHJK``), the
+name on the roster (``display_name``), the address to type and a QR code that
+opens the login page with the code filled in but not submitted. The code
+travels in the URL's fragment (``/#code=ABCDE-FGHJK``): browsers never send a
+fragment to the server, so no code reaches its logs; ``taking/static/taking/
+login.js`` reads it, fills the field and removes it from the address bar.
+
+The QR modules are drawn as vector rectangles (segno's matrix), so the PDF
+stays small and prints sharp. reportlab writes page by page into the stream.
+"""
+from dataclasses import dataclass
+from itertools import groupby
+
+import segno
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.units import inch
+from reportlab.pdfgen.canvas import Canvas
+
+from respondents import access_codes
+
+COLUMNS, ROWS = 2, 4
+MARGIN = 0.4 * inch
+
+INSTRUCTIONS = {
+    "en": ["Scan the QR code, or go to the address below", "and type your code. You can stop and come back",
+           "later with the same code. Keep this slip private."],
+    "es": ["Escanee el código QR o vaya a la dirección de abajo", "y escriba su código. Puede parar y volver más",
+           "tarde con el mismo código. No comparta esta hoja."],
+}
+CODE_LABEL = {"en": "Your access code", "es": "Su código de acceso"}
+
+
+@dataclass(frozen=True)
+class Slip:
+    code: str
+    external_id: str
+    display_name: str
+    grade: str
+    language: str
+
+
+def slip_url(login_url, code):
+    """The QR code's address: the login page with the code in the fragment (never sent to the server)."""
+    return f"{login_url.split('#')[0]}#code={access_codes.format_code(code)}"
+
+
+def slips_for_school(*, scope, survey, school, grade=None):
+    """The slips of a school's respondents who may log in, by grade then external id (scope checked)."""
+    scope.require("can_manage_people")
+    people = scope.respondents(survey).filter(school=school, withdrawn_at=None)
+    if grade is not None:
+        people = people.filter(grade=grade)
+    fields = ("access_code", "external_id", "display_name", "grade", "language")
+    for row in people.order_by("grade", "external_id", "pk").values_list(*fields).iterator(chunk_size=2000):
+        yield Slip(*row)
+
+
+def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None):
+    """Write the PDF of ``slips`` (grade-ordered) to the binary ``stream``; return how many slips it holds.
+
+    ``progress(count)`` is called after each page, for a progress bar.
+    """
+    canvas = Canvas(stream, pagesize=letter, pageCompression=1)
+    canvas.setTitle(f"{survey.title}: access codes, {school.name}")
+    width, height = letter
+    cell_w, cell_h = (width - 2 * MARGIN) / COLUMNS, (height - 2 * MARGIN) / ROWS
+    count = 0
+    for grade, group in groupby(slips, key=lambda slip: slip.grade):
+        group = list(group)
+        _cover_sheet(canvas, survey=survey, school=school, grade=grade, slips=group, login_url=login_url)
+        for start in range(0, len(group), COLUMNS * ROWS):
+            for n, slip in enumerate(group[start:start + COLUMNS * ROWS]):
+                x = MARGIN + (n % COLUMNS) * cell_w
+                y = height - MARGIN - (n // COLUMNS + 1) * cell_h
+                _slip(canvas, x, y, cell_w, cell_h, survey=survey, school=school, slip=slip, login_url=login_url)
+            canvas.showPage()
+            count += len(group[start:start + COLUMNS * ROWS])
+            if progress:
+                progress(count)
+    if count == 0:
+        canvas.setFont("Helvetica", 12)
+        canvas.drawString(MARGIN, height - MARGIN - 12, f"{school.name}: nobody to print a slip for.")
+        canvas.showPage()
+    canvas.save()
+    return count
+
+
+def _cover_sheet(canvas, *, survey, school, grade, slips, login_url):
+    width, height = letter
+    y = height - MARGIN - 20
+    canvas.setFont("Helvetica-Bold", 16)
+    canvas.drawString(MARGIN, y, survey.title)
+    canvas.setFont("Helvetica", 12)
+    for line in [f"{school.name} ({school.code})", f"Grade {grade or '—'}: {len(slips)} slips", "",
+                 "For the teacher: give each person the slip with their name, and nobody else's.",
+                 "Keep spare and unused slips locked away; they work like passwords.",
+                 "A lost slip: ask your school coordinator for a new code (the old one then stops working;",
+                 "answers already saved are kept).", f"Address: {login_url}", ""]:
+        y -= 18
+        canvas.drawString(MARGIN, y, line)
+    canvas.setFont("Helvetica-Bold", 10)
+    y -= 6
+    canvas.drawString(MARGIN, y, "External id")
+    canvas.drawString(MARGIN + 2 * inch, y, "Name")
+    canvas.setFont("Helvetica", 10)
+    for slip in slips:
+        y -= 13
+        if y < MARGIN:
+            canvas.showPage()
+            canvas.setFont("Helvetica", 10)
+            y = height - MARGIN - 13
+        canvas.drawString(MARGIN, y, slip.external_id[:30])
+        canvas.drawString(MARGIN + 2 * inch, y, slip.display_name[:70])
+    canvas.showPage()
+
+
+def _slip(canvas, x, y, w, h, *, survey, school, slip, login_url):
+    pad = 0.15 * inch
+    canvas.setDash(3, 3)
+    canvas.setLineWidth(0.5)
+    canvas.rect(x, y, w, h)  # the line to cut along
+    canvas.setDash()
+    top = y + h - pad
+    canvas.setFont("Helvetica-Bold", 11)
+    canvas.drawString(x + pad, top - 11, survey.title[:45])
+    canvas.setFont("Helvetica", 9)
+    canvas.drawString(x + pad, top - 25, f"{slip.display_name or slip.external_id}"[:40])
+    canvas.drawString(x + pad, top - 37, f"{school.name}"[:40] + (f" · grade {slip.grade}" if slip.grade else ""))
+    language = slip.language if slip.language in INSTRUCTIONS else "en"
+    canvas.drawString(x + pad, top - 57, CODE_LABEL[language])
+    canvas.setFont("Courier-Bold", 18)
+    canvas.drawString(x + pad, top - 78, access_codes.format_code(slip.code))
+    canvas.setFont("Helvetica", 7.5)
+    for n, line in enumerate(INSTRUCTIONS[language]):
+        canvas.drawString(x + pad, y + pad + 30 - n * 9, line)
+    canvas.setFont("Helvetica", 8)
+    canvas.drawString(x + pad, y + pad + 2, login_url[:70])
+    size = 1.25 * inch
+    _qr(canvas, slip_url(login_url, slip.code), x + w - pad - size, top - size - 4, size)
+
+
+def _qr(canvas, data, x, y, size):
+    qr = segno.make(data, error="m", micro=False)
+    matrix = [list(row) for row in qr.matrix_iter(scale=1, border=0)]
+    module = size / len(matrix)
+    canvas.setFillColorRGB(0, 0, 0)
+    path = canvas.beginPath()
+    for r, row in enumerate(matrix):
+        for c, dark in enumerate(row):
+            if dark:
+                path.rect(x + c * module, y + size - (r + 1) * module, module, module)
+    canvas.drawPath(path, stroke=0, fill=1)

@@ -1,0 +1,82 @@
+"""The state administrator's pages: the school directory, staff accounts, the audit log (append-only)."""
+import csv
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from respondents.models import AuditEntry, AuditLogIsAppendOnly, School, StaffMember
+from respondents.tests.factories import make_school, make_staff
+
+pytestmark = pytest.mark.django_db
+Role = StaffMember.Role
+PASSWORD = "a long staff passphrase"
+
+
+@pytest.fixture
+def state(client):
+    user = make_staff(Role.STATE_ADMIN, username="state")
+    client.post("/staff/login/", {"username": "state", "password": PASSWORD})
+    return user
+
+
+def test_the_directory_is_checked_then_loaded_from_the_staff_area(client, state):
+    text = "district_code,district_name,school_code,school_name\nD1,One,LIN,Lincoln\nD1,One,ADA,Adams\n"
+    page = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", text.encode()), "dry_run": "on"})
+    assert "Dry run, nothing written" in page.content.decode() and not School.objects.exists()
+    page = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", text.encode())})
+    assert "Loaded" in page.content.decode() and School.objects.count() == 2
+    bad = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", b"school_code\nX\n")})
+    assert "Missing required columns" in bad.content.decode()
+
+
+def test_a_state_administrator_creates_and_changes_a_coordinator_and_it_is_audited(client, state):
+    lincoln = make_school("LIN", "Lincoln")
+    form = {"username": "coord", "password": "Another long passphrase 7", "role": Role.SCHOOL_COORDINATOR,
+            "school_codes": "LIN, NOPE", "is_active": "on"}
+    page = client.post("/staff/accounts/new/", form)
+    assert "Not in the school directory: NOPE." in page.content.decode()
+    assert not get_user_model().objects.filter(username="coord").exists()
+    client.post("/staff/accounts/new/", {**form, "school_codes": "LIN"})
+    member = StaffMember.objects.get(user__username="coord")
+    assert list(member.schools.all()) == [lincoln]
+    client.post(f"/staff/accounts/{member.user_id}/", {"role": Role.ANALYST, "email": "", "is_active": ""})
+    member.refresh_from_db()
+    assert member.role == Role.ANALYST and not member.user.is_active and not member.schools.exists()
+    details = list(AuditEntry.objects.filter(action="staff_changed").order_by("id").values_list("detail", flat=True))
+    assert details == ["coord created: School coordinator (LIN)", "coord changed: Analyst (all schools), deactivated"]
+
+
+def test_a_weak_password_is_refused_with_its_reason(client, state):
+    page = client.post("/staff/accounts/new/", {"username": "weak", "password": "password", "role": Role.ANALYST})
+    assert "This password is too common." in page.content.decode()
+
+
+def test_the_audit_log_is_filtered_and_downloaded_and_other_roles_cannot_read_it(client, state):
+    Client().post("/staff/login/", {"username": "nobody", "password": "x"})
+    page = client.get("/staff/audit/", {"action": "sign_in_failed"}).content.decode()
+    assert "nobody" in page and "1 entry" in page
+    rows = list(csv.reader(io.StringIO(client.get("/staff/audit/", {"format": "csv"}).content.decode())))
+    assert rows[0] == ["at", "username", "action", "survey", "school", "address", "detail"]
+    assert {row[2] for row in rows[1:]} == {"sign_in", "sign_in_failed"}
+    client.logout()
+    make_staff(Role.DISTRICT_COORDINATOR, username="district")
+    client.post("/staff/login/", {"username": "district", "password": PASSWORD})
+    for path in ("/staff/audit/", "/staff/accounts/", "/staff/accounts/new/", "/staff/schools/import/"):
+        assert client.get(path).status_code == 403
+
+
+def test_nothing_in_the_app_changes_or_deletes_an_audit_entry(client, state):
+    entry = AuditEntry.objects.get()
+    with pytest.raises(AuditLogIsAppendOnly):
+        AuditEntry.objects.update(detail="edited")
+    with pytest.raises(AuditLogIsAppendOnly):
+        AuditEntry.objects.all().delete()
+    entry.detail = "edited"
+    with pytest.raises(AuditLogIsAppendOnly):
+        entry.save()
+    with pytest.raises(AuditLogIsAppendOnly):
+        entry.delete()
+    assert AuditEntry.objects.get().detail == ""
