@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -17,6 +17,7 @@ help:
 	@echo "make smoke    a few respondents through the stack with JMeter, and the data check (CI)"
 	@echo "make fuzz [REQUESTS=10000]    adversarial requests through nginx: a status histogram; fails on any 5xx or bad stored value"
 	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
+	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make lint    ruff: unused names, likely bugs"
@@ -67,6 +68,7 @@ test-stack: install-dev
 
 DURATION ?= 60
 THREADS ?= 50
+ROWS ?= 1000000
 THINK ?= 0
 PAGES ?= 20
 
@@ -85,6 +87,9 @@ DRILL_ARGS ?=
 
 drill: install
 	deploy/drill $(DRILL_ARGS)
+
+bench-roster: install
+	$(BIN)/python jmeter/roster_bench.py --rows $(ROWS)
 
 bench-micro: install
 	$(BIN)/python jmeter/microbench.py

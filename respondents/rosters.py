@@ -33,7 +33,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Exists, Min, OuterRef, Q
+from django.db.models import Count, Exists, Min, OuterRef
 from django.utils import timezone
 
 from respondents import access_codes
@@ -124,7 +124,7 @@ def _stage(roster, table, scope):
                 roster_id=roster.pk, row=number, external_id=record["external_id"],
                 school_id=schools[record["school_code"]], grade=record.get("grade", ""),
                 role=record.get("role", "").lower(), language=record.get("language", "") or "en",
-                display_name=record.get("display_name", ""), access_code=access_codes.generate(),
+                display_name=record.get("display_name", ""),
             ))
         if len(rows) + len(problems) >= BATCH:
             _write_batch(roster, rows, problems, read)
@@ -163,6 +163,8 @@ def _row_problems(number, record, schools, roles, languages, scope):
 
 
 def _write_batch(roster, rows, problems, read):
+    for row, code in zip(rows, access_codes.generate_many(len(rows)), strict=True):
+        row.access_code = code
     RosterRow.objects.bulk_create(rows, batch_size=BATCH)
     RosterProblem.objects.bulk_create(
         [RosterProblem(roster_id=roster.pk, row=p.row, column=p.column, value=p.value[:200], reason=p.reason[:300])
@@ -202,29 +204,29 @@ def _whole_file_problems(roster, scope):
 
 
 def _counts(roster, errors):
-    """Per school and role: new, updated, unchanged (over the staged rows) and errors; sorted by school, role."""
-    staged = _classified(roster)
-    summary = {}
-    for item in (staged.values("school__code", "role")
-                 .annotate(new=Count("pk", filter=Q(existing=False)),
-                           unchanged=Count("pk", filter=Q(same=True)),
-                           existing_count=Count("pk", filter=Q(existing=True)))):
-        summary[item["school__code"], item["role"]] = {
-            "new": item["new"], "updated": item["existing_count"] - item["unchanged"],
-            "unchanged": item["unchanged"], "errors": 0}
+    """Per school and role: new, updated, unchanged (over the staged rows) and errors; sorted by school, role.
+
+    One LEFT JOIN of the staged rows to the survey's respondents (a hash join
+    over a million rows); correlated EXISTS inside COUNT(... FILTER) would
+    probe the index once per row and aggregate, several times slower.
+    """
+    same = " AND ".join(f"r.{c} = s.{c}" for c in ["school_id", *roster.columns])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT sc.code, s.role, "
+            f"SUM(CASE WHEN r.id IS NULL THEN 1 ELSE 0 END), "
+            f"SUM(CASE WHEN r.id IS NOT NULL AND NOT ({same}) THEN 1 ELSE 0 END), "
+            f"SUM(CASE WHEN r.id IS NOT NULL AND {same} THEN 1 ELSE 0 END) "
+            f"FROM respondents_rosterrow AS s JOIN respondents_school AS sc ON sc.id = s.school_id "
+            f"LEFT JOIN respondents_respondent AS r ON r.survey_id = %s AND r.external_id = s.external_id "
+            f"WHERE s.roster_id = %s GROUP BY sc.code, s.role",
+            [roster.survey_id, roster.pk])
+        summary = {(school, role): {"new": int(new), "updated": int(updated), "unchanged": int(unchanged),
+                                    "errors": 0}
+                   for school, role, new, updated, unchanged in cursor.fetchall()}
     for key, count in errors.items():
         summary.setdefault(key, {"new": 0, "updated": 0, "unchanged": 0, "errors": 0})["errors"] += count
     return [{"school": school, "role": role, **numbers} for (school, role), numbers in sorted(summary.items())]
-
-
-def _classified(roster):
-    """The staged rows, each annotated ``existing`` (someone in the survey has its external_id) and ``same``
-    (and nothing the file has differs)."""
-    match = Respondent.objects.filter(survey_id=roster.survey_id, external_id=OuterRef("external_id"))
-    same = match.filter(school_id=OuterRef("school_id"))
-    for column in roster.columns:
-        same = same.filter(**{column: OuterRef(column)})
-    return RosterRow.objects.filter(roster=roster).annotate(existing=Exists(match), same=Exists(same))
 
 
 # ---------------------------------------------------------------- 3. apply

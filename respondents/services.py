@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field, fields
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Value
+from django.db.models import Exists, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -10,6 +10,7 @@ from respondents import access_codes
 from respondents.audit import Action, audit_record
 from respondents.models import Answer, Nav, PageSave, Respondent, Roster, School
 from respondents.selectors import missing_required
+from surveys.models import Survey
 from surveys.selectors import progress_percent, required_questions
 
 
@@ -230,3 +231,19 @@ def _in_scope(scope, respondent_id):
     """The respondent, row-locked, if ``scope`` covers them; Respondent.DoesNotExist otherwise."""
     return (scope.respondents(None).select_related("survey", "school").select_for_update(of=("self",))
             .get(pk=respondent_id))
+
+
+def display_names_purge(*, survey) -> int:
+    """Blank the names printed on slips of every respondent of a closed survey; return how many were blanked.
+
+    The names serve only to hand out slips: they are never exported with
+    answers, and once the survey has closed they are not kept.
+    """
+    return Respondent.objects.filter(survey=survey).exclude(display_name="").update(display_name="")
+
+
+def display_names_purge_closed(*, now=None) -> dict:
+    """Purge the slip names of every survey that has closed (by status, or its closing time passed)."""
+    now = now or timezone.now()
+    closed = Survey.objects.filter(Q(status=Survey.Status.CLOSED) | Q(closes_at__lte=now))
+    return {survey.slug: display_names_purge(survey=survey) for survey in closed}

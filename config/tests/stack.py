@@ -154,12 +154,39 @@ class WebClient:
     def cookie(self, name):
         return next((c.value for c in self.jar if c.name == name), None)
 
+    def post_file(self, path, fields, name, filename, content):
+        """POST a multipart form with one file, as a browser uploads it; return (status, headers, text)."""
+        import urllib.error
+        import urllib.request
+
+        from urllib3.filepost import encode_multipart_formdata
+
+        if self.cookie("csrftoken") is None:
+            self.request("GET", path)
+        token = self.cookie("csrftoken")
+        body, content_type = encode_multipart_formdata(
+            {"csrfmiddlewaretoken": token, **fields, name: (filename, content)})
+        request = urllib.request.Request(nginx_url(path), data=body, method="POST", headers={
+            "Content-Type": content_type, "X-CSRFToken": token, "Referer": nginx_url(path)})
+        try:
+            with self.opener.open(request, timeout=30) as response:
+                return response.status, dict(response.headers), response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read().decode("utf-8", "replace")
+
     def post_form(self, path, fields, headers=None):
         if self.cookie("csrftoken") is None:
             self.request("GET", path)
         token = self.cookie("csrftoken")
         return self.request("POST", path, data={"csrfmiddlewaretoken": token, **fields},
                             headers={"X-CSRFToken": token, "Referer": nginx_url(path), **(headers or {})})
+
+
+def app_manage(*args):
+    """Run manage.py as the stack's app runs (production settings, the app's own database); return its output."""
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production"}
+    return subprocess.run([str(ROOT / ".venv" / "bin" / "python"), str(ROOT / "manage.py"), *args],
+                          capture_output=True, text=True, check=True, env=environment, cwd=ROOT).stdout
 
 
 def forget_login_failures():

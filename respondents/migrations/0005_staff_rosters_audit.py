@@ -24,12 +24,12 @@ DROP FUNCTION respondents_audit_entry_refuse();
 
 def audit_append_only(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(AUDIT_APPEND_ONLY)
+        schema_editor.execute(AUDIT_APPEND_ONLY, params=None)  # no parameters: the % is PL/pgSQL's
 
 
 def audit_append_only_reverse(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(AUDIT_APPEND_ONLY_REVERSE)
+        schema_editor.execute(AUDIT_APPEND_ONLY_REVERSE, params=None)
 
 
 class Migration(migrations.Migration):

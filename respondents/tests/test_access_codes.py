@@ -22,3 +22,15 @@ def test_a_code_is_printed_in_two_groups_and_read_back_however_it_was_typed():
 def test_anything_that_cannot_be_a_code_reads_as_none():
     for typed in ("", "ABCDE", "ABCDE-FGHJK-M", "ABCDE-FGHJ0", "ABCDE_FGHJK", "ÄBCDE-FGHJK"):
         assert access_codes.normalize(typed) is None
+
+
+def test_codes_drawn_many_at_once_are_valid_distinct_and_use_the_whole_alphabet():
+    from collections import Counter
+
+    codes = access_codes.generate_many(20000)
+    assert len(codes) == 20000 and len(set(codes)) == 20000
+    assert all(access_codes.normalize(code) == code for code in codes)
+    counts = Counter("".join(codes))
+    assert set(counts) == set(access_codes.ALPHABET)
+    # 200,000 characters over 31: about 6,452 each; uniform within a few percent.
+    assert max(counts.values()) / min(counts.values()) < 1.15

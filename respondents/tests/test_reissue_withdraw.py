@@ -77,3 +77,28 @@ def test_reissue_code_prints_the_new_code_and_refuses_an_unknown_respondent(star
         call_command("reissue_code", started.survey.slug, "nobody")
     with pytest.raises(CommandError, match="No respondent"):
         call_command("reissue_code", "no-such-survey", "s-17")
+
+
+def test_reissue_withdraw_and_restore_reach_only_the_scope_and_are_audited():
+    from django.core.exceptions import PermissionDenied
+
+    from respondents.models import AuditEntry, StaffMember
+    from respondents.tests.factories import make_school, make_staff, scope_of
+
+    survey = make_survey()
+    lincoln, adams = make_school("LIN", "Lincoln"), make_school("ADA", "Adams", ("D2", "Two"))
+    mine = make_respondents(survey, external_id="mine", school=lincoln)
+    theirs = make_respondents(survey, external_id="theirs", school=adams)
+    school = scope_of(make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln], username="lin"))
+    with pytest.raises(Respondent.DoesNotExist):
+        respondent_reissue_code(scope=school, respondent_id=theirs.pk)
+    assert respondent_withdraw(scope=school, respondent_ids=[mine.pk, theirs.pk], survey=survey) == 1
+    assert respondent_restore(scope=school, respondent_ids=[mine.pk, theirs.pk], survey=survey) == 1
+    assert Respondent.objects.get(pk=theirs.pk).access_code == theirs.access_code
+    district = scope_of(make_staff(StaffMember.Role.DISTRICT_COORDINATOR, districts=[adams.district]))
+    assert respondent_reissue_code(scope=district, respondent_id=theirs.pk) != theirs.access_code
+    with pytest.raises(PermissionDenied):
+        respondent_withdraw(scope=scope_of(make_staff(StaffMember.Role.ANALYST)), respondent_ids=[mine.pk],
+                            survey=survey)
+    assert list(AuditEntry.objects.order_by("id").values_list("action", "username", "school__code")) == [
+        ("withdrawn", "lin", "LIN"), ("restored", "lin", "LIN"), ("code_reissued", district.username, "ADA")]

@@ -316,3 +316,30 @@ def test_import_roster_refuses_an_unknown_survey_or_file(survey, tmp_path):
         call_command("import_roster", "nope", __file__)
     with pytest.raises(CommandError, match="No file"):
         call_command("import_roster", survey.slug, str(tmp_path / "absent.csv"))
+
+
+# ---------------------------------------------------------------- slip names
+
+def test_slip_names_are_never_exported_and_are_purged_when_the_survey_closes(survey, lincoln, adams):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from respondents.exports import responses_write_csv
+
+    apply(COMMAND_LINE, check(COMMAND_LINE, survey, FIRST))
+    out = io.StringIO()
+    responses_write_csv(survey=survey, stream=out)
+    assert "Ana" not in out.getvalue() and "display_name" not in out.getvalue()
+    other = make_survey(slug="other")
+    apply(COMMAND_LINE, check(COMMAND_LINE, other, FIRST))
+    survey.status = survey.Status.CLOSED
+    survey.save()
+    assert not Respondent.objects.filter(survey=survey).exclude(display_name="").exists()
+    assert Respondent.objects.filter(survey=other, display_name="Ana").exists()
+    other.closes_at = timezone.now() - timedelta(minutes=1)
+    other.save()
+    out = io.StringIO()
+    call_command("purge_display_names", stdout=out)
+    assert "other: 4 names blanked" in out.getvalue()
+    assert not Respondent.objects.exclude(display_name="").exists()

@@ -1,19 +1,22 @@
 """Create the demo survey and a roster of demo respondents, and print codes to try."""
 import json
+import secrets
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 import surveys
 
 from config.db_router import read_from_master
-from respondents.models import Respondent
+from respondents.models import Respondent, School, StaffMember
 from respondents.schools import schools_ensure
 from respondents.services import RosterEntry, roster_create
 from surveys.models import Survey
 from surveys.services import survey_create
 
 DEMO_DOCUMENT = Path(surveys.__file__).resolve().parent / "demo" / "school_climate.json"
+DEMO_COORDINATOR = "demo-coordinator"
 SCHOOLS = [  # district code, district name, school code, school name
     ("D-DEMO", "Demo District", "DEMO-LIN", "Lincoln Elementary"),
     ("D-DEMO", "Demo District", "DEMO-WAS", "Washington Middle"),
@@ -53,3 +56,17 @@ class Command(BaseCommand):
         self.stdout.write("Access codes you can use:")
         for respondent in unused.order_by("id")[:show]:
             self.stdout.write(f"  {respondent.formatted_access_code}")
+        self._demo_coordinator()
+
+    def _demo_coordinator(self):
+        """A school coordinator of the demo's first school, to try the staff area; its password is shown once."""
+        User = get_user_model()
+        if User.objects.filter(username=DEMO_COORDINATOR).exists():
+            self.stdout.write(f"Staff area: /staff/ as {DEMO_COORDINATOR} (password shown when it was created).")
+            return
+        password = secrets.token_urlsafe(12)
+        user = User.objects.create_user(username=DEMO_COORDINATOR, password=password)
+        member = StaffMember.objects.create(user=user, role=StaffMember.Role.SCHOOL_COORDINATOR)
+        member.schools.set(School.objects.filter(code=SCHOOLS[0][2]))
+        self.stdout.write(f"Staff area: /staff/ as {DEMO_COORDINATOR}, password {password} "
+                          f"(a school coordinator of {SCHOOLS[0][3]}).")
