@@ -51,7 +51,8 @@ def run_import(slug, path, *extra):
         output, errors = out.read(), err.read()
     if child.returncode != 0:
         sys.exit(f"import_roster failed:\n{output}\n{errors[-4000:]}")
-    return seconds, usage.ru_maxrss / 1024, output.strip()
+    phases = [line.split(" respondents.rosters ", 1)[-1] for line in errors.splitlines() if "respondents.rosters" in line]
+    return seconds, usage.ru_maxrss / 1024, output.strip(), phases
 
 
 def main():
@@ -87,10 +88,12 @@ def main():
               f"(written in {time.monotonic() - started:.1f} s)")
         print(f"{'run':<22}{'seconds':>9}{'rows/s':>10}{'peak RSS MB':>13}")
         for name, extra in [("first import", ()), ("same file again", ()), ("dry run", ("--dry-run",))]:
-            seconds, peak, output = run_import(slug, path, *extra)
+            seconds, peak, output, phases = run_import(slug, path, *extra)
             figures[name] = {"seconds": round(seconds, 1), "rows_per_second": round(args.rows / seconds),
-                             "peak_rss_mb": round(peak), "output": output.splitlines()[-2:]}
+                             "peak_rss_mb": round(peak), "output": output.splitlines()[-2:], "phases": phases}
             print(f"{name:<22}{seconds:>9.1f}{args.rows / seconds:>10.0f}{peak:>13.0f}    {output.splitlines()[-2].strip()}")
+            for phase in phases:
+                print(f"{'':<22}  {phase}")
         pdf = Path(scratch) / "slips.pdf"
         started = time.monotonic()
         subprocess.run([sys.executable, str(ROOT / "manage.py"), "code_slips", slug, "--school", "B00000",

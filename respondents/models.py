@@ -261,6 +261,38 @@ class Answer(models.Model):
         return f"{self.respondent_id}/{self.question_id}={self.value!r}"
 
 
+class SlipsJob(models.Model):
+    """Code slips of a big school, rendered by Celery with progress; the PDF is kept for its requester."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Waiting to start")
+        RUNNING = "running", _("Printing")
+        DONE = "done", _("Ready to download")
+        FAILED = "failed", _("Failed")
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
+    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="+")
+    grade = models.CharField(max_length=20, null=True, blank=True, help_text=_("None: the whole school."))
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    requested_from = models.CharField(max_length=45, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    slips_total = models.PositiveIntegerField(default=0)
+    slips_done = models.PositiveIntegerField(default=0)
+    file = models.FileField(upload_to="slips/%Y/%m/", blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"slips {self.school_id} {self.grade or 'all'} ({self.status})"
+
+    @property
+    def progress_percent(self):
+        if self.status == self.Status.DONE:
+            return 100
+        return min(99, 100 * self.slips_done // self.slips_total) if self.slips_total else 0
+
+
 class StaffMember(models.Model):
     """A staff account's role, and the districts or schools it covers (``respondents/scopes.py`` reads it)."""
 

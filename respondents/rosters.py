@@ -25,7 +25,9 @@ state-wide roster is a million rows, and a statement over the staged table
 keeps them out of Python (``make bench-roster``).
 """
 import csv
+import logging
 import os
+import time
 import shutil
 import tempfile
 from collections import Counter
@@ -43,6 +45,7 @@ from respondents.models import Respondent, Roster, RosterProblem, RosterRow, Sch
 from respondents.scopes import COMMAND_LINE, staff_scope
 from respondents.tabular import Problem, TableError, formula_problem, open_table
 
+log = logging.getLogger(__name__)
 REQUIRED = ["external_id", "school_code"]
 OPTIONAL = ["grade", "role", "language", "display_name"]
 MAX_LENGTH = {name: Respondent._meta.get_field(name).max_length
@@ -80,6 +83,7 @@ def roster_check(*, roster_id):
     if roster.status != Status.CHECKING:
         return roster
     scope = _uploader_scope(roster)
+    started = time.monotonic()
     try:
         with _local_copy(roster.file) as path:
             table = open_table(path, required=REQUIRED, optional=OPTIONAL, max_bytes=settings.UPLOAD_MAX_BYTES)
@@ -87,6 +91,7 @@ def roster_check(*, roster_id):
             Roster.objects.filter(pk=roster.pk).update(
                 described=table.described, columns=roster.columns, rows_expected=table.rows_expected)
             errors = _stage(roster, table, scope)
+        staged = time.monotonic()
         errors.update(_whole_file_problems(roster, scope))
         problem_count = RosterProblem.objects.filter(roster=roster).count()
         with transaction.atomic(durable=True):
@@ -101,6 +106,8 @@ def roster_check(*, roster_id):
     except Exception as error:
         _refuse(roster, error=f"The check failed: {error}", status=Status.FAILED)
         raise
+    log.info("roster %s checked: %s rows read and staged in %.1f s, whole-file checks and counts in %.1f s, "
+             "%s problems", roster.pk, roster.rows_read, staged - started, time.monotonic() - staged, problem_count)
     if problem_count:
         _forget_staged(roster)
     return roster
@@ -235,10 +242,10 @@ def roster_apply_start(*, scope, roster_id) -> Roster:
     """Mark a checked roster as being applied (once, however often the person clicks); return it.
 
     Only its uploader applies it (the command line applies any). Raises
-    Roster.DoesNotExist outside ``scope``, RosterNotReady unless CHECKED.
+    Roster.DoesNotExist outside ``scope``, RosterNotReady for someone else's roster or unless CHECKED.
     """
     scope.require("can_manage_people")
-    roster = _rosters_of(scope).get(pk=roster_id)
+    roster = _own_roster(scope, roster_id)
     if not Roster.objects.filter(pk=roster.pk, status=Status.CHECKED).update(status=Status.APPLYING):
         roster.refresh_from_db()
         if roster.status in {Status.APPLYING, Status.APPLIED}:
@@ -254,6 +261,7 @@ def roster_apply(*, roster_id) -> Roster:
     if roster.status != Status.APPLYING:
         return roster
     scope = _uploader_scope(roster)
+    started = time.monotonic()
     try:
         with transaction.atomic(durable=True):
             Roster.objects.select_for_update().get(pk=roster.pk)
@@ -278,6 +286,7 @@ def roster_apply(*, roster_id) -> Roster:
         if isinstance(error, RosterNotReady):
             return roster
         raise
+    log.info("roster %s applied in %.1f s", roster.pk, time.monotonic() - started)
     # Rows of the survey's earlier applied rosters are no longer needed: who is missing is judged by the latest.
     RosterRow.objects.filter(roster__survey_id=roster.survey_id, roster__status=Status.APPLIED).exclude(
         roster=roster).delete()
@@ -291,7 +300,7 @@ def roster_apply(*, roster_id) -> Roster:
 def roster_discard(*, scope, roster_id) -> Roster:
     """Drop a checked roster without applying it (the person chose not to); return it."""
     scope.require("can_manage_people")
-    roster = _rosters_of(scope).get(pk=roster_id)
+    roster = _own_roster(scope, roster_id)
     if Roster.objects.filter(pk=roster.pk, status=Status.CHECKED).update(status=Status.DISCARDED):
         _forget_staged(roster)
     roster.refresh_from_db()
@@ -371,9 +380,16 @@ def roster_totals(roster):
 
 # ---------------------------------------------------------------- helpers
 
-def _rosters_of(scope):
-    rosters = Roster.objects.select_related("survey")
-    return rosters if scope is COMMAND_LINE else rosters.filter(uploaded_by_id=scope.user_id)
+def _own_roster(scope, roster_id):
+    """The roster, if ``scope`` sees it (Roster.DoesNotExist otherwise) and uploaded it (RosterNotReady otherwise:
+    the person who checked the counts is the one who confirms them)."""
+    if scope is COMMAND_LINE:
+        return Roster.objects.select_related("survey").get(pk=roster_id)
+    roster = scope.rosters().get(pk=roster_id)
+    if roster.uploaded_by_id != scope.user_id:
+        who = roster.uploaded_by.get_username() if roster.uploaded_by else "the command line"
+        raise RosterNotReady(f"Only {who}, who uploaded this roster, can apply or discard it.")
+    return roster
 
 
 def _uploader_scope(roster):

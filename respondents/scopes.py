@@ -91,9 +91,12 @@ class Scope:
         respondents = Respondent.objects.all() if survey is None else Respondent.objects.filter(survey=survey)
         return respondents if self.all_schools else respondents.filter(school_id__in=self.school_ids)
 
-    def rosters(self, survey):
-        """The survey's roster uploads in scope: all of them for the whole state, one's own otherwise."""
-        rosters = Roster.objects.filter(survey=survey).select_related("uploaded_by")
+    def rosters(self, survey=None):
+        """The survey's (every survey's for None) roster uploads in scope: all of them for a state
+        administrator, one's own otherwise. Only its uploader applies or discards one (``rosters.py``)."""
+        rosters = Roster.objects.select_related("survey", "uploaded_by")
+        if survey is not None:
+            rosters = rosters.filter(survey=survey)
         return rosters if self.all_schools and self.role == Role.STATE_ADMIN else rosters.filter(
             uploaded_by_id=self.user_id)
 

@@ -79,7 +79,8 @@ def respondents_of_school(*, scope, survey, school, query="", status=""):
     return respondents
 
 
-def grades_of_school(*, scope, survey, school):
-    """The grades of a school's respondents in ``survey`` (in scope), sorted; one query."""
-    return sorted(scope.respondents(survey).filter(school=school).order_by().values_list("grade", flat=True)
-                  .distinct())
+def grade_counts(*, scope, survey, school):
+    """[(grade, respondents who may log in)] of a school in ``survey`` (in scope), by grade; one query."""
+    rows = (scope.respondents(survey).filter(school=school, withdrawn_at=None).order_by("grade")
+            .values("grade").annotate(count=Count("pk")).values_list("grade", "count"))
+    return list(rows)

@@ -10,15 +10,22 @@ login.js`` reads it, fills the field and removes it from the address bar.
 The QR modules are drawn as vector rectangles (segno's matrix), so the PDF
 stays small and prints sharp. reportlab writes page by page into the stream.
 """
+import tempfile
+import time
 from dataclasses import dataclass
 from itertools import groupby
 
 import segno
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.units import inch
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
 from reportlab.pdfgen.canvas import Canvas
 
 from respondents import access_codes
+from respondents.audit import Action, audit_record
+from respondents.models import School, SlipsJob
 
 COLUMNS, ROWS = 2, 4
 MARGIN = 0.4 * inch
@@ -49,9 +56,7 @@ def slip_url(login_url, code):
 def slips_for_school(*, scope, survey, school, grade=None):
     """The slips of a school's respondents who may log in, by grade then external id (scope checked)."""
     scope.require("can_manage_people")
-    people = scope.respondents(survey).filter(school=school, withdrawn_at=None)
-    if grade is not None:
-        people = people.filter(grade=grade)
+    people = _people(scope, survey, school, grade)
     fields = ("access_code", "external_id", "display_name", "grade", "language")
     for row in people.order_by("grade", "external_id", "pk").values_list(*fields).iterator(chunk_size=2000):
         yield Slip(*row)
@@ -152,3 +157,67 @@ def _qr(canvas, data, x, y, size):
             if dark:
                 path.rect(x + c * module, y + size - (r + 1) * module, module, module)
     canvas.drawPath(path, stroke=0, fill=1)
+
+
+# ---------------------------------------------------------------- big schools: rendered by Celery with progress
+
+def slips_count(*, scope, survey, school, grade=None):
+    return _people(scope, survey, school, grade).count()
+
+
+def slips_job_start(*, scope, survey, school, grade=None):
+    """Queue the slips of a school (or one grade) for Celery; return the SlipsJob (the caller queues its task)."""
+    scope.require("can_manage_people")
+    if not scope.covers_school(school.pk):
+        raise School.DoesNotExist(f"school {school.code} is not in scope")
+    return SlipsJob.objects.create(
+        survey=survey, school=school, grade=grade, requested_by_id=scope.user_id, requested_from=scope.address,
+        slips_total=slips_count(scope=scope, survey=survey, school=school, grade=grade))
+
+
+def slips_job_run(*, job_id, login_url):
+    """Render a queued SlipsJob's PDF, updating its progress a few times a second; audit it when done."""
+    from respondents.scopes import staff_scope
+
+    job = SlipsJob.objects.select_related("survey", "school", "requested_by").get(pk=job_id)
+    if job.status != SlipsJob.Status.QUEUED:
+        return job
+    scope = staff_scope(user=job.requested_by, address=job.requested_from)
+    SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.RUNNING)
+    last = [0.0]
+
+    def progress(count):
+        if time.monotonic() - last[0] > 0.5:
+            last[0] = time.monotonic()
+            SlipsJob.objects.filter(pk=job.pk).update(slips_done=count)
+
+    try:
+        with tempfile.TemporaryFile() as pdf:
+            count = slips_write_pdf(
+                stream=pdf, survey=job.survey, school=job.school, login_url=login_url, progress=progress,
+                slips=slips_for_school(scope=scope, survey=job.survey, school=job.school, grade=job.grade))
+            pdf.seek(0)
+            name = f"{job.survey.slug}-{job.school.code}" + (f"-grade-{job.grade}" if job.grade is not None else "")
+            job.file.save(f"{name}-slips.pdf", File(pdf), save=False)
+        with transaction.atomic(durable=True):
+            SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.DONE, slips_done=count,
+                                                     file=job.file.name, finished_at=timezone.now())
+            audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=job.survey, school=job.school,
+                         detail=f"{count} slips" + (f", grade {job.grade}" if job.grade is not None else "")
+                                + " (prepared by Celery)")
+    except Exception as error:
+        SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.FAILED, error=str(error)[:2000],
+                                                 finished_at=timezone.now())
+        raise
+    job.refresh_from_db()
+    return job
+
+
+def slips_jobs(*, scope):
+    """The slips jobs a staff member asked for (only theirs)."""
+    return SlipsJob.objects.filter(requested_by_id=scope.user_id).select_related("survey", "school")
+
+
+def _people(scope, survey, school, grade):
+    people = scope.respondents(survey).filter(school=school, withdrawn_at=None)
+    return people if grade is None else people.filter(grade=grade)

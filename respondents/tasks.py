@@ -3,6 +3,7 @@ from celery import shared_task
 
 from config.db_router import read_from_master
 from respondents.rosters import roster_apply, roster_check
+from respondents.slips import slips_job_run
 
 
 @shared_task(acks_late=True)
@@ -17,3 +18,10 @@ def roster_apply_task(roster_id):
     """Apply a roster its uploader confirmed."""
     with read_from_master():
         roster_apply(roster_id=roster_id)
+
+
+@shared_task(acks_late=True)
+def slips_job_task(job_id, login_url):
+    """Render a big school's code slips."""
+    with read_from_master():
+        slips_job_run(job_id=job_id, login_url=login_url)

@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import HttpResponse, JsonResponse
+from django.http import FileResponse, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -32,12 +32,12 @@ from respondents.rosters import (
     roster_problems_write_csv, roster_totals, roster_upload,
 )
 from respondents.schools import school_directory_import
-from respondents.selectors import grades_of_school, respondents_of_school, school_counts
-from respondents.slips import slips_for_school, slips_write_pdf
+from respondents.selectors import grade_counts, respondents_of_school, school_counts
+from respondents.slips import slips_count, slips_for_school, slips_job_start, slips_jobs, slips_write_pdf
 from respondents.services import respondent_reissue_code, respondent_restore, respondent_withdraw
 from respondents.staff_accounts import StaffAccount, staff_account_save, staff_accounts
 from respondents.tabular import TableError
-from respondents.tasks import roster_apply_task, roster_check_task
+from respondents.tasks import roster_apply_task, roster_check_task, slips_job_task
 from staff.access import staff_view
 from staff.forms import (
     AuditFilterForm, DirectoryUploadForm, RespondentIdsForm, RespondentSearchForm, RosterUploadForm, StaffAccountForm,
@@ -111,6 +111,8 @@ def roster_progress(request, slug, roster_id):
     _, roster = _roster(request, slug, roster_id)
     return JsonResponse({"status": roster.status, "status_display": roster.get_status_display(),
                          "percent": roster.progress_percent, "rows_read": roster.rows_read,
+                         "text": f"{roster.rows_read} of about {roster.rows_expected} rows read."
+                         if roster.status == Roster.Status.CHECKING else "",
                          "rows_expected": roster.rows_expected, "finished": roster.status != Roster.Status.CHECKING
                          and roster.status != Roster.Status.APPLYING})
 
@@ -141,7 +143,11 @@ def roster_apply(request, slug, roster_id):
 @staff_view("can_manage_people")
 def roster_discard_view(request, slug, roster_id):
     survey, roster = _roster(request, slug, roster_id)
-    roster_discard(scope=request.scope, roster_id=roster.pk)
+    try:
+        roster_discard(scope=request.scope, roster_id=roster.pk)
+    except RosterNotReady as error:
+        messages.error(request, str(error))
+        return redirect("staff:roster", slug=survey.slug, roster_id=roster.pk)
     messages.info(request, _("The roster was discarded: nothing was applied."))
     return redirect("staff:survey", slug=survey.slug)
 
@@ -157,9 +163,11 @@ def school_people(request, slug, school_code):
     if search.is_valid():
         query, status = search.cleaned_data["q"], search.cleaned_data["status"]
     people = respondents_of_school(scope=request.scope, survey=survey, school=school, query=query, status=status)
+    grades = grade_counts(scope=request.scope, survey=survey, school=school) if request.scope.can_manage_people else []
     return render(request, "staff/school_people.html", {
         "survey": survey, "school": school, "search": search,
-        "grades": grades_of_school(scope=request.scope, survey=survey, school=school),
+        "grades": grades, "slips_total": sum(count for _, count in grades),
+        "slips_inline_max": settings.SLIPS_INLINE_MAX,
         "page": Paginator(people, PAGE_SIZE).get_page(request.GET.get("page")),
     })
 
@@ -218,10 +226,14 @@ def _login_url(request):
 
 @staff_view("can_manage_people")
 def school_slips_pdf(request, slug, school_code):
-    """The school's code slips (one grade with ?grade=), a cover sheet per grade, as a PDF download."""
+    """The school's code slips (one grade with ?grade=), a cover sheet per grade, as a PDF download; a school
+    with more than SLIPS_INLINE_MAX slips is prepared by Celery instead (``slips_new``)."""
     survey = get_object_or_404(Survey, slug=slug)
     school = get_object_or_404(request.scope.schools(), code=school_code)
     grade = request.GET.get("grade")
+    if slips_count(scope=request.scope, survey=survey, school=school, grade=grade) > settings.SLIPS_INLINE_MAX:
+        messages.info(request, _("That is a lot of slips: prepare them below, and download them when ready."))
+        return redirect("staff:school", slug=survey.slug, school_code=school.code)
     response = HttpResponse(content_type="application/pdf")
     name = f"{survey.slug}-{school.code}" + (f"-grade-{slugify(grade)}" if grade is not None else "")
     response["Content-Disposition"] = f'attachment; filename="{name}-slips.pdf"'
@@ -230,6 +242,46 @@ def school_slips_pdf(request, slug, school_code):
     audit_record(scope=request.scope, action=Action.SLIPS_PRINTED, survey=survey, school=school,
                  detail=f"{count} slips" + (f", grade {grade}" if grade is not None else ""))
     return response
+
+
+@require_POST
+@staff_view("can_manage_people")
+def slips_new(request, slug, school_code):
+    survey = get_object_or_404(Survey, slug=slug)
+    school = get_object_or_404(request.scope.schools(), code=school_code)
+    grade = request.POST.get("grade")
+    job = slips_job_start(scope=request.scope, survey=survey, school=school, grade=grade)
+    slips_job_task.delay(job.pk, _login_url(request))  # in-process on the embedded default
+    return redirect("staff:slips", slug=survey.slug, job_id=job.pk)
+
+
+def _slips_job(request, slug, job_id):
+    survey = get_object_or_404(Survey, slug=slug)
+    return survey, get_object_or_404(slips_jobs(scope=request.scope).filter(survey=survey), pk=job_id)
+
+
+@staff_view("can_manage_people")
+def slips_detail(request, slug, job_id):
+    survey, job = _slips_job(request, slug, job_id)
+    return render(request, "staff/slips_detail.html", {"survey": survey, "job": job})
+
+
+@staff_view("can_manage_people")
+def slips_progress(request, slug, job_id):
+    _, job = _slips_job(request, slug, job_id)
+    finished = job.status in {job.Status.DONE, job.Status.FAILED}
+    return JsonResponse({"status": job.status, "status_display": job.get_status_display(),
+                         "percent": job.progress_percent, "finished": finished,
+                         "text": f"{job.slips_done} of {job.slips_total} slips."})
+
+
+@staff_view("can_manage_people")
+def slips_download(request, slug, job_id):
+    _, job = _slips_job(request, slug, job_id)
+    if job.status != job.Status.DONE:
+        return redirect("staff:slips", slug=slug, job_id=job.pk)
+    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1],
+                        content_type="application/pdf")
 
 
 @staff_view("can_see_codes")

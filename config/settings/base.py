@@ -227,6 +227,8 @@ UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=200 * 1000 * 1000)
 # The survey's public address, printed on code slips and in their QR codes
 # (manage.py code_slips needs it; the staff area falls back to its own address).
 SURVEY_PUBLIC_URL = env("SURVEY_PUBLIC_URL", default="")
+# A school (or grade) with more code slips than this is printed by Celery with a progress bar.
+SLIPS_INLINE_MAX = env.int("SLIPS_INLINE_MAX", default=400)
 # Uploaded rosters wait here between their check and their apply; the web
 # workers and Celery must share it (one box: a directory; several: S3).
 MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))

@@ -50,3 +50,12 @@ def test_the_domain_apps_hold_no_http_code(app):
     wrong = sorted({f"{path.relative_to(ROOT)} imports {name}" for path in modules(app) for name in imported(path)
                     if name.startswith(HTTP)})
     assert not wrong, wrong
+
+
+def test_every_app_with_tests_is_in_the_suite():
+    """pytest collects only pyproject's testpaths: an app left out would have its tests silently never run."""
+    import tomllib
+
+    testpaths = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["testpaths"])
+    with_tests = {path.parent.parent.name for path in ROOT.glob("*/tests/__init__.py")}
+    assert with_tests <= testpaths, f"add {sorted(with_tests - testpaths)} to testpaths in pyproject.toml"

@@ -259,6 +259,10 @@ def test_only_the_uploader_sees_and_applies_a_roster_and_an_analyst_imports_noth
     with pytest.raises(Roster.DoesNotExist):
         roster_apply_start(scope=scope_of(other), roster_id=roster.pk)
     assert not scope_of(other).rosters(survey).exists() and scope_of(coordinator).rosters(survey).get() == roster
+    state = scope_of(make_staff(Role.STATE_ADMIN))
+    assert state.rosters(survey).get() == roster  # a state administrator sees it, but the uploader confirms it
+    with pytest.raises(RosterNotReady, match=f"Only {coordinator.username}, who uploaded this roster"):
+        roster_apply_start(scope=state, roster_id=roster.pk)
     analyst = scope_of(make_staff(Role.ANALYST))
     with pytest.raises(PermissionDenied):
         upload(analyst, survey, FIRST)

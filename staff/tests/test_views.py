@@ -221,3 +221,28 @@ def test_the_slips_pdf_of_a_school_and_of_a_grade_holds_their_codes(client, surv
     assert client.get(f"/staff/surveys/{survey.slug}/schools/ADA/slips.pdf").status_code == 404
     assert list(AuditEntry.objects.filter(action="slips_printed").values_list("detail", flat=True).order_by("id")) == [
         "5 slips", "2 slips, grade 8"]
+
+
+def test_a_big_school_s_slips_are_prepared_by_a_task_then_downloaded_by_whoever_asked(
+        client, survey, lincoln, coordinator, settings):
+    from pypdf import PdfReader
+
+    settings.SLIPS_INLINE_MAX = 2
+    people = make_respondents(survey, 3, school=lincoln, grade="7")
+    signed_in(client, coordinator)
+    school_page = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/").content.decode()
+    assert "(3 slips):" in school_page and "Prepare the PDF" in school_page
+    redirected = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/slips.pdf")
+    assert redirected.status_code == 302 and redirected["Location"].endswith("/schools/LIN/")
+    page = client.post(f"/staff/surveys/{survey.slug}/schools/LIN/slips/", {"grade": "7"}, follow=True)
+    assert "Download the PDF (3 slips)" in page.content.decode()
+    job_path = page.redirect_chain[-1][0]
+    progress = client.get(job_path + "progress/").json()
+    assert progress["finished"] and progress["percent"] == 100 and progress["text"] == "3 of 3 slips."
+    pdf = b"".join(client.get(job_path + "download/").streaming_content)
+    text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+    assert all(p.formatted_access_code in text for p in people)
+    assert AuditEntry.objects.get(action="slips_printed").detail == "3 slips, grade 7 (prepared by Celery)"
+    client.logout()
+    signed_in(client, make_staff(Role.SCHOOL_COORDINATOR, schools=[lincoln], username="other"))
+    assert client.get(job_path).status_code == 404 and client.get(job_path + "download/").status_code == 404

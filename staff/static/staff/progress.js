@@ -1,12 +1,13 @@
-/* The roster's progress bar: poll the small JSON endpoint every second; reload the page when the step is done.
-   Without JavaScript the page's Refresh link does the same. */
+/* A long job's progress bar (a roster's check or apply, a big school's slips): poll the page's small JSON
+   endpoint every second and reload the page when the job is done. Without JavaScript the page's Refresh
+   link does the same. */
 (function () {
   "use strict";
   var box = document.querySelector("[data-progress-url]");
   if (!box) { return; }
-  var bar = document.getElementById("roster-progress-bar");
-  var text = document.getElementById("roster-progress-text");
-  var status = document.getElementById("roster-status");
+  var bar = box.querySelector("progress");
+  var text = box.querySelector("[data-progress-text]");
+  var status = document.querySelector("[data-progress-status]");
 
   function poll() {
     fetch(box.getAttribute("data-progress-url"), {headers: {"Accept": "application/json"}, credentials: "same-origin"})
@@ -14,11 +15,11 @@
       .then(function (progress) {
         if (progress === null) { window.setTimeout(poll, 3000); return; }
         if (progress.finished) { window.location.reload(); return; }
-        status.textContent = progress.status_display;
-        if (progress.status === "checking") {
+        if (status) { status.textContent = progress.status_display; }
+        if (progress.text && bar.hasAttribute("value")) {
           bar.value = progress.percent;
           bar.textContent = progress.percent + "%";
-          text.textContent = progress.rows_read + " of about " + progress.rows_expected + " rows read.";
+          text.textContent = progress.text;
         }
         window.setTimeout(poll, 1000);
       })
