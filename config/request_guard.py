@@ -15,6 +15,12 @@ in the chain, answers a charset that is not UTF-8 with a clear 400 and a body
 over ``REQUEST_BODY_MAX_BYTES`` (nginx's ``client_max_body_size`` is the same
 number) with a 413, before the session, CSRF or a view touch the body. The
 answers are those of ``config.errors``: JSON for Ajax, a page otherwise.
+
+The staff views that take a file (``@accepts_uploads``: a roster, the school
+directory) accept up to ``UPLOAD_MAX_BYTES`` instead; nginx lets bodies that
+large through under ``/staff/`` only. The limit is checked in ``process_view``,
+where the view is known: this middleware's comes first, before CSRF's reads
+the body.
 """
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
@@ -37,8 +43,9 @@ class RequestGuardMiddleware:
             length = -1
         if length < 0:
             return errors.bad_request(request, None)
-        if length > settings.REQUEST_BODY_MAX_BYTES:
+        if length > max(settings.REQUEST_BODY_MAX_BYTES, settings.UPLOAD_MAX_BYTES):
             return errors.too_large(request)
+        request.guard_body_length = length
         _, params = parse_header_parameters(request.META.get("CONTENT_TYPE", ""))
         charset = params.get("charset")
         if charset is not None:
@@ -46,6 +53,19 @@ class RequestGuardMiddleware:
                 return errors.bad_request(request, None, message=errors.NOT_UTF8)
             request.encoding = "utf-8"
         return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        limit = settings.UPLOAD_MAX_BYTES if getattr(view_func, "accepts_uploads", False) else \
+            settings.REQUEST_BODY_MAX_BYTES
+        if getattr(request, "guard_body_length", 0) > limit:
+            return errors.too_large(request)
+        return None
+
+
+def accepts_uploads(view):
+    """Let ``view`` take a body of up to UPLOAD_MAX_BYTES (a file upload) rather than REQUEST_BODY_MAX_BYTES."""
+    view.accepts_uploads = True
+    return view
 
 
 class GuardedWSGIRequest(WSGIRequest):

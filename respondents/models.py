@@ -87,9 +87,9 @@ class Roster(models.Model):
     @property
     def progress_percent(self):
         """How far the current step is, 0-100, for the progress bar."""
-        if self.status in {self.Status.CHECKING, self.Status.APPLYING} and self.rows_expected:
+        if self.status == self.Status.CHECKING and self.rows_expected:
             return min(99, 100 * self.rows_read // self.rows_expected)
-        return 100 if self.is_finished or self.status == self.Status.CHECKED else 0
+        return 100 if self.is_finished or self.status == self.Status.CHECKED else 0  # applying: one transaction
 
 
 class RosterRow(models.Model):

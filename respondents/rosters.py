@@ -91,6 +91,7 @@ def roster_check(*, roster_id):
             Roster.objects.filter(pk=roster.pk).update(
                 described=table.described, columns=roster.columns, rows_expected=table.rows_expected)
             errors = _stage(roster, table, scope)
+        _analyze_staged()
         staged = time.monotonic()
         errors.update(_whole_file_problems(roster, scope))
         problem_count = RosterProblem.objects.filter(roster=roster).count()
@@ -177,6 +178,14 @@ def _write_batch(roster, rows, problems, read):
         [RosterProblem(roster_id=roster.pk, row=p.row, column=p.column, value=p.value[:200], reason=p.reason[:300])
          for p in problems], batch_size=BATCH)
     Roster.objects.filter(pk=roster.pk).update(rows_read=read)
+
+
+def _analyze_staged():
+    """Give PostgreSQL's planner fresh statistics of the staging table: a roster just added a million rows to it,
+    and autovacuum's ANALYZE comes later; the whole-file checks and the upsert are planned on these."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE respondents_rosterrow")
 
 
 def _whole_file_problems(roster, scope):
@@ -314,8 +323,12 @@ def _draw_again_clashing_codes(roster, attempts=5):
     for _ in range(attempts):
         taken = list(staged.filter(Exists(Respondent.objects.filter(access_code=OuterRef("access_code"))))
                      .values_list("pk", flat=True))
-        twice = staged.values("access_code").annotate(copies=Count("pk")).filter(copies__gt=1)
-        taken += list(staged.filter(access_code__in=twice.values("access_code")).values_list("pk", flat=True))
+        # The codes drawn twice first (a tiny list), then their rows: an IN (GROUP BY … HAVING) subquery here
+        # was planned as a re-run per row and took minutes.
+        twice = list(staged.values("access_code").annotate(copies=Count("pk")).filter(copies__gt=1)
+                     .values_list("access_code", flat=True))
+        if twice:
+            taken += list(staged.filter(access_code__in=twice).values_list("pk", flat=True))
         if not taken:
             return
         for pk in taken:

@@ -23,6 +23,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from config.request_guard import accepts_uploads
 from respondents.access_codes import format_code
 from respondents.audit import Action, audit_entries, audit_record
 from respondents.exports import spreadsheet_safe
@@ -72,6 +73,7 @@ def survey_people(request, slug):
 
 # ---------------------------------------------------------------- rosters
 
+@accepts_uploads
 @staff_view("can_manage_people")
 def roster_new(request, slug):
     survey = get_object_or_404(Survey, slug=slug)
@@ -311,6 +313,7 @@ def school_codes_csv(request, slug, school_code):
 
 # ---------------------------------------------------------------- state administrators: directory, staff, audit
 
+@accepts_uploads
 @staff_view("can_import_schools")
 def directory_import(request):
     form = DirectoryUploadForm(request.POST or None, request.FILES or None)

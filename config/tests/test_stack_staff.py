@@ -47,7 +47,7 @@ def poll(web, url, until, timeout=120):
 
 def test_a_roster_is_checked_and_applied_by_the_celery_worker_with_its_progress_polled():
     tag = uuid.uuid4().hex[:8]
-    stack.app_manage("shell", "-c", SETUP.format(tag=tag))
+    stack.app_manage("shell", "--no-imports", "-c", SETUP.format(tag=tag))
     web = stack.WebClient()
     status, headers, _ = web.post_form("/staff/login/", {"username": f"state-{tag}",
                                                          "password": "stack test passphrase 1"})
@@ -64,20 +64,20 @@ def test_a_roster_is_checked_and_applied_by_the_celery_worker_with_its_progress_
     partway = [p for p in checking if p["status"] == "checking" and 0 < p["percent"] < 100]
     assert partway, checking  # the bar moved while the worker read the file
     assert [p["rows_read"] for p in partway] == sorted(p["rows_read"] for p in partway)
-    assert stack.app_manage("shell", "-c", COUNT.format(tag=tag)).strip() == "0"  # a dry run writes nobody
+    assert stack.app_manage("shell", "--no-imports", "-c", COUNT.format(tag=tag)).strip() == "0"  # a dry run writes nobody
 
     _, _, page = web.request("GET", roster_path)
     assert "Dry run: nothing has been written yet." in page and f"{ROWS // 2}" in page
     status, _, _ = web.post_form(roster_path + "apply/", {})
     assert status == 302
     poll(web, roster_path + "progress/", until="applied")
-    assert stack.app_manage("shell", "-c", COUNT.format(tag=tag)).strip() == str(ROWS)
+    assert stack.app_manage("shell", "--no-imports", "-c", COUNT.format(tag=tag)).strip() == str(ROWS)
     _, _, page = web.request("GET", roster_path)
     assert "Applied" in page
 
 
 def test_postgresql_refuses_to_change_or_delete_an_audit_entry():
-    out = stack.app_manage("shell", "-c", (
+    out = stack.app_manage("shell", "--no-imports", "-c", (
         "from django.db import connection, transaction\n"
         "from respondents.audit import audit_sign_in\n"
         "entry = audit_sign_in(username='trigger-check', failed=True)\n"

@@ -246,3 +246,18 @@ def test_a_big_school_s_slips_are_prepared_by_a_task_then_downloaded_by_whoever_
     client.logout()
     signed_in(client, make_staff(Role.SCHOOL_COORDINATOR, schools=[lincoln], username="other"))
     assert client.get(job_path).status_code == 404 and client.get(job_path + "download/").status_code == 404
+
+
+def test_a_roster_over_the_request_body_limit_uploads_and_other_staff_posts_keep_the_limit(
+        client, survey, lincoln, coordinator, settings):
+    settings.REQUEST_BODY_MAX_BYTES = 64 * 1024
+    signed_in(client, coordinator)
+    rows = "".join(f"s{n:06d},LIN,7,student,en,Person number {n}\n" for n in range(4000))
+    assert len(HEADER + rows) > 2 * settings.REQUEST_BODY_MAX_BYTES
+    page = upload(client, survey, HEADER + rows)
+    assert "Dry run: nothing has been written yet." in page.content.decode()
+    too_big = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/",
+                          {"respondent": ["1"] * 20000, "next": "x" * settings.REQUEST_BODY_MAX_BYTES})
+    assert too_big.status_code == 413
+    settings.UPLOAD_MAX_BYTES = 100 * 1024
+    assert upload(client, survey, HEADER + rows).status_code == 413
