@@ -121,3 +121,30 @@ def _media_root(request, tmp_path_factory):
         return
     request.getfixturevalue("settings").MEDIA_ROOT = str(tmp_path_factory.mktemp("media"))
     yield
+
+
+# ---------------------------------------------------------------- the staff side's usual cast
+
+@pytest.fixture
+def lincoln():
+    """A school of district D1."""
+    from respondents.tests.factories import make_school
+
+    return make_school("LIN", "Lincoln", ("D1", "District One"))
+
+
+@pytest.fixture
+def adams():
+    """A school of another district, D2."""
+    from respondents.tests.factories import make_school
+
+    return make_school("ADA", "Adams", ("D2", "District Two"))
+
+
+@pytest.fixture
+def coordinator(lincoln):
+    """The school coordinator of Lincoln, user name lin-coord (factories.make_staff's password)."""
+    from respondents.models import StaffMember
+    from respondents.tests.factories import make_staff
+
+    return make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln], username="lin-coord")

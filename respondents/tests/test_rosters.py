@@ -15,32 +15,12 @@ from respondents.rosters import (
 )
 from respondents.scopes import COMMAND_LINE
 from respondents.services import respondent_withdraw
-from respondents.tests.factories import make_school, make_staff, scope_of
+from respondents.tests.factories import make_staff, scope_of
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
 HEADER = "external_id,school_code,grade,role,language,display_name\n"
-
-
-@pytest.fixture
-def survey():
-    return make_survey()
-
-
-@pytest.fixture
-def lincoln():
-    return make_school("LIN", "Lincoln", ("D1", "District One"))
-
-
-@pytest.fixture
-def adams():
-    return make_school("ADA", "Adams", ("D2", "District Two"))
-
-
-@pytest.fixture
-def coordinator(lincoln):
-    return make_staff(Role.SCHOOL_COORDINATOR, schools=[lincoln])
 
 
 def upload(scope, survey, content, name="roster.csv"):

@@ -7,33 +7,12 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from respondents.models import AuditEntry, Respondent, Roster, StaffMember
-from respondents.tests.factories import make_respondents, make_school, make_staff
-from surveys.tests.factories import make_survey
+from respondents.tests.factories import make_respondents, make_staff
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
 PASSWORD = "a long staff passphrase"
 HEADER = "external_id,school_code,grade,role,language,display_name\n"
-
-
-@pytest.fixture
-def survey():
-    return make_survey()
-
-
-@pytest.fixture
-def lincoln():
-    return make_school("LIN", "Lincoln", ("D1", "District One"))
-
-
-@pytest.fixture
-def adams():
-    return make_school("ADA", "Adams", ("D2", "District Two"))
-
-
-@pytest.fixture
-def coordinator(lincoln):
-    return make_staff(Role.SCHOOL_COORDINATOR, schools=[lincoln], username="lin-coord")
 
 
 def signed_in(client, user):
