@@ -25,6 +25,7 @@ state-wide roster is a million rows, and a statement over the staged table
 keeps them out of Python (``make bench-roster``).
 """
 import csv
+import io
 import logging
 import os
 import time
@@ -128,12 +129,9 @@ def _stage(roster, table, scope):
             problems.extend(found)
             errors[record["school_code"], record.get("role", "").lower()] += 1
         else:
-            rows.append(RosterRow(
-                roster_id=roster.pk, row=number, external_id=record["external_id"],
-                school_id=schools[record["school_code"]], grade=record.get("grade", ""),
-                role=record.get("role", "").lower(), language=record.get("language", "") or "en",
-                display_name=record.get("display_name", ""),
-            ))
+            rows.append((number, record["external_id"], schools[record["school_code"]], record.get("grade", ""),
+                         record.get("role", "").lower(), record.get("language", "") or "en",
+                         record.get("display_name", "")))
         if len(rows) + len(problems) >= BATCH:
             _write_batch(roster, rows, problems, read)
             rows, problems = [], []
@@ -170,10 +168,28 @@ def _row_problems(number, record, schools, roles, languages, scope):
     return found
 
 
+STAGED = ["row", "external_id", "school_id", "grade", "role", "language", "display_name", "access_code"]
+
+
 def _write_batch(roster, rows, problems, read):
-    for row, code in zip(rows, access_codes.generate_many(len(rows)), strict=True):
-        row.access_code = code
-    RosterRow.objects.bulk_create(rows, batch_size=BATCH)
+    """Stage ``rows`` (tuples in STAGED order, less the code) with fresh codes, and record ``problems``.
+
+    On PostgreSQL the rows go in with COPY, several times faster than
+    INSERTs of model instances (``make bench-roster``); elsewhere with
+    bulk_create.
+    """
+    rows = [(*row, code) for row, code in zip(rows, access_codes.generate_many(len(rows)), strict=True)]
+    if connection.vendor == "postgresql" and rows:
+        text = io.StringIO()
+        # Every text quoted: in COPY's CSV an unquoted empty field is NULL, a quoted one the empty string.
+        csv.writer(text, quoting=csv.QUOTE_NONNUMERIC).writerows((roster.pk, *row) for row in rows)
+        text.seek(0)
+        with connection.cursor() as cursor:
+            cursor.cursor.copy_expert(
+                f"COPY respondents_rosterrow (roster_id, {', '.join(STAGED)}) FROM STDIN WITH (FORMAT csv)", text)
+    else:
+        RosterRow.objects.bulk_create([RosterRow(roster_id=roster.pk, **dict(zip(STAGED, row, strict=True)))
+                                       for row in rows], batch_size=BATCH)
     RosterProblem.objects.bulk_create(
         [RosterProblem(roster_id=roster.pk, row=p.row, column=p.column, value=p.value[:200], reason=p.reason[:300])
          for p in problems], batch_size=BATCH)
