@@ -43,7 +43,7 @@ def main():
 
     django.setup()
     bench.RESULTS.mkdir(parents=True, exist_ok=True)
-    port = os.environ.get("STACK_NGINX_PORT", "58080")
+    port = os.environ.get("STACK_NGINX_PORT", "28080")
     slug = bench.manage("seed_bench_survey", "--pages", "10").strip()
     runs = {}
     try:
