@@ -293,6 +293,36 @@ class SlipsJob(models.Model):
         return min(99, 100 * self.slips_done // self.slips_total) if self.slips_total else 0
 
 
+class CompletionSummary(models.Model):
+    """Completion counts of one survey per school, grade and role, aggregated off the save path.
+
+    A periodic task (``respondents/monitoring.py``) rebuilds a survey's rows
+    from the replica; the monitoring pages read only these. ``pages`` is the
+    histogram of the page in-progress respondents sit on ({page: count}), so
+    medians and "where they stop" roll up exactly to school, district and state.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+", db_index=False)
+    school = models.ForeignKey(School, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    grade = models.CharField(max_length=20, blank=True)
+    role = models.CharField(max_length=10, blank=True)
+    rostered = models.PositiveIntegerField(default=0, help_text=_("Not withdrawn."))
+    withdrawn = models.PositiveIntegerField(default=0)
+    not_started = models.PositiveIntegerField(default=0)
+    in_progress = models.PositiveIntegerField(default=0)
+    completed = models.PositiveIntegerField(default=0)
+    pages = models.JSONField(default=dict, blank=True)
+    last_activity = models.DateTimeField(null=True, blank=True)
+    refreshed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["survey", "school", "grade", "role"],
+                                               name="completion_summary_one_per_group")]
+
+    def __str__(self):
+        return f"{self.survey_id}/{self.school_id}/{self.grade}/{self.role}: {self.completed}/{self.rostered}"
+
+
 class StaffMember(models.Model):
     """A staff account's role, and the districts or schools it covers (``respondents/scopes.py`` reads it)."""
 

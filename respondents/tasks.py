@@ -25,3 +25,16 @@ def slips_job_task(job_id, login_url):
     """Render a big school's code slips."""
     with read_from_master():
         slips_job_run(job_id=job_id, login_url=login_url)
+
+
+@shared_task
+def completion_summaries_refresh_task():
+    """Rebuild the completion summary of every open survey from a replica (celery beat, every minute)."""
+    from config.db_router import replica_alias
+    from respondents.monitoring import completion_summary_refresh
+    from surveys.models import Survey
+
+    with read_from_master():
+        surveys = list(Survey.objects.filter(status=Survey.Status.OPEN))
+    for survey in surveys:
+        completion_summary_refresh(survey=survey, using=replica_alias())

@@ -204,6 +204,16 @@ CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="memory://")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Periodic tasks (the stack's worker runs beat: deploy/stack). The monitoring
+# pages read a summary this task rebuilds from a replica, never the live rows.
+MONITORING_REFRESH_SECONDS = env.int("MONITORING_REFRESH_SECONDS", default=60)
+CELERY_BEAT_SCHEDULE = {
+    "completion-summaries": {
+        "task": "respondents.tasks.completion_summaries_refresh_task",
+        "schedule": MONITORING_REFRESH_SECONDS,
+        "options": {"expires": MONITORING_REFRESH_SECONDS},
+    },
+}
 
 # --- Request bodies
 # Largest accepted request body: a page has a handful of questions. nginx's
