@@ -10,6 +10,7 @@ urlpatterns = [
     path("login/", views.SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(next_page="staff:login"), name="logout"),
     path("surveys/<slug:slug>/", views.survey_people, name="survey"),
+    path("surveys/<slug:slug>/monitoring/", views.survey_monitoring, name="monitoring"),
     path("surveys/<slug:slug>/rosters/new/", views.roster_new, name="roster-new"),
     path("surveys/<slug:slug>/rosters/<int:roster_id>/", views.roster_detail, name="roster"),
     path("surveys/<slug:slug>/rosters/<int:roster_id>/progress/", views.roster_progress, name="roster-progress"),

@@ -28,6 +28,7 @@ from respondents.access_codes import format_code
 from respondents.audit import Action, audit_entries, audit_record
 from respondents.exports import spreadsheet_safe
 from respondents.models import Roster
+from respondents.monitoring import completion_overview, completion_summary_refresh
 from respondents.rosters import (
     RosterNotReady, roster_apply_start, roster_discard, roster_missing, roster_problems,
     roster_problems_write_csv, roster_totals, roster_upload,
@@ -69,6 +70,18 @@ def survey_people(request, slug):
         "schools": school_counts(scope=request.scope, survey=survey),
         "rosters": request.scope.rosters(survey).order_by("-created_at")[:20],
     })
+
+
+@staff_view()
+def survey_monitoring(request, slug):
+    """Completion by district, school, grade and role, from the summary (rebuilt on request on the embedded
+    default, by a periodic task elsewhere)."""
+    survey = get_object_or_404(Survey, slug=slug)
+    if settings.MONITORING_REFRESH_ON_REQUEST:
+        completion_summary_refresh(survey=survey)
+    whole, refreshed_at = completion_overview(scope=request.scope, survey=survey)
+    return render(request, "staff/monitoring.html", {"survey": survey, "whole": whole,
+                                                     "refreshed_at": refreshed_at})
 
 
 # ---------------------------------------------------------------- rosters

@@ -207,6 +207,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Periodic tasks (the stack's worker runs beat: deploy/stack). The monitoring
 # pages read a summary this task rebuilds from a replica, never the live rows.
 MONITORING_REFRESH_SECONDS = env.int("MONITORING_REFRESH_SECONDS", default=60)
+# The embedded default has no beat: its monitoring pages rebuild the summary when they are read.
+MONITORING_REFRESH_ON_REQUEST = env.bool("MONITORING_REFRESH_ON_REQUEST", default=False)
 CELERY_BEAT_SCHEDULE = {
     "completion-summaries": {
         "task": "respondents.tasks.completion_summaries_refresh_task",

@@ -30,6 +30,7 @@ if env.bool("DEBUG_TOOLBAR", default=False):
 # --- Celery
 # No broker locally: tasks run in the calling process.
 CELERY_TASK_ALWAYS_EAGER = True
+MONITORING_REFRESH_ON_REQUEST = True
 
 # --- Login limits
 # Counters in this process's memory: right for one process (runserver, the

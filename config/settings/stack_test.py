@@ -14,6 +14,8 @@ STACK_TESTS = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tasks run in the test process, against the test database.
 CELERY_TASK_ALWAYS_EAGER = True
+# The stack's beat refreshes the app's own database; the test database's monitoring is refreshed on request.
+MONITORING_REFRESH_ON_REQUEST = True
 # Keep the tests' sessions and cache keys apart from the running app's.
 CACHES["sessions"]["LOCATION"] = CACHES["sessions"]["LOCATION"].rsplit("/", 1)[0] + "/2"
 CACHES["ratelimit"]["LOCATION"] = CACHES["ratelimit"]["LOCATION"].rsplit("/", 1)[0] + "/4"

@@ -15,6 +15,7 @@ CACHES = {
 }
 
 CELERY_TASK_ALWAYS_EAGER = True
+MONITORING_REFRESH_ON_REQUEST = True
 CELERY_BROKER_URL = "memory://"
 
 # --- Login limits

@@ -240,3 +240,18 @@ def test_a_roster_over_the_request_body_limit_uploads_and_other_staff_posts_keep
     assert too_big.status_code == 413
     settings.UPLOAD_MAX_BYTES = 100 * 1024
     assert upload(client, survey, HEADER + rows).status_code == 413
+
+
+def test_the_completion_page_shows_the_scope_s_districts_schools_and_groups(client, survey, lincoln, adams,
+                                                                            coordinator):
+    from django.utils import timezone
+
+    people = make_respondents(survey, 4, school=lincoln, grade="7", role="student")
+    make_respondents(survey, 3, school=adams, grade="8", role="student")
+    Respondent.objects.filter(pk=people[0].pk).update(status="completed", last_saved_at=timezone.now())
+    Respondent.objects.filter(pk=people[1].pk).update(status="in_progress", current_page=2)
+    signed_in(client, coordinator)
+    page = client.get(f"/staff/surveys/{survey.slug}/monitoring/").content.decode()
+    assert "Counts as of" in page and "Adams" not in page
+    assert f'href="/staff/surveys/{survey.slug}/schools/LIN/"' in page
+    assert "grade 7 · student" in page and "25.0%" in page and "(median page 2)" in page
