@@ -11,6 +11,7 @@ scope, and rolls it up: the state (or the scope), each district, each school,
 each grade and role. Medians of the page reached come from the merged page
 histograms, so they are exact at every level.
 """
+import csv
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -116,3 +117,84 @@ def completion_overview(*, scope, survey):
         for level in (schools[school_key], districts[district_key], whole):
             level.add(row)
     return whole, refreshed_at
+
+
+# ---------------------------------------------------------------- non-responders
+
+NON_RESPONDER_COLUMNS = ["external_id", "grade", "role", "status", "current_page", "last_saved_at"]
+WITH_CODES = ["display_name", "access_code"]
+
+
+def non_responders(*, scope, survey, school, grade=None):
+    """The school's respondents (in scope, not withdrawn) who have not finished: not started or in progress,
+    by grade then external id."""
+    people = scope.respondents(survey).filter(
+        school=school, withdrawn_at=None, status__in=[Status.NOT_STARTED, Status.IN_PROGRESS])
+    if grade is not None:
+        people = people.filter(grade=grade)
+    return people.order_by("grade", "external_id", "pk")
+
+
+def non_responders_write_csv(*, scope, people, stream):
+    """Write the non-responders as CSV; display names and codes only for a scope that may see codes."""
+    from respondents.exports import spreadsheet_safe
+
+    columns = NON_RESPONDER_COLUMNS + (WITH_CODES if scope.can_see_codes else [])
+    writer = csv.writer(stream)
+    writer.writerow(columns)
+    for person in people.iterator(chunk_size=2000):
+        values = {name: getattr(person, name) for name in columns}
+        values["access_code"] = person.formatted_access_code
+        values["last_saved_at"] = person.last_saved_at.isoformat() if person.last_saved_at else ""
+        writer.writerow([spreadsheet_safe(values[name]) for name in columns])
+
+
+def non_responders_write_pdf(*, scope, survey, school, people, stream):
+    """A printable list for teachers, a page per grade: who has not finished, how far they are, and (for a
+    scope that may see codes) their name and code to hand out again."""
+    from reportlab.lib.pagesizes import letter
+    from reportlab.lib.units import inch
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(stream, pagesize=letter, pageCompression=1)
+    canvas.setTitle(f"{survey.title}: not finished, {school.name}")
+    width, height = letter
+    margin, line = 0.6 * inch, 14
+    codes = scope.can_see_codes
+    columns = [("External id", 0), ("Status", 1.6), ("Page", 2.7)] + (
+        [("Name", 3.3), ("Access code", 5.6)] if codes else [])
+
+    def header(grade, page_number):
+        canvas.setFont("Helvetica-Bold", 13)
+        canvas.drawString(margin, height - margin, f"{survey.title}: not finished")
+        canvas.setFont("Helvetica", 10)
+        canvas.drawString(margin, height - margin - 16, f"{school.name} ({school.code}) · grade {grade or '—'}"
+                                                        f" · printed {timezone.localtime():%Y-%m-%d %H:%M}"
+                                                        + (f" · page {page_number}" if page_number > 1 else ""))
+        canvas.setFont("Helvetica-Bold", 9)
+        for title, x in columns:
+            canvas.drawString(margin + x * inch, height - margin - 40, title)
+        canvas.setFont("Helvetica", 9)
+        return height - margin - 40 - line
+
+    count, grade, y, page_number = 0, object(), 0, 0
+    for person in people.iterator(chunk_size=2000):
+        if person.grade != grade or y < margin:
+            if count:
+                canvas.showPage()
+            page_number = 1 if person.grade != grade else page_number + 1
+            grade = person.grade
+            y = header(grade, page_number)
+        cells = [person.external_id[:24], person.get_status_display(), str(person.current_page)] + (
+            [person.display_name[:36], person.formatted_access_code] if codes else [])
+        for (title, x), text in zip(columns, cells, strict=True):
+            canvas.setFont("Courier-Bold" if title == "Access code" else "Helvetica", 9)
+            canvas.drawString(margin + x * inch, y, text)
+        y -= line
+        count += 1
+    if not count:
+        header("", 1)
+        canvas.drawString(margin, height - margin - 60, "Everyone has finished.")
+    canvas.showPage()
+    canvas.save()
+    return count

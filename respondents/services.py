@@ -146,6 +146,7 @@ class RosterEntry:
     grade: str = ""
     role: str = ""
     language: str = "en"
+    display_name: str = ""
 
 
 def roster_create(*, survey, name, entries, source_filename="", batch_size=1000):

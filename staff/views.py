@@ -28,7 +28,10 @@ from respondents.access_codes import format_code
 from respondents.audit import Action, audit_entries, audit_record
 from respondents.exports import spreadsheet_safe
 from respondents.models import Roster
-from respondents.monitoring import completion_overview, completion_summary_refresh
+from respondents.monitoring import (
+    completion_overview, completion_summary_refresh, non_responders, non_responders_write_csv,
+    non_responders_write_pdf,
+)
 from respondents.rosters import (
     RosterNotReady, roster_apply_start, roster_discard, roster_missing, roster_problems,
     roster_problems_write_csv, roster_totals, roster_upload,
@@ -82,6 +85,32 @@ def survey_monitoring(request, slug):
     whole, refreshed_at = completion_overview(scope=request.scope, survey=survey)
     return render(request, "staff/monitoring.html", {"survey": survey, "whole": whole,
                                                      "refreshed_at": refreshed_at})
+
+
+@staff_view()
+def school_non_responders(request, slug, school_code, format):
+    """Who at the school (one grade with ?grade=) has not finished, as CSV or a printable PDF; names and codes
+    only for roles that may see codes."""
+    survey = get_object_or_404(Survey, slug=slug)
+    school = get_object_or_404(request.scope.schools(), code=school_code)
+    grade = request.GET.get("grade")
+    people = non_responders(scope=request.scope, survey=survey, school=school, grade=grade)
+    name = f"{survey.slug}-{school.code}" + (f"-grade-{slugify(grade)}" if grade is not None else "") + "-not-finished"
+    if format == "pdf":
+        response = HttpResponse(content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="{name}.pdf"'
+        count = non_responders_write_pdf(scope=request.scope, survey=survey, school=school, people=people,
+                                         stream=response)
+    else:
+        response = HttpResponse(content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+        non_responders_write_csv(scope=request.scope, people=people, stream=response)
+        count = None
+    if request.scope.can_see_codes:
+        audit_record(scope=request.scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school,
+                     detail=f"not-finished list ({format})" + (f", grade {grade}" if grade is not None else "")
+                            + (f", {count} people" if count is not None else ""))
+    return response
 
 
 # ---------------------------------------------------------------- rosters

@@ -255,3 +255,34 @@ def test_the_completion_page_shows_the_scope_s_districts_schools_and_groups(clie
     assert "Counts as of" in page and "Adams" not in page
     assert f'href="/staff/surveys/{survey.slug}/schools/LIN/"' in page
     assert "grade 7 · student" in page and "25.0%" in page and "(median page 2)" in page
+
+
+def test_the_not_finished_lists_name_those_left_with_codes_only_for_roles_that_may_see_them(
+        client, survey, lincoln, adams, coordinator):
+    from pypdf import PdfReader
+
+    done, started, waiting = make_respondents(survey, 3, school=lincoln, grade="7", display_name="Ana")
+    Respondent.objects.filter(pk=done.pk).update(status="completed")
+    Respondent.objects.filter(pk=started.pk).update(status="in_progress", current_page=4)
+    make_respondents(survey, 1, school=adams, grade="7")
+    signed_in(client, coordinator)
+    slug = survey.slug
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.csv")
+                                           .content.decode())))
+    assert sorted(r["access_code"] for r in rows) == sorted([started.formatted_access_code,
+                                                             waiting.formatted_access_code])
+    assert {r["status"] for r in rows} == {"in_progress", "not_started"} and rows[0]["display_name"] == "Ana"
+    pdf = client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.pdf?grade=7")
+    text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
+    assert waiting.formatted_access_code in text and done.formatted_access_code not in text
+    assert "Lincoln (LIN) · grade 7" in text
+    assert client.get(f"/staff/surveys/{slug}/schools/ADA/not-finished.csv").status_code == 404
+    assert AuditEntry.objects.filter(action="codes_downloaded").count() == 2
+    client.logout()
+    signed_in(client, make_staff(Role.ANALYST, username="analyst"))
+    header = client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.csv").content.decode().splitlines()[0]
+    assert header == "external_id,grade,role,status,current_page,last_saved_at"
+    text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(
+        client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.pdf").content)).pages)
+    assert waiting.external_id in text or "Not started" in text
+    assert waiting.formatted_access_code not in text and "Ana" not in text
