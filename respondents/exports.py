@@ -81,3 +81,62 @@ def responses_write_csv(*, survey, stream, using=None):
 
 def _iso(moment):
     return moment.isoformat() if moment else ""
+
+
+# A worksheet's rows, the header included (Excel's limit).
+XLSX_MAX_ROWS = 1_048_576
+_SHEET_NAME_UNSAFE = re.compile(r"[\[\]:*?/\\']")
+
+
+def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS):
+    """Write every response of ``survey`` to an XLSX workbook at ``path``; return the number of respondents.
+
+    XlsxWriter in constant-memory mode: each row goes to disk as it is
+    written, so memory stays flat. Every text is written as text, never as a
+    formula. When the respondents do not fit one sheet, there is one sheet per
+    district (a district too big for one sheet continues on "CODE (2)"), and a
+    first sheet says so.
+    """
+    import xlsxwriter
+
+    from respondents.models import School
+
+    header, questions = responses_header(survey=survey)
+    total = Respondent.objects.using(using).filter(survey=survey).count()
+    workbook = xlsxwriter.Workbook(path, {"constant_memory": True, "strings_to_formulas": False,
+                                          "strings_to_urls": False, "strings_to_numbers": False})
+    sheets, parts = {}, {}  # name: [worksheet, next row]; name: sheets so far
+
+    def sheet_for(name):
+        entry = sheets.get(name)
+        if entry is None or entry[1] >= max_rows:
+            parts[name] = parts.get(name, 0) + 1
+            title = name if parts[name] == 1 else f"{name} ({parts[name]})"
+            worksheet = workbook.add_worksheet(_sheet_name(title))
+            worksheet.write_row(0, 0, header)
+            worksheet.freeze_panes(1, 0)
+            entry = sheets[name] = [worksheet, 1]
+        return entry
+
+    try:
+        if total + 1 > max_rows:
+            about = workbook.add_worksheet("About")
+            about.write_string(0, 0, f"{survey.title}: {total} respondents, more than one sheet holds "
+                                     f"({max_rows - 1} rows). One sheet per district follows, by district code.")
+            district_of = dict(School.objects.using(using).values_list("code", "district__code"))
+        count = 0
+        for row in responses_rows(survey=survey, questions=questions, using=using):
+            name = "Responses" if total + 1 <= max_rows else (district_of.get(row[2]) or "No school")
+            entry = sheet_for(name)
+            entry[0].write_row(entry[1], 0, row)
+            entry[1] += 1
+            count += 1
+        if not sheets:
+            sheet_for("Responses")
+    finally:
+        workbook.close()
+    return count
+
+
+def _sheet_name(title):
+    return _SHEET_NAME_UNSAFE.sub("-", title)[:31] or "Sheet"

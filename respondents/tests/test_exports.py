@@ -93,3 +93,66 @@ def test_the_csv_export_writes_every_text_cell_safely(client):
     cells = dict(zip(header, row, strict=True))
     assert (cells["external_id"], cells["school_name"]) == ("'=1+1", "'@school")
     assert (cells["nickname"], cells["story"], cells["age"]) == ("'-A+B", "'=HYPERLINK(\"x\")", "12")
+
+
+# ---------------------------------------------------------------- XLSX
+
+def xlsx_rows(path, sheet=None):
+    from openpyxl import load_workbook
+
+    book = load_workbook(path, read_only=True)
+    rows = [list(r) for r in (book[sheet] if sheet else book.worksheets[0]).iter_rows(values_only=True)]
+    names = book.sheetnames
+    book.close()
+    return names, [["" if v is None else v for v in row] for row in rows]
+
+
+def test_the_xlsx_export_holds_what_the_csv_holds(survey, tmp_path):
+    from respondents.exports import responses_write_xlsx
+
+    out = io.StringIO()
+    responses_write_csv(survey=survey, stream=out)
+    assert responses_write_xlsx(survey=survey, path=tmp_path / "r.xlsx") == 3
+    names, rows = xlsx_rows(tmp_path / "r.xlsx")
+    assert names == ["Responses"]
+    assert [[str(v) for v in row] for row in rows] == read(out.getvalue())
+
+
+def test_the_xlsx_export_writes_a_formula_as_text_never_as_a_formula(client, tmp_path):
+    from openpyxl import load_workbook
+
+    from respondents.exports import responses_write_xlsx
+
+    survey = make_survey()
+    respondent = make_respondents(survey, external_id="=1+1", school=make_school("S1", "@school"))
+    login(client, respondent)
+    save_page(client, 3, {"q-story": '=HYPERLINK("x")'})
+    responses_write_xlsx(survey=survey, path=tmp_path / "r.xlsx")
+    book = load_workbook(tmp_path / "r.xlsx")
+    sheet = book.active
+    header = [c.value for c in sheet[1]]
+    cells = {name: sheet.cell(row=2, column=n + 1) for n, name in enumerate(header)}
+    assert cells["external_id"].value == "=1+1" and cells["external_id"].data_type == "s"
+    assert cells["story"].value == '=HYPERLINK("x")' and cells["story"].data_type == "s"
+
+
+def test_past_a_sheet_s_rows_there_is_one_sheet_per_district_and_the_file_says_so(tmp_path):
+    from respondents.exports import responses_write_xlsx
+
+    survey = make_survey()
+    make_respondents(survey, 3, school=make_school("LIN", "Lincoln", ("D1", "One")))
+    make_respondents(survey, 2, school=make_school("ADA", "Adams", ("D2", "Two")))
+    assert responses_write_xlsx(survey=survey, path=tmp_path / "r.xlsx", max_rows=3) == 5
+    names, about = xlsx_rows(tmp_path / "r.xlsx", "About")
+    assert names == ["About", "D1", "D1 (2)", "D2"]
+    assert "one sheet per district" in about[0][0].lower()
+    counts = {name: len(xlsx_rows(tmp_path / "r.xlsx", name)[1]) - 1 for name in names[1:]}
+    assert counts == {"D1": 2, "D1 (2)": 1, "D2": 2}
+
+
+def test_the_command_writes_xlsx_and_refuses_it_on_standard_output(survey, tmp_path):
+    call_command("export_responses", survey.slug, "--format", "xlsx", "--output", str(tmp_path / "r.xlsx"),
+                 stderr=io.StringIO())
+    assert len(xlsx_rows(tmp_path / "r.xlsx")[1]) == 4
+    with pytest.raises(CommandError, match="needs --output"):
+        call_command("export_responses", survey.slug, "--format", "xlsx")
