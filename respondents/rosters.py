@@ -29,10 +29,7 @@ import io
 import logging
 import os
 import time
-import shutil
-import tempfile
 from collections import Counter
-from contextlib import contextmanager
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -43,8 +40,8 @@ from respondents import access_codes
 from respondents.audit import Action, audit_record
 from respondents.exports import spreadsheet_safe
 from respondents.models import Respondent, Roster, RosterProblem, RosterRow, School
-from respondents.scopes import COMMAND_LINE, staff_scope
-from respondents.tabular import Problem, TableError, formula_problem, open_table
+from respondents.scopes import COMMAND_LINE, NotStaff, staff_scope
+from respondents.tabular import Problem, TableError, formula_problem, local_path, open_table
 
 log = logging.getLogger(__name__)
 REQUIRED = ["external_id", "school_code"]
@@ -83,10 +80,10 @@ def roster_check(*, roster_id):
     roster = Roster.objects.select_related("survey", "uploaded_by").get(pk=roster_id)
     if roster.status != Status.CHECKING:
         return roster
-    scope = _uploader_scope(roster)
     started = time.monotonic()
     try:
-        with _local_copy(roster.file) as path:
+        scope = _uploader_scope(roster)
+        with local_path(roster.file) as path:
             table = open_table(path, required=REQUIRED, optional=OPTIONAL, max_bytes=settings.UPLOAD_MAX_BYTES)
             roster.columns = [c for c in OPTIONAL if c in table.columns]
             Roster.objects.filter(pk=roster.pk).update(
@@ -105,6 +102,8 @@ def roster_check(*, roster_id):
                          detail=f"{roster.source_filename}: {roster.rows_read} rows, {problem_count} problems")
     except TableError as error:
         return _refuse(roster, error=str(error))
+    except RosterNotReady as error:
+        return _refuse(roster, error=str(error), status=Status.FAILED)
     except Exception as error:
         _refuse(roster, error=f"The check failed: {error}", status=Status.FAILED)
         raise
@@ -285,9 +284,9 @@ def roster_apply(*, roster_id) -> Roster:
     roster = Roster.objects.select_related("survey", "uploaded_by").get(pk=roster_id)
     if roster.status != Status.APPLYING:
         return roster
-    scope = _uploader_scope(roster)
     started = time.monotonic()
     try:
+        scope = _uploader_scope(roster)
         with transaction.atomic(durable=True):
             Roster.objects.select_for_update().get(pk=roster.pk)
             if not scope.all_schools and RosterRow.objects.filter(roster=roster).exclude(
@@ -299,9 +298,7 @@ def roster_apply(*, roster_id) -> Roster:
             _insert_new(roster)
             Roster.objects.filter(pk=roster.pk).update(status=Status.APPLIED, counts=counts,
                                                        applied_at=timezone.now())
-            totals = Counter()
-            for item in counts:
-                totals.update({k: item[k] for k in ("new", "updated", "unchanged")})
+            totals = _totals(counts)
             audit_record(scope=scope, action=Action.ROSTER_APPLIED, survey=roster.survey,
                          detail=f"{roster.source_filename}: {totals['new']} new, {totals['updated']} updated, "
                                 f"{totals['unchanged']} unchanged")
@@ -315,9 +312,7 @@ def roster_apply(*, roster_id) -> Roster:
     # Rows of the survey's earlier applied rosters are no longer needed: who is missing is judged by the latest.
     RosterRow.objects.filter(roster__survey_id=roster.survey_id, roster__status=Status.APPLIED).exclude(
         roster=roster).delete()
-    if roster.file:
-        roster.file.delete(save=False)
-        Roster.objects.filter(pk=roster.pk).update(file="")
+    _forget_file(roster)
     roster.refresh_from_db()
     return roster
 
@@ -401,8 +396,12 @@ def roster_problems_write_csv(*, roster, stream):
 
 def roster_totals(roster):
     """The counts summed over schools and roles."""
+    return _totals(roster.counts)
+
+
+def _totals(counts):
     totals = Counter({"new": 0, "updated": 0, "unchanged": 0, "errors": 0})
-    for item in roster.counts:
+    for item in counts:
         totals.update({key: item[key] for key in totals})
     return dict(totals)
 
@@ -424,7 +423,11 @@ def _own_roster(scope, roster_id):
 def _uploader_scope(roster):
     if roster.uploaded_by is None:
         return COMMAND_LINE
-    return staff_scope(user=roster.uploaded_by, address=roster.uploaded_from)
+    try:
+        return staff_scope(user=roster.uploaded_by, address=roster.uploaded_from)
+    except NotStaff:
+        raise RosterNotReady(f"{roster.uploaded_by.get_username()}, who uploaded it, no longer has a staff role: "
+                             "nothing was applied.") from None
 
 
 def _refuse(roster, *, error, status=Status.REFUSED):
@@ -436,23 +439,10 @@ def _refuse(roster, *, error, status=Status.REFUSED):
 
 def _forget_staged(roster):
     RosterRow.objects.filter(roster=roster).delete()
+    _forget_file(roster)
+
+
+def _forget_file(roster):
     if roster.file:
         roster.file.delete(save=False)
         Roster.objects.filter(pk=roster.pk).update(file="")
-
-
-@contextmanager
-def _local_copy(field_file):
-    """A path to the stored file: its own where the storage has one, a temporary copy otherwise (S3)."""
-    try:
-        path = field_file.path
-    except NotImplementedError:
-        path = None
-    if path:
-        yield path
-        return
-    with tempfile.NamedTemporaryFile(suffix=os.path.splitext(field_file.name)[1]) as copy:
-        with field_file.open("rb") as stream:
-            shutil.copyfileobj(stream, copy, 1 << 20)
-        copy.flush()
-        yield copy.name

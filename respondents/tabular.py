@@ -17,7 +17,9 @@ import csv
 import datetime
 import os
 import re
+import tempfile
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Iterator
@@ -55,6 +57,32 @@ class Table:
     @property
     def described(self):
         return f"{self.format} ({self.encoding})" if self.encoding else self.format
+
+
+@contextmanager
+def local_path(file):
+    """A path to an uploaded or stored file, for ``open_table``: Django's own temporary file for a big upload,
+    the storage's path for a stored file on a file system, a temporary copy otherwise (a small upload held in
+    memory, a file on S3)."""
+    if hasattr(file, "temporary_file_path"):
+        yield file.temporary_file_path()
+        return
+    try:
+        path = file.path
+    except (AttributeError, NotImplementedError):
+        path = None
+    if path:
+        yield path
+        return
+    with tempfile.NamedTemporaryFile(suffix=os.path.splitext(file.name)[1]) as copy:
+        file.open("rb")
+        try:
+            for chunk in file.chunks(CHUNK_BYTES):
+                copy.write(chunk)
+        finally:
+            file.close()
+        copy.flush()
+        yield copy.name
 
 
 def formula_problem(row, column, value):

@@ -5,9 +5,6 @@ outside it is answered 404, so editing a URL or a form field reaches nobody
 of another school.
 """
 import csv
-import os
-import tempfile
-from contextlib import contextmanager
 from datetime import datetime, time, timedelta
 
 from django.conf import settings
@@ -41,7 +38,7 @@ from respondents.selectors import grade_counts, respondents_of_school, school_co
 from respondents.slips import slips_count, slips_for_school, slips_job_start, slips_jobs, slips_write_pdf
 from respondents.services import respondent_reissue_code, respondent_restore, respondent_withdraw
 from respondents.staff_accounts import StaffAccount, staff_account_save, staff_accounts
-from respondents.tabular import TableError
+from respondents.tabular import TableError, local_path
 from respondents.tasks import roster_apply_task, roster_check_task, slips_job_task
 from staff.access import staff_view
 from staff.forms import (
@@ -362,26 +359,13 @@ def directory_import(request):
     result = None
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
-        with _uploaded_path(upload) as path:
+        with local_path(upload) as path:
             try:
                 result = school_directory_import(scope=request.scope, path=path, filename=upload.name,
                                                  dry_run=form.cleaned_data["dry_run"])
             except TableError as error:
                 form.add_error("file", str(error))
     return render(request, "staff/directory_import.html", {"form": form, "result": result})
-
-
-@contextmanager
-def _uploaded_path(upload):
-    """A path to the upload: Django's temporary file for a big one, a copy of a small one kept in memory."""
-    if hasattr(upload, "temporary_file_path"):
-        yield upload.temporary_file_path()
-        return
-    with tempfile.NamedTemporaryFile(suffix=os.path.splitext(upload.name)[1]) as copy:
-        for chunk in upload.chunks():
-            copy.write(chunk)
-        copy.flush()
-        yield copy.name
 
 
 @staff_view("can_manage_staff")

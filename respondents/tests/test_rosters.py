@@ -327,3 +327,57 @@ def test_slip_names_are_never_exported_and_are_purged_when_the_survey_closes(sur
     call_command("purge_display_names", stdout=out)
     assert "other: 4 names blanked" in out.getvalue()
     assert not Respondent.objects.exclude(display_name="").exists()
+
+
+# ---------------------------------------------------------------- codes, lost roles, stored files
+
+def test_a_drawn_code_that_is_someone_s_already_or_drawn_twice_is_drawn_again(survey, lincoln, adams):
+    apply(COMMAND_LINE, check(COMMAND_LINE, survey, FIRST))
+    taken = Respondent.objects.get(external_id="s1").access_code
+    roster = check(COMMAND_LINE, survey, HEADER + "n1,LIN,7,student,en,\nn2,LIN,7,student,en,\nn3,LIN,7,student,en,\n")
+    RosterRow.objects.filter(roster=roster, external_id="n1").update(access_code=taken)
+    RosterRow.objects.filter(roster=roster, external_id__in=["n2", "n3"]).update(access_code="ABCDEFGHJK")
+    apply(COMMAND_LINE, roster)
+    codes = list(Respondent.objects.values_list("access_code", flat=True))
+    assert len(codes) == 7 and len(set(codes)) == 7
+    assert Respondent.objects.get(external_id="s1").access_code == taken  # an existing code never changes
+
+
+def test_a_roster_whose_uploader_lost_the_staff_role_fails_with_a_message_and_writes_nothing(
+        survey, lincoln, coordinator):
+    roster = upload(scope_of(coordinator), survey, HEADER + "s1,LIN,7,student,en,\n")
+    StaffMember.objects.filter(user=coordinator).delete()
+    roster = roster_check(roster_id=roster.pk)
+    assert roster.status == Roster.Status.FAILED and "no longer has a staff role" in roster.error
+    assert not Respondent.objects.exists() and not RosterRow.objects.exists()
+
+
+def test_a_roster_kept_where_the_storage_has_no_path_is_read_through_a_temporary_copy(survey, lincoln):
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import Storage
+    from django.db.models.fields.files import FieldFile
+
+    from respondents.tabular import local_path
+
+    class PathlessStorage(Storage):
+        """Like django-storages' S3Storage: files kept elsewhere, so Storage.path raises NotImplementedError."""
+
+        files = {}
+
+        def _save(self, name, content):
+            self.files[name] = content.read()
+            return name
+
+        def _open(self, name, mode="rb"):
+            return ContentFile(self.files[name], name=name)
+
+        def exists(self, name):
+            return name in self.files
+
+    storage = PathlessStorage()
+    stored = FieldFile(None, Roster._meta.get_field("file"), storage.save("rosters/r.csv", ContentFile(FIRST.encode())))
+    stored.storage = storage
+    with pytest.raises(NotImplementedError):
+        assert stored.path
+    with local_path(stored) as path:
+        assert open(path, encoding="utf-8").read() == FIRST
