@@ -1,4 +1,6 @@
 """The staff audit log: append-only (``AuditEntry``), written by the services in the transaction of the action."""
+import csv
+
 from django.utils import timezone
 
 from respondents.models import AuditEntry
@@ -37,3 +39,18 @@ def audit_entries(*, scope, action="", survey=None, username="", since=None, unt
     if until:
         entries = entries.filter(at__lt=until)
     return entries
+
+
+AUDIT_COLUMNS = ["at", "username", "action", "survey", "school", "address", "detail"]
+
+
+def audit_write_csv(*, entries, stream):
+    """Write ``entries`` (from ``audit_entries``) as CSV, every cell spreadsheet-safe."""
+    from respondents.exports import spreadsheet_safe
+
+    writer = csv.writer(stream)
+    writer.writerow(AUDIT_COLUMNS)
+    for entry in entries.iterator(chunk_size=2000):
+        writer.writerow([spreadsheet_safe(value) for value in (
+            entry.at.isoformat(), entry.username, entry.action, entry.survey.slug if entry.survey else "",
+            entry.school.code if entry.school else "", entry.address, entry.detail)])

@@ -81,15 +81,16 @@ class Roster(models.Model):
         return self.name
 
     @property
-    def is_finished(self):
-        return self.status in {self.Status.REFUSED, self.Status.APPLIED, self.Status.FAILED, self.Status.DISCARDED}
+    def is_running(self):
+        """A task is checking or applying it (the page shows a progress bar and polls)."""
+        return self.status in {self.Status.CHECKING, self.Status.APPLYING}
 
     @property
     def progress_percent(self):
         """How far the current step is, 0-100, for the progress bar."""
         if self.status == self.Status.CHECKING and self.rows_expected:
             return min(99, 100 * self.rows_read // self.rows_expected)
-        return 100 if self.is_finished or self.status == self.Status.CHECKED else 0  # applying: one transaction
+        return 0 if self.is_running else 100  # applying: one transaction, no steps to count
 
 
 class RosterRow(models.Model):
@@ -285,6 +286,10 @@ class SlipsJob(models.Model):
 
     def __str__(self):
         return f"slips {self.school_id} {self.grade or 'all'} ({self.status})"
+
+    @property
+    def is_running(self):
+        return self.status in {self.Status.QUEUED, self.Status.RUNNING}
 
     @property
     def progress_percent(self):

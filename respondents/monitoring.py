@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
+from respondents.audit import Action, audit_record
 from respondents.models import CompletionSummary, Respondent
 
 Status = Respondent.Status
@@ -135,8 +136,9 @@ def non_responders(*, scope, survey, school, grade=None):
     return people.order_by("grade", "external_id", "pk")
 
 
-def non_responders_write_csv(*, scope, people, stream):
-    """Write the non-responders as CSV; display names and codes only for a scope that may see codes."""
+def non_responders_write_csv(*, scope, survey, school, people, stream, about=""):
+    """Write the non-responders as CSV; display names and codes only for a scope that may see codes (then
+    audited as codes downloaded; ``about`` says which list, for the entry)."""
     from respondents.exports import spreadsheet_safe
 
     columns = NON_RESPONDER_COLUMNS + (WITH_CODES if scope.can_see_codes else [])
@@ -147,11 +149,12 @@ def non_responders_write_csv(*, scope, people, stream):
         values["access_code"] = person.formatted_access_code
         values["last_saved_at"] = person.last_saved_at.isoformat() if person.last_saved_at else ""
         writer.writerow([spreadsheet_safe(values[name]) for name in columns])
+    _audit_codes(scope, survey, school, f"not-finished list (CSV){about}")
 
 
-def non_responders_write_pdf(*, scope, survey, school, people, stream):
+def non_responders_write_pdf(*, scope, survey, school, people, stream, about=""):
     """A printable list for teachers, a page per grade: who has not finished, how far they are, and (for a
-    scope that may see codes) their name and code to hand out again."""
+    scope that may see codes, then audited) their name and code to hand out again; return how many."""
     from reportlab.lib.pagesizes import letter
     from reportlab.lib.units import inch
     from reportlab.pdfgen.canvas import Canvas
@@ -197,4 +200,10 @@ def non_responders_write_pdf(*, scope, survey, school, people, stream):
         canvas.drawString(margin, height - margin - 60, "Everyone has finished.")
     canvas.showPage()
     canvas.save()
+    _audit_codes(scope, survey, school, f"not-finished list (PDF){about}, {count} people")
     return count
+
+
+def _audit_codes(scope, survey, school, detail):
+    if scope.can_see_codes:
+        audit_record(scope=scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school, detail=detail)

@@ -10,6 +10,7 @@ login.js`` reads it, fills the field and removes it from the address bar.
 The QR modules are drawn as vector rectangles (segno's matrix), so the PDF
 stays small and prints sharp. reportlab writes page by page into the stream.
 """
+import csv
 import tempfile
 import time
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from respondents import access_codes
 from respondents.audit import Action, audit_record
+from respondents.exports import spreadsheet_safe
 from respondents.models import School, SlipsJob
 
 COLUMNS, ROWS = 2, 4
@@ -60,6 +62,40 @@ def slips_for_school(*, scope, survey, school, grade=None):
     fields = ("access_code", "external_id", "display_name", "grade", "language")
     for row in people.order_by("grade", "external_id", "pk").values_list(*fields).iterator(chunk_size=2000):
         yield Slip(*row)
+
+
+def slips_print(*, scope, survey, school, login_url, stream, grade=None, where=""):
+    """Write the slips of a school (or one grade) that ``scope`` may print to ``stream`` and audit it; return
+    how many. ``where`` says where they went, for the audit entry (a file name)."""
+    count = slips_write_pdf(stream=stream, survey=survey, school=school, login_url=login_url,
+                            slips=slips_for_school(scope=scope, survey=survey, school=school, grade=grade))
+    audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=survey, school=school,
+                 detail=f"{count} slips" + (f", grade {grade}" if grade is not None else "")
+                        + (f" to {where}" if where else ""))
+    return count
+
+
+CODE_COLUMNS = ["external_id", "display_name", "school_code", "school_name", "grade", "role", "language",
+                "access_code", "login_url"]
+
+
+def codes_write_csv(*, scope, survey, school, login_url, stream):
+    """Write the school's codes for a parents' mail merge (one row per respondent who may log in) as CSV, with
+    a byte-order mark so that Excel reads it as UTF-8, and audit it; return how many."""
+    scope.require("can_see_codes")
+    people = (_people(scope, survey, school, None).order_by("grade", "external_id")
+              .values_list("external_id", "display_name", "grade", "role", "language", "access_code"))
+    stream.write("\ufeff")
+    writer = csv.writer(stream)
+    writer.writerow(CODE_COLUMNS)
+    count = 0
+    for external_id, name, grade, role, language, code in people.iterator(chunk_size=2000):
+        writer.writerow([spreadsheet_safe(v) for v in (external_id, name, school.code, school.name, grade, role,
+                                                        language, access_codes.format_code(code), login_url)])
+        count += 1
+    audit_record(scope=scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school,
+                 detail=f"{count} codes (mail-merge CSV)")
+    return count
 
 
 def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None):

@@ -4,7 +4,6 @@ Every object a view touches comes from the scope (``request.scope``): an id
 outside it is answered 404, so editing a URL or a form field reaches nobody
 of another school.
 """
-import csv
 from datetime import datetime, time, timedelta
 
 from django.conf import settings
@@ -21,9 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.request_guard import accepts_uploads
-from respondents.access_codes import format_code
-from respondents.audit import Action, audit_entries, audit_record
-from respondents.exports import spreadsheet_safe
+from respondents.audit import audit_entries, audit_write_csv
 from respondents.models import Roster
 from respondents.monitoring import (
     completion_overview, completion_summary_refresh, non_responders, non_responders_write_csv,
@@ -35,7 +32,7 @@ from respondents.rosters import (
 )
 from respondents.schools import school_directory_import
 from respondents.selectors import grade_counts, respondents_of_school, school_counts
-from respondents.slips import slips_count, slips_for_school, slips_job_start, slips_jobs, slips_write_pdf
+from respondents.slips import codes_write_csv, slips_count, slips_job_start, slips_jobs, slips_print
 from respondents.services import respondent_reissue_code, respondent_restore, respondent_withdraw
 from respondents.staff_accounts import StaffAccount, staff_account_save, staff_accounts
 from respondents.tabular import TableError, local_path
@@ -92,22 +89,23 @@ def school_non_responders(request, slug, school_code, format):
     school = get_object_or_404(request.scope.schools(), code=school_code)
     grade = request.GET.get("grade")
     people = non_responders(scope=request.scope, survey=survey, school=school, grade=grade)
-    name = f"{survey.slug}-{school.code}" + (f"-grade-{slugify(grade)}" if grade is not None else "") + "-not-finished"
-    if format == "pdf":
-        response = HttpResponse(content_type="application/pdf")
-        response["Content-Disposition"] = f'attachment; filename="{name}.pdf"'
-        count = non_responders_write_pdf(scope=request.scope, survey=survey, school=school, people=people,
-                                         stream=response)
-    else:
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-        non_responders_write_csv(scope=request.scope, people=people, stream=response)
-        count = None
-    if request.scope.can_see_codes:
-        audit_record(scope=request.scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school,
-                     detail=f"not-finished list ({format})" + (f", grade {grade}" if grade is not None else "")
-                            + (f", {count} people" if count is not None else ""))
+    name = f"{survey.slug}-{school.code}{_grade_suffix(grade)}-not-finished.{format}"
+    response = _attachment("application/pdf" if format == "pdf" else "text/csv; charset=utf-8", name)
+    write = non_responders_write_pdf if format == "pdf" else non_responders_write_csv
+    write(scope=request.scope, survey=survey, school=school, people=people, stream=response,
+          about=f", grade {grade}" if grade is not None else "")
     return response
+
+
+def _attachment(content_type, filename):
+    """An empty download response; the caller writes the file into it."""
+    response = HttpResponse(content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _grade_suffix(grade):
+    return f"-grade-{slugify(grade)}" if grade is not None else ""
 
 
 # ---------------------------------------------------------------- rosters
@@ -154,15 +152,13 @@ def roster_progress(request, slug, roster_id):
                          "percent": roster.progress_percent, "rows_read": roster.rows_read,
                          "text": f"{roster.rows_read} of about {roster.rows_expected} rows read."
                          if roster.status == Roster.Status.CHECKING else "",
-                         "rows_expected": roster.rows_expected, "finished": roster.status != Roster.Status.CHECKING
-                         and roster.status != Roster.Status.APPLYING})
+                         "rows_expected": roster.rows_expected, "finished": not roster.is_running})
 
 
 @staff_view("can_manage_people")
 def roster_problems_csv(request, slug, roster_id):
     _, roster = _roster(request, slug, roster_id)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="roster-{roster.pk}-problems.csv"'
+    response = _attachment("text/csv; charset=utf-8", f"roster-{roster.pk}-problems.csv")
     roster_problems_write_csv(roster=roster, stream=response)
     return response
 
@@ -275,13 +271,9 @@ def school_slips_pdf(request, slug, school_code):
     if slips_count(scope=request.scope, survey=survey, school=school, grade=grade) > settings.SLIPS_INLINE_MAX:
         messages.info(request, _("That is a lot of slips: prepare them below, and download them when ready."))
         return redirect("staff:school", slug=survey.slug, school_code=school.code)
-    response = HttpResponse(content_type="application/pdf")
-    name = f"{survey.slug}-{school.code}" + (f"-grade-{slugify(grade)}" if grade is not None else "")
-    response["Content-Disposition"] = f'attachment; filename="{name}-slips.pdf"'
-    count = slips_write_pdf(stream=response, survey=survey, school=school, login_url=_login_url(request),
-                            slips=slips_for_school(scope=request.scope, survey=survey, school=school, grade=grade))
-    audit_record(scope=request.scope, action=Action.SLIPS_PRINTED, survey=survey, school=school,
-                 detail=f"{count} slips" + (f", grade {grade}" if grade is not None else ""))
+    response = _attachment("application/pdf", f"{survey.slug}-{school.code}{_grade_suffix(grade)}-slips.pdf")
+    slips_print(scope=request.scope, survey=survey, school=school, grade=grade, login_url=_login_url(request),
+                stream=response)
     return response
 
 
@@ -310,9 +302,8 @@ def slips_detail(request, slug, job_id):
 @staff_view("can_manage_people")
 def slips_progress(request, slug, job_id):
     _, job = _slips_job(request, slug, job_id)
-    finished = job.status in {job.Status.DONE, job.Status.FAILED}
     return JsonResponse({"status": job.status, "status_display": job.get_status_display(),
-                         "percent": job.progress_percent, "finished": finished,
+                         "percent": job.progress_percent, "finished": not job.is_running,
                          "text": f"{job.slips_done} of {job.slips_total} slips."})
 
 
@@ -330,23 +321,9 @@ def school_codes_csv(request, slug, school_code):
     """The school's codes for a parents' mail merge: one row per respondent who may log in."""
     survey = get_object_or_404(Survey, slug=slug)
     school = get_object_or_404(request.scope.schools(), code=school_code)
-    people = (request.scope.respondents(survey).filter(school=school, withdrawn_at=None)
-              .order_by("grade", "external_id").values_list("external_id", "display_name", "grade", "role",
-                                                             "language", "access_code"))
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{survey.slug}-{school.code}-codes.csv"'
-    response.write("\ufeff")  # Excel opens UTF-8 with a BOM as UTF-8
-    writer = csv.writer(response)
-    writer.writerow(["external_id", "display_name", "school_code", "school_name", "grade", "role", "language",
-                     "access_code", "login_url"])
-    login_url = _login_url(request)
-    count = 0
-    for external_id, name, grade, role, language, code in people.iterator(chunk_size=2000):
-        writer.writerow([spreadsheet_safe(v) for v in (external_id, name, school.code, school.name, grade, role,
-                                                        language, format_code(code), login_url)])
-        count += 1
-    audit_record(scope=request.scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school,
-                 detail=f"{count} codes (mail-merge CSV)")
+    response = _attachment("text/csv; charset=utf-8", f"{survey.slug}-{school.code}-codes.csv")
+    codes_write_csv(scope=request.scope, survey=survey, school=school, login_url=_login_url(request),
+                    stream=response)
     return response
 
 
@@ -409,14 +386,8 @@ def audit_log(request):
     form = AuditFilterForm(request.GET or None)
     entries = audit_entries(scope=request.scope, **_audit_filters(form))
     if request.GET.get("format") == "csv":
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="audit-log.csv"'
-        writer = csv.writer(response)
-        writer.writerow(["at", "username", "action", "survey", "school", "address", "detail"])
-        for entry in entries.iterator(chunk_size=2000):
-            writer.writerow([spreadsheet_safe(str(v)) for v in (
-                entry.at.isoformat(), entry.username, entry.action, entry.survey.slug if entry.survey else "",
-                entry.school.code if entry.school else "", entry.address, entry.detail)])
+        response = _attachment("text/csv; charset=utf-8", "audit-log.csv")
+        audit_write_csv(entries=entries, stream=response)
         return response
     return render(request, "staff/audit_log.html", {
         "form": form, "page": Paginator(entries, PAGE_SIZE).get_page(request.GET.get("page"))})

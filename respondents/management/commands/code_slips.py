@@ -5,10 +5,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from config.db_router import read_from_master
-from respondents.audit import Action, audit_record
 from respondents.models import School
 from respondents.scopes import COMMAND_LINE
-from respondents.slips import slips_for_school, slips_write_pdf
+from respondents.slips import slips_print
 from surveys.models import Survey
 
 
@@ -38,11 +37,8 @@ class Command(BaseCommand):
                 raise CommandError(f"No school '{school}' in the directory.") from None
             started = time.monotonic()
             with open(output, "wb") as stream:
-                count = slips_write_pdf(
-                    stream=stream, survey=the_survey, school=the_school, login_url=url,
-                    slips=slips_for_school(scope=COMMAND_LINE, survey=the_survey, school=the_school, grade=grade))
+                count = slips_print(scope=COMMAND_LINE, survey=the_survey, school=the_school, login_url=url,
+                                    stream=stream, grade=grade, where=output)
             seconds = time.monotonic() - started
-            audit_record(scope=COMMAND_LINE, action=Action.SLIPS_PRINTED, survey=the_survey, school=the_school,
-                         detail=f"{count} slips to {output}")
         rate = f", {count / seconds:.0f} slips/s" if count and seconds else ""
         self.stdout.write(f"{output}: {count} slips for {the_school.name} ({seconds:.1f} s{rate}).")
