@@ -16,11 +16,12 @@ def audit_record(*, scope, action, survey=None, school=None, detail=""):
     )
 
 
-def audit_sign_in(*, user=None, username="", address="", failed=False):
-    """Record a staff sign-in, or a failed one (``username`` as typed)."""
+def audit_sign_in(*, user=None, username="", address="", failed=False, signed_out=False):
+    """Record a staff sign-in, a failed one (``username`` as typed), or a sign-out."""
+    action = Action.SIGN_IN_FAILED if failed else Action.SIGN_OUT if signed_out else Action.SIGN_IN
     return AuditEntry.objects.create(
         at=timezone.now(), user=user, username=user.get_username() if user else username[:150], address=address,
-        action=Action.SIGN_IN_FAILED if failed else Action.SIGN_IN,
+        action=action,
     )
 
 

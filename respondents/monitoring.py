@@ -91,6 +91,16 @@ def completion_summary_refresh(*, survey, using=None):
     return len(rows)
 
 
+def completion_summaries_refresh(*, using=None):
+    """Rebuild the completion summary of every open survey, reading database ``using``; return how many."""
+    from surveys.models import Survey
+
+    surveys = list(Survey.objects.filter(status=Survey.Status.OPEN))
+    for survey in surveys:
+        completion_summary_refresh(survey=survey, using=using)
+    return len(surveys)
+
+
 def completion_overview(*, scope, survey):
     """The survey's completion within ``scope``: a Completion of the whole, whose children are districts,
     theirs schools, theirs grade-and-role groups; plus when the summary was refreshed (None: never)."""

@@ -1,7 +1,8 @@
 """Celery tasks of rosters: thin, they take ids and call a service (in-process on the embedded default)."""
 from celery import shared_task
 
-from config.db_router import read_from_master
+from config.db_router import read_from_master, replica_alias
+from respondents.monitoring import completion_summaries_refresh
 from respondents.rosters import roster_apply, roster_check
 from respondents.slips import slips_job_run
 
@@ -30,11 +31,5 @@ def slips_job_task(job_id, login_url):
 @shared_task
 def completion_summaries_refresh_task():
     """Rebuild the completion summary of every open survey from a replica (celery beat, every minute)."""
-    from config.db_router import replica_alias
-    from respondents.monitoring import completion_summary_refresh
-    from surveys.models import Survey
-
-    with read_from_master():
-        surveys = list(Survey.objects.filter(status=Survey.Status.OPEN))
-    for survey in surveys:
-        completion_summary_refresh(survey=survey, using=replica_alias())
+    with read_from_master():  # the list of surveys; the counts come from the replica
+        completion_summaries_refresh(using=replica_alias())

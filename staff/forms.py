@@ -12,16 +12,21 @@ class RosterUploadForm(forms.Form):
     )
 
 
+class IdsField(forms.TypedMultipleChoiceField):
+    """Ids ticked in a list whose choices are not known here: any whole number passes; the service keeps only
+    those in the staff member's scope."""
+
+    def __init__(self, **kwargs):
+        super().__init__(coerce=int, choices=(), **kwargs)
+
+    def valid_value(self, value):
+        return str(value).isdigit()
+
+
 class RespondentIdsForm(forms.Form):
     """Respondents chosen with checkboxes (withdraw or restore several); out-of-scope ids are ignored."""
 
-    respondent = forms.TypedMultipleChoiceField(coerce=int, choices=(), error_messages={
-        "required": _("Choose at least one person.")})
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # Any number: the service keeps only the ids in the staff member's scope.
-        self.fields["respondent"].valid_value = lambda value: str(value).isdigit()
+    respondent = IdsField(error_messages={"required": _("Choose at least one person.")})
 
 
 class RespondentSearchForm(forms.Form):

@@ -80,3 +80,9 @@ def test_nothing_in_the_app_changes_or_deletes_an_audit_entry(client, state):
     with pytest.raises(AuditLogIsAppendOnly):
         entry.delete()
     assert AuditEntry.objects.get().detail == ""
+
+
+def test_a_state_administrator_cannot_take_away_their_own_role(client, state):
+    page = client.post(f"/staff/accounts/{state.pk}/", {"role": Role.ANALYST, "email": "", "is_active": "on"})
+    assert "You cannot take away your own administrator role or account." in page.content.decode()
+    assert StaffMember.objects.get(user=state).role == Role.STATE_ADMIN

@@ -286,3 +286,41 @@ def test_the_not_finished_lists_name_those_left_with_codes_only_for_roles_that_m
         client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.pdf").content)).pages)
     assert "Not started" in text and "In progress" in text  # the analyst still sees who has not finished
     assert waiting.formatted_access_code not in text and "Ana" not in text
+
+
+def test_signing_out_is_audited(client, coordinator):
+    signed_in(client, coordinator)
+    assert client.post("/staff/logout/").status_code == 302
+    assert list(AuditEntry.objects.order_by("id").values_list("action", "username")) == [
+        ("sign_in", "lin-coord"), ("sign_out", "lin-coord")]
+
+
+def test_a_withdrawn_person_is_restored_from_their_page_and_a_bad_id_list_gets_a_message(
+        client, survey, lincoln, coordinator):
+    person = make_respondents(survey, external_id="s1", school=lincoln)
+    signed_in(client, coordinator)
+    path = f"/staff/surveys/{survey.slug}/people/{person.pk}/"
+    page = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/", {"respondent": [person.pk], "next": path},
+                       follow=True)
+    assert page.redirect_chain[-1][0] == path and "1 withdrawn" in page.content.decode()
+    assert "Restore" in page.content.decode()
+    page = client.post(f"/staff/surveys/{survey.slug}/people/restore/", {"respondent": [person.pk], "next": path},
+                       follow=True)
+    assert "1 restored" in page.content.decode() and not Respondent.objects.get(pk=person.pk).is_withdrawn
+    page = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/", {"respondent": ["x1"], "next": path},
+                       follow=True)
+    assert "Select a valid choice" in page.content.decode() and not Respondent.objects.get(pk=person.pk).is_withdrawn
+    away = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/",
+                       {"respondent": [person.pk], "next": "https://elsewhere.example/"})
+    assert away["Location"] == f"/staff/surveys/{survey.slug}/"  # never sent off the site
+
+
+def test_a_checked_roster_discarded_from_its_page_writes_nobody(client, survey, lincoln, coordinator):
+    signed_in(client, coordinator)
+    upload(client, survey, HEADER + "s1,LIN,7,student,en,\n")
+    roster = Roster.objects.get()
+    page = client.post(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/discard/", follow=True)
+    assert "The roster was discarded: nothing was applied." in page.content.decode()
+    assert Roster.objects.get().status == Roster.Status.DISCARDED and not Respondent.objects.exists()
+    again = client.post(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/apply/", follow=True)
+    assert "cannot be applied" in again.content.decode() and not Respondent.objects.exists()
