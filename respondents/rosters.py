@@ -241,7 +241,7 @@ def _counts(roster, errors):
     over a million rows); correlated EXISTS inside COUNT(... FILTER) would
     probe the index once per row and aggregate, several times slower.
     """
-    same = " AND ".join(f"r.{c} = s.{c}" for c in ["school_id", *roster.columns])
+    same = " AND ".join(f"r.{c} = s.{c}" for c in ["school_id", *_columns(roster)])
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT sc.code, s.role, "
@@ -348,7 +348,7 @@ def _draw_again_clashing_codes(roster, attempts=5):
 
 
 def _update_changed(roster):
-    columns = ["school_id", *roster.columns]
+    columns = ["school_id", *_columns(roster)]
     assignments = ", ".join(f"{c} = s.{c}" for c in columns)
     differs = " OR ".join(f"r.{c} IS NULL OR r.{c} <> s.{c}" for c in columns)
     with connection.cursor() as cursor:
@@ -407,6 +407,11 @@ def _totals(counts):
 
 
 # ---------------------------------------------------------------- helpers
+
+def _columns(roster):
+    """The optional columns the file has, as SQL names: only the known ones ever reach an f-string."""
+    return [column for column in OPTIONAL if column in roster.columns]
+
 
 def _own_roster(scope, roster_id):
     """The roster, if ``scope`` sees it (Roster.DoesNotExist otherwise) and uploaded it (RosterNotReady otherwise:
