@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster bench-monitoring smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -18,6 +18,7 @@ help:
 	@echo "make fuzz [REQUESTS=10000]    adversarial requests through nginx: a status histogram; fails on any 5xx or bad stored value"
 	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
+	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make lint    ruff: unused names, likely bugs"
@@ -34,8 +35,17 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	touch $(VENV)/.installed $@
 
-install: $(VENV)/.installed
-install-dev: $(VENV)/.installed-dev
+# Front-end libraries from package-lock.json (chart.js for the monitoring charts), served as static files.
+# Without npm the monitoring pages keep their tables and draw no charts.
+node_modules/.installed: package.json package-lock.json
+	@if command -v npm >/dev/null; then \
+	  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch $@; \
+	else \
+	  echo "npm not found: the monitoring pages will show their tables without charts (install nodejs and npm)."; \
+	fi
+
+install: $(VENV)/.installed node_modules/.installed
+install-dev: $(VENV)/.installed-dev node_modules/.installed
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
@@ -90,6 +100,12 @@ drill: install
 
 bench-roster: install
 	$(BIN)/python jmeter/roster_bench.py --rows $(ROWS)
+
+RESPONDENTS ?= 2000000
+SCHOOLS ?= 2000
+
+bench-monitoring: install
+	$(BIN)/python jmeter/monitoring_bench.py --respondents $(RESPONDENTS) --schools $(SCHOOLS)
 
 bench-micro: install
 	$(BIN)/python jmeter/microbench.py

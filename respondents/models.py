@@ -299,15 +299,26 @@ class SlipsJob(models.Model):
 
 
 class CompletionSummary(models.Model):
-    """Completion counts of one survey per school, grade and role, aggregated off the save path.
+    """Completion counts of one survey at one level (the state, a district, a school, a school's grade and role),
+    aggregated off the save path.
 
     A periodic task (``respondents/monitoring.py``) rebuilds a survey's rows
-    from the replica; the monitoring pages read only these. ``pages`` is the
-    histogram of the page in-progress respondents sit on ({page: count}), so
-    medians and "where they stop" roll up exactly to school, district and state.
+    from the replica; the monitoring pages read only these, and only the rows
+    of the level they show (a few hundred at most, whatever the survey's
+    size). ``pages`` is the histogram of the page in-progress respondents sit
+    on ({page: count}); ``completions`` (state, district and school rows) the
+    completions per hour ({"2026-11-23T14:00:00+00:00": count}, UTC).
     """
 
+    class Level(models.TextChoices):
+        STATE = "state", _("State")
+        DISTRICT = "district", _("District")
+        SCHOOL = "school", _("School")
+        GROUP = "group", _("Grade and role")
+
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+", db_index=False)
+    level = models.CharField(max_length=10, choices=Level.choices, default=Level.GROUP)
+    district = models.ForeignKey(District, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     school = models.ForeignKey(School, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     grade = models.CharField(max_length=20, blank=True)
     role = models.CharField(max_length=10, blank=True)
@@ -317,15 +328,16 @@ class CompletionSummary(models.Model):
     in_progress = models.PositiveIntegerField(default=0)
     completed = models.PositiveIntegerField(default=0)
     pages = models.JSONField(default=dict, blank=True)
+    completions = models.JSONField(default=dict, blank=True)
     last_activity = models.DateTimeField(null=True, blank=True)
     refreshed_at = models.DateTimeField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["survey", "school", "grade", "role"],
-                                               name="completion_summary_one_per_group")]
+        indexes = [models.Index(fields=["survey", "level", "district", "school"], name="completion_summary_level")]
 
     def __str__(self):
-        return f"{self.survey_id}/{self.school_id}/{self.grade}/{self.role}: {self.completed}/{self.rostered}"
+        return f"{self.survey_id}/{self.level}/{self.district_id}/{self.school_id}/{self.grade}/{self.role}: " \
+               f"{self.completed}/{self.rostered}"
 
 
 class StaffMember(models.Model):

@@ -1,29 +1,37 @@
-"""Completion monitoring: counts per school, grade and role, aggregated off the save path, rolled up on read.
+"""Completion monitoring: counts per state, district, school, grade and role, aggregated off the save path.
 
 ``completion_summary_refresh`` rebuilds one survey's CompletionSummary rows
-from a replica (when one is up and current; the master otherwise): two
-GROUP BY queries over the survey's respondents, whatever their number, then
-one transaction that replaces the survey's rows. A periodic Celery task runs
-it for every open survey; the embedded default runs it on request.
+from a replica (when one is up and current; the master otherwise): three
+GROUP BY queries over the survey's respondents, whatever their number (by
+school, grade and role; the page in-progress people sit on; completions per
+school and hour), rolled up in Python to school, district and state rows,
+then one transaction that replaces the survey's rows. A periodic Celery task
+runs it for every open survey; the embedded default runs it on request.
 
-``completion_overview`` reads only the summary, through the staff member's
-scope, and rolls it up: the state (or the scope), each district, each school,
-each grade and role. Medians of the page reached come from the merged page
-histograms, so they are exact at every level.
+``completion_overview`` reads only the summary, only the rows of the level it
+shows, through the staff member's scope: the state and its districts, a
+district and its schools, a school and its grade-and-role groups. So a page
+reads a few hundred rows at most, for 2,000 schools as for 20. A scope that
+covers only some schools adds its school rows up itself (their districts'
+rows count schools it may not see). Medians of the page reached come from
+the merged page histograms, so they are exact at every level.
 """
 import csv
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Count, Max, Q
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from respondents.audit import Action, audit_record
 from respondents.models import CompletionSummary, Respondent
 
 Status = Respondent.Status
+Level = CompletionSummary.Level
+COUNTS = ("rostered", "withdrawn", "not_started", "in_progress", "completed")
 
 
 @dataclass
@@ -38,13 +46,15 @@ class Completion:
     in_progress: int = 0
     completed: int = 0
     pages: Counter = field(default_factory=Counter)
+    completions: Counter = field(default_factory=Counter)
     last_activity: datetime | None = None
-    children: list = field(default_factory=list)
 
     def add(self, row):
-        for name in ("rostered", "withdrawn", "not_started", "in_progress", "completed"):
+        """Add the counts and histograms of ``row`` (a CompletionSummary or a Completion)."""
+        for name in COUNTS:
             setattr(self, name, getattr(self, name) + getattr(row, name))
         self.pages.update({int(page): count for page, count in row.pages.items()})
+        self.completions.update(row.completions)
         if row.last_activity and (self.last_activity is None or row.last_activity > self.last_activity):
             self.last_activity = row.last_activity
 
@@ -66,12 +76,16 @@ class Completion:
                 return page
         return None
 
+    def stops(self):
+        """Where in-progress respondents sit: [(page, count)] for every page from 1 to the last one reached."""
+        return [(page, self.pages.get(page, 0)) for page in range(1, max(self.pages, default=0) + 1)]
+
 
 def completion_summary_refresh(*, survey, using=None):
-    """Rebuild ``survey``'s completion summary from database ``using`` (a replica); return the rows written."""
+    """Rebuild ``survey``'s completion summary from database ``using`` (a replica); return the group rows written."""
     respondents = Respondent.objects.using(using).filter(survey=survey).order_by()
     active = Q(withdrawn_at__isnull=True)
-    groups = respondents.values("school_id", "grade", "role").annotate(
+    groups = respondents.values("school_id", "school__district_id", "grade", "role").annotate(
         rostered=Count("pk", filter=active), withdrawn=Count("pk", filter=~active),
         not_started=Count("pk", filter=active & Q(status=Status.NOT_STARTED)),
         in_progress=Count("pk", filter=active & Q(status=Status.IN_PROGRESS)),
@@ -83,12 +97,47 @@ def completion_summary_refresh(*, survey, using=None):
                 .values("school_id", "grade", "role", "current_page").annotate(count=Count("pk"))):
         pages.setdefault((row["school_id"], row["grade"], row["role"]), {})[str(row["current_page"])] = row["count"]
     now = timezone.now()
-    rows = [CompletionSummary(survey=survey, refreshed_at=now,
-                              pages=pages.get((g["school_id"], g["grade"], g["role"]), {}), **g) for g in groups]
+    state = CompletionSummary(survey=survey, level=Level.STATE, refreshed_at=now)
+    districts, schools, rows = {}, {}, []
+    for values in groups:
+        district_id = values.pop("school__district_id")
+        key = (values["school_id"], values["grade"], values["role"])
+        group = CompletionSummary(survey=survey, level=Level.GROUP, refreshed_at=now, district_id=district_id,
+                                  pages=pages.get(key, {}), **values)
+        rows.append(group)
+        school = schools.get(group.school_id)
+        if school is None:
+            school = schools[group.school_id] = CompletionSummary(
+                survey=survey, level=Level.SCHOOL, refreshed_at=now, district_id=district_id,
+                school_id=group.school_id)
+        district = districts.get(district_id)
+        if district is None:
+            district = districts[district_id] = CompletionSummary(
+                survey=survey, level=Level.DISTRICT, refreshed_at=now, district_id=district_id)
+        for level in (school, district, state):
+            _summary_add(level, group)
+    completed = (respondents.filter(active, status=Status.COMPLETED, completed_at__isnull=False)
+                 .annotate(hour=TruncHour("completed_at", tzinfo=UTC)).values("school_id", "hour")
+                 .annotate(count=Count("pk")))
+    for row in completed:
+        school = schools[row["school_id"]]
+        for level in (school, districts[school.district_id], state):
+            hour = row["hour"].isoformat()
+            level.completions[hour] = level.completions.get(hour, 0) + row["count"]
     with transaction.atomic(durable=True):
         CompletionSummary.objects.filter(survey=survey).delete()
-        CompletionSummary.objects.bulk_create(rows, batch_size=2000)
+        CompletionSummary.objects.bulk_create([*rows, *schools.values(), *districts.values(), state],
+                                              batch_size=2000)
     return len(rows)
+
+
+def _summary_add(target, row):
+    for name in COUNTS:
+        setattr(target, name, getattr(target, name) + getattr(row, name))
+    for page, count in row.pages.items():
+        target.pages[page] = target.pages.get(page, 0) + count
+    if row.last_activity and (target.last_activity is None or row.last_activity > target.last_activity):
+        target.last_activity = row.last_activity
 
 
 def completion_summaries_refresh(*, using=None):
@@ -101,33 +150,113 @@ def completion_summaries_refresh(*, using=None):
     return len(surveys)
 
 
-def completion_overview(*, scope, survey):
-    """The survey's completion within ``scope``: a Completion of the whole, whose children are districts,
-    theirs schools, theirs grade-and-role groups; plus when the summary was refreshed (None: never)."""
-    rows = CompletionSummary.objects.filter(survey=survey).select_related("school__district").order_by(
-        "school__district__code", "school__code", "grade", "role")
+@dataclass(frozen=True)
+class CompletionOverview:
+    """One level of a survey's completion: ``whole`` (the state or the scope's schools, a district, a school)
+    and its ``children`` (districts, schools, grade-and-role groups), with when the counts were made."""
+
+    level: str
+    whole: Completion
+    children: list
+    refreshed_at: datetime | None
+    district: object = None
+    school: object = None
+
+
+def completion_overview(*, scope, survey, district=None, school=None):
+    """The survey's completion within ``scope``: the state (or the scope's schools) by district, a ``district``
+    by school, or a ``school`` by grade and role. The caller has checked the district or school is in scope."""
+    summary = CompletionSummary.objects.filter(survey=survey)
     if not scope.all_schools:
-        rows = rows.filter(school_id__in=scope.school_ids)
-    whole = Completion(label=survey.title)
-    districts, schools, refreshed_at = {}, {}, None
+        summary = summary.filter(school_id__in=scope.school_ids)
+    if school is not None:
+        rows = summary.filter(school=school, level__in=[Level.SCHOOL, Level.GROUP]).order_by("level", "grade", "role")
+        return _overview(Level.SCHOOL, school.name, rows, group_of=_group,
+                         district=school.district, school=school)
+    if district is not None:
+        rows = summary.filter(district=district).select_related("school").order_by("school__code")
+        rows = rows.filter(level__in=[Level.DISTRICT, Level.SCHOOL] if scope.all_schools else [Level.SCHOOL])
+        return _overview(Level.DISTRICT, district.name, rows, group_of=_school,
+                         district=district)
+    if scope.all_schools:
+        rows = summary.filter(level__in=[Level.STATE, Level.DISTRICT]).select_related("district").order_by(
+            "district__code")
+        return _overview(Level.STATE, survey.title, rows, group_of=_district)
+    rows = summary.filter(level=Level.SCHOOL).select_related("district").order_by("district__code")
+    return _overview(Level.STATE, "Your schools", rows, group_of=_district)
+
+
+def _overview(level, label, rows, *, group_of, **where):
+    """The row at ``level`` as the whole (or, for a scope that has no such row, the sum of the others) and the
+    other rows summed into children keyed by ``group_of``."""
+    whole, summed, children, refreshed_at = None, Completion(label=label), {}, None
     for row in rows:
         refreshed_at = row.refreshed_at if refreshed_at is None else max(refreshed_at, row.refreshed_at)
-        school, district = row.school, row.school.district if row.school else None
-        district_key = district.code if district else ""
-        if district_key not in districts:
-            districts[district_key] = Completion(label=district.name if district else "No school", code=district_key)
-            whole.children.append(districts[district_key])
-        school_key = school.code if school else ""
-        if school_key not in schools:
-            schools[school_key] = Completion(label=school.name if school else "No school", code=school_key)
-            districts[district_key].children.append(schools[school_key])
-        group = Completion(label=" · ".join(part for part in (row.grade and f"grade {row.grade}", row.role) if part)
-                           or "—")
-        group.add(row)
-        schools[school_key].children.append(group)
-        for level in (schools[school_key], districts[district_key], whole):
-            level.add(row)
-    return whole, refreshed_at
+        if row.level == level:
+            whole = Completion(label=label)
+            whole.add(row)
+            continue
+        key, child_label = group_of(row)
+        child = children.get(key)
+        if child is None:
+            child = children[key] = Completion(label=child_label, code=key)
+        child.add(row)
+        summed.add(row)
+    return CompletionOverview(level=level, whole=whole or summed, children=list(children.values()),
+                              refreshed_at=refreshed_at, **where)
+
+
+def _district(row):
+    return (row.district.code, row.district.name) if row.district else ("", "No school")
+
+
+def _school(row):
+    return (row.school.code, row.school.name) if row.school else ("", "No school")
+
+
+def _group(row):
+    return f"{row.grade}/{row.role}", " · ".join(
+        part for part in (row.grade and f"grade {row.grade}", row.role) if part) or "—"
+
+
+# Sort keys of the monitoring tables: name (the default), then each count; a "-" before one sorts high first.
+SORTS = {"name": lambda c: (c.label.casefold(), c.code), "code": lambda c: c.code,
+         **{name: (lambda name: lambda c: getattr(c, name))(name) for name in COUNTS},
+         "rate": lambda c: c.completion_rate, "page": lambda c: c.median_page or 0,
+         "activity": lambda c: c.last_activity or datetime.min.replace(tzinfo=UTC)}
+
+
+def completion_rows(children, *, sort="name", query="", below=None):
+    """``children`` filtered (name or code containing ``query``; completion rate under ``below`` percent) and
+    sorted by ``sort`` (a key of SORTS, "-" first for high to low; an unknown key sorts by name)."""
+    query = query.strip().casefold()
+    rows = [c for c in children if (not query or query in c.label.casefold() or query in c.code.casefold())
+            and (below is None or c.completion_rate < below)]
+    key = SORTS.get(sort.lstrip("-"), SORTS["name"])
+    return sorted(rows, key=key, reverse=sort.startswith("-") and sort.lstrip("-") in SORTS)
+
+
+# The longest series of hours a chart shows (the latest ones): 62 days.
+HOURS_SHOWN = 24 * 62
+
+
+def completions_per_hour(completion, *, opens_at=None, until=None):
+    """Completions per hour, every hour from the survey's opening (or the first completion) to the last
+    completion (or ``until``, when later): [(hour, count)], oldest first; [] before any completion."""
+    if not completion.completions:
+        return []
+    hours = {datetime.fromisoformat(hour): count for hour, count in completion.completions.items()}
+    first, last = min(hours), max(hours)
+    if opens_at is not None:
+        first = min(first, opens_at.astimezone(UTC).replace(minute=0, second=0, microsecond=0))
+    if until is not None:
+        last = max(last, until.astimezone(UTC).replace(minute=0, second=0, microsecond=0))
+    first = max(first, last - timedelta(hours=HOURS_SHOWN - 1))
+    series, hour = [], first
+    while hour <= last:
+        series.append((hour, hours.get(hour, 0)))
+        hour += timedelta(hours=1)
+    return series
 
 
 # ---------------------------------------------------------------- non-responders

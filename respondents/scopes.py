@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
-from respondents.models import Respondent, Roster, School, StaffMember
+from respondents.models import District, Respondent, Roster, School, StaffMember
 
 Role = StaffMember.Role
 
@@ -81,6 +81,11 @@ class Scope:
         """The schools in scope, with their districts."""
         schools = School.objects.select_related("district")
         return schools if self.all_schools else schools.filter(pk__in=self.school_ids)
+
+    def districts(self):
+        """The districts with a school in scope."""
+        return District.objects.all() if self.all_schools else District.objects.filter(
+            pk__in=School.objects.filter(pk__in=self.school_ids).values("district_id"))
 
     def covers_school(self, school_id):
         return self.all_schools or school_id in self.school_ids

@@ -23,7 +23,8 @@ from config.request_guard import accepts_uploads
 from respondents.audit import audit_entries, audit_write_csv
 from respondents.models import Roster
 from respondents.monitoring import (
-    completion_overview, completion_summary_refresh, non_responders, non_responders_write_csv,
+    completion_overview, completion_rows, completion_summary_refresh, completions_per_hour, non_responders,
+    non_responders_write_csv,
     non_responders_write_pdf,
 )
 from respondents.rosters import (
@@ -38,8 +39,10 @@ from respondents.staff_accounts import StaffAccount, staff_account_save, staff_a
 from respondents.tabular import TableError, local_path
 from respondents.tasks import roster_apply_task, roster_check_task, slips_job_task
 from staff.access import staff_view
+from staff.monitoring_page import monitoring_charts, sort_columns
 from staff.forms import (
-    AuditFilterForm, DirectoryUploadForm, RespondentIdsForm, RespondentSearchForm, RosterUploadForm, StaffAccountForm,
+    AuditFilterForm, DirectoryUploadForm, MonitoringFilterForm, RespondentIdsForm, RespondentSearchForm,
+    RosterUploadForm, StaffAccountForm,
 )
 from surveys.models import Survey
 
@@ -71,14 +74,31 @@ def survey_people(request, slug):
 
 @staff_view()
 def survey_monitoring(request, slug):
-    """Completion by district, school, grade and role, from the summary (rebuilt on request on the embedded
-    default, by a periodic task elsewhere)."""
+    """Completion of the state (or the scope's schools) by district, of a district (?district=) by school, or of
+    a school (?school=) by grade and role, from the summary (rebuilt on request on the embedded default, by a
+    periodic task elsewhere); sorted (?sort=) and filtered (?q=, ?below=) without JavaScript, with charts."""
     survey = get_object_or_404(Survey, slug=slug)
+    form = MonitoringFilterForm(request.GET)
+    form.is_valid()
+    where = form.cleaned_data
+    school = district = None
+    if where.get("school"):
+        school = get_object_or_404(request.scope.schools(), code=where["school"])
+    elif where.get("district"):
+        district = get_object_or_404(request.scope.districts(), code=where["district"])
     if settings.MONITORING_REFRESH_ON_REQUEST:
         completion_summary_refresh(survey=survey)
-    whole, refreshed_at = completion_overview(scope=request.scope, survey=survey)
-    return render(request, "staff/monitoring.html", {"survey": survey, "whole": whole,
-                                                     "refreshed_at": refreshed_at})
+    overview = completion_overview(scope=request.scope, survey=survey, district=district, school=school)
+    sort = where.get("sort") or "name"
+    rows = completion_rows(overview.children, sort=sort, query=where.get("q") or "", below=where.get("below"))
+    until = min(timezone.now(), survey.closes_at or timezone.now())
+    tables, charts = monitoring_charts(overview, rows, hours=completions_per_hour(
+        overview.whole, opens_at=survey.opens_at, until=until))
+    return render(request, "staff/monitoring.html", {
+        "survey": survey, "overview": overview, "whole": overview.whole, "rows": rows, "form": form,
+        "columns": sort_columns(request.GET, sort),
+        "charts": charts, "tables": tables,
+    })
 
 
 @staff_view()

@@ -198,6 +198,8 @@ USE_TZ = True
 # --- Static files
 STATIC_URL = "/static/"
 STATIC_ROOT = env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles"))
+# Libraries from npm (package-lock.json, fetched by `make install`): only their built files are served.
+STATICFILES_DIRS = [("vendor/chart.js", BASE_DIR / "node_modules" / "chart.js" / "dist")]
 
 # --- Celery
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="memory://")

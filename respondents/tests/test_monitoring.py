@@ -1,14 +1,20 @@
 """Completion monitoring: the summary rebuilt from respondents, rolled up exactly, scoped, never on the save path."""
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from django.utils import timezone
 
 from respondents.models import CompletionSummary, Respondent, StaffMember
-from respondents.monitoring import completion_overview, completion_summary_refresh
+from respondents.monitoring import (
+    Completion, completion_overview, completion_rows, completion_summary_refresh, completions_per_hour,
+)
 from respondents.scopes import COMMAND_LINE
 from respondents.services import respondent_reissue_code, respondent_withdraw
-from respondents.tests.factories import make_respondents, make_staff, scope_of
+from respondents.tests.factories import make_respondents, make_school, make_staff, scope_of
 
 pytestmark = pytest.mark.django_db
+Level = CompletionSummary.Level
 
 
 def set_state(people, status, page=1):
@@ -32,41 +38,117 @@ def progress(survey, lincoln, adams):
     return survey
 
 
+def set_completed(people, when):
+    people = people if isinstance(people, list) else [people]
+    Respondent.objects.filter(pk__in=[p.pk for p in people]).update(
+        status=Respondent.Status.COMPLETED, current_page=3, last_saved_at=when, completed_at=when)
+
+
+def group_rows(survey):
+    return {(r.school.code, r.grade, r.role): r for r in CompletionSummary.objects.filter(
+        survey=survey, level=Level.GROUP).select_related("school")}
+
+
 def test_the_summary_counts_each_school_grade_and_role_with_withdrawn_people_apart(progress):
     assert completion_summary_refresh(survey=progress) == 3
-    rows = {(r.school.code, r.grade, r.role): r for r in CompletionSummary.objects.select_related("school")}
+    rows = group_rows(progress)
     lincoln_students = rows["LIN", "7", "student"]
     assert (lincoln_students.rostered, lincoln_students.withdrawn, lincoln_students.not_started,
             lincoln_students.in_progress, lincoln_students.completed) == (3, 1, 0, 2, 1)
     assert lincoln_students.pages == {"2": 1, "3": 1}
     assert rows["ADA", "8", "student"].in_progress == 2  # a reissued code is the same respondent
     assert completion_summary_refresh(survey=progress) == 3  # rebuilt, not added to
-    assert CompletionSummary.objects.count() == 3
+    assert CompletionSummary.objects.filter(level=Level.GROUP).count() == 3
+    # Two schools, two districts, the state: the levels a page reads.
+    assert Counter(CompletionSummary.objects.values_list("level", flat=True)) == {
+        Level.GROUP: 3, Level.SCHOOL: 2, Level.DISTRICT: 2, Level.STATE: 1}
 
 
-def test_the_overview_rolls_up_exactly_to_school_district_and_state(progress):
+def test_the_school_district_and_state_rows_add_up_their_groups_exactly(progress):
     completion_summary_refresh(survey=progress)
-    whole, refreshed_at = completion_overview(scope=COMMAND_LINE, survey=progress)
-    assert refreshed_at is not None
+    state = CompletionSummary.objects.get(level=Level.STATE)
+    groups = CompletionSummary.objects.filter(level=Level.GROUP)
+    for name in ("rostered", "withdrawn", "not_started", "in_progress", "completed"):
+        assert getattr(state, name) == sum(getattr(g, name) for g in groups)
+    assert state.pages == {"2": 3, "3": 1}
+    lincoln = CompletionSummary.objects.get(level=Level.SCHOOL, school__code="LIN")
+    assert (lincoln.rostered, lincoln.withdrawn, lincoln.district.code) == (4, 1, "D1")
+
+
+def test_completions_are_counted_per_hour_at_school_district_and_state(survey, lincoln, adams):
+    ten = datetime(2026, 11, 23, 10, 5, tzinfo=UTC)
+    set_completed(make_respondents(survey, 2, school=lincoln), ten)
+    set_completed(make_respondents(survey, 1, school=lincoln), ten + timedelta(minutes=50))
+    set_completed(make_respondents(survey, 1, school=adams), ten + timedelta(hours=2))
+    withdrawn = make_respondents(survey, 1, school=adams)
+    set_completed(withdrawn, ten)
+    respondent_withdraw(scope=COMMAND_LINE, respondent_ids=[withdrawn.pk], survey=survey)
+    completion_summary_refresh(survey=survey)
+    state = CompletionSummary.objects.get(level=Level.STATE)
+    assert state.completions == {"2026-11-23T10:00:00+00:00": 3, "2026-11-23T12:00:00+00:00": 1}
+    assert CompletionSummary.objects.get(level=Level.SCHOOL, school=lincoln).completions == {
+        "2026-11-23T10:00:00+00:00": 3}
+    assert CompletionSummary.objects.get(level=Level.GROUP, school=adams).completions == {}  # not kept per group
+    whole = completion_overview(scope=COMMAND_LINE, survey=survey).whole
+    assert completions_per_hour(whole) == [(ten.replace(minute=0), 3), (ten.replace(hour=11, minute=0), 0),
+                                           (ten.replace(hour=12, minute=0), 1)]
+    # From the opening of the survey to now, every hour, zeros included.
+    series = completions_per_hour(whole, opens_at=ten - timedelta(hours=2), until=ten + timedelta(hours=5, minutes=9))
+    assert [hour.hour for hour, _ in series] == [8, 9, 10, 11, 12, 13, 14, 15] and sum(c for _, c in series) == 4
+    assert completions_per_hour(Completion()) == []
+
+
+def test_the_state_level_reads_the_state_and_district_rows(progress):
+    completion_summary_refresh(survey=progress)
+    overview = completion_overview(scope=COMMAND_LINE, survey=progress)
+    whole = overview.whole
+    assert overview.level == "state" and overview.refreshed_at is not None
     assert (whole.rostered, whole.withdrawn, whole.completed, whole.in_progress, whole.not_started) == (6, 1, 1, 4, 1)
     assert whole.completion_rate == 16.7 and whole.median_page == 2  # pages 2, 2, 2, 3
-    assert [d.code for d in whole.children] == ["D1", "D2"]
-    lincoln = whole.children[0].children[0]
-    assert (lincoln.code, lincoln.rostered, lincoln.completion_rate, lincoln.median_page) == ("LIN", 4, 25.0, 2)
-    assert [group.label for group in lincoln.children] == ["grade 7 · student", "grade 7 · teacher"]
+    assert whole.stops() == [(1, 0), (2, 3), (3, 1)]
+    assert [(d.code, d.rostered) for d in overview.children] == [("D1", 4), ("D2", 2)]
 
 
-def test_a_coordinator_sees_only_their_schools(progress, lincoln):
+def test_a_district_is_shown_by_school_and_a_school_by_grade_and_role(progress, lincoln):
+    completion_summary_refresh(survey=progress)
+    district = completion_overview(scope=COMMAND_LINE, survey=progress, district=lincoln.district)
+    assert district.level == "district" and district.whole.label == lincoln.district.name
+    assert [(s.code, s.rostered, s.completion_rate, s.median_page) for s in district.children] == [("LIN", 4, 25.0, 2)]
+    school = completion_overview(scope=COMMAND_LINE, survey=progress, school=lincoln)
+    assert school.level == "school" and school.whole.rostered == 4
+    assert [group.label for group in school.children] == ["grade 7 · student", "grade 7 · teacher"]
+
+
+def test_a_coordinator_sees_only_their_schools_summed_at_every_level(progress, lincoln, adams):
+    other = make_school("OTH", "Other school", ("D1", "District One"))
+    make_respondents(progress, 5, school=other)
     completion_summary_refresh(survey=progress)
     coordinator = scope_of(make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln]))
-    whole, _ = completion_overview(scope=coordinator, survey=progress)
-    assert [school.code for district in whole.children for school in district.children] == ["LIN"]
-    assert whole.rostered == 4
+    state = completion_overview(scope=coordinator, survey=progress)
+    assert state.whole.label == "Your schools" and state.whole.rostered == 4  # not the district's 9
+    assert [(d.code, d.rostered) for d in state.children] == [("D1", 4)]
+    district = completion_overview(scope=coordinator, survey=progress, district=lincoln.district)
+    assert district.whole.rostered == 4 and [s.code for s in district.children] == ["LIN"]
+    assert completion_overview(scope=coordinator, survey=progress, school=adams).whole.rostered == 0
+    assert list(coordinator.districts()) == [lincoln.district]
 
 
 def test_before_any_refresh_the_overview_is_empty_and_says_so(survey):
-    whole, refreshed_at = completion_overview(scope=COMMAND_LINE, survey=survey)
-    assert refreshed_at is None and whole.rostered == 0 and whole.median_page is None
+    overview = completion_overview(scope=COMMAND_LINE, survey=survey)
+    assert overview.refreshed_at is None and overview.whole.rostered == 0 and overview.whole.median_page is None
+
+
+def test_rows_are_filtered_by_name_or_code_and_rate_and_sorted_by_any_column():
+    rows = [Completion(label="Adams", code="ADA", rostered=10, completed=5),
+            Completion(label="lincoln", code="LIN", rostered=10, completed=9),
+            Completion(label="Monroe", code="MON", rostered=4, completed=1)]
+    assert [r.code for r in completion_rows(rows)] == ["ADA", "LIN", "MON"]  # by name, case apart
+    assert [r.code for r in completion_rows(rows, sort="-rate")] == ["LIN", "ADA", "MON"]
+    assert [r.code for r in completion_rows(rows, sort="rostered")] == ["MON", "ADA", "LIN"]
+    assert [r.code for r in completion_rows(rows, sort="nonsense")] == ["ADA", "LIN", "MON"]
+    assert [r.code for r in completion_rows(rows, query="on")] == ["MON"]
+    assert [r.code for r in completion_rows(rows, query="lin")] == ["LIN"]
+    assert [r.code for r in completion_rows(rows, below=50)] == ["MON"]
 
 
 def test_the_periodic_task_refreshes_every_open_survey_and_leaves_drafts_alone(progress):
@@ -76,5 +158,5 @@ def test_the_periodic_task_refreshes_every_open_survey_and_leaves_drafts_alone(p
     draft = make_survey(slug="draft", status="draft")
     make_respondents(draft, 2)
     completion_summaries_refresh_task()
-    assert CompletionSummary.objects.filter(survey=progress).count() == 3
+    assert CompletionSummary.objects.filter(survey=progress, level=Level.GROUP).count() == 3
     assert not CompletionSummary.objects.filter(survey=draft).exists()

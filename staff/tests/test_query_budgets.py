@@ -46,9 +46,11 @@ PAGES = {
     "roster progress (JSON)": (lambda w: f"/staff/surveys/{w['survey'].slug}/rosters/{w['roster'].pk}/progress/", 4),
     "staff accounts (10)": (lambda w: "/staff/accounts/", 5),
     "audit log": (lambda w: "/staff/audit/", 4),
-    # Here the summary is rebuilt on request (the embedded default): two GROUP BYs, DELETE, INSERT; elsewhere
-    # the page reads only the summary.
-    "completion (40 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/", 10),
+    # Here the summary is rebuilt on request (the embedded default): three GROUP BYs, DELETE, INSERT (5 queries);
+    # elsewhere a completion page reads only the summary's rows of its level: one query.
+    "completion (40 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/", 11),
+    "completion of a district (10 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/?district=D0&sort=-rate", 12),
+    "completion of a school": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/?school=S000", 12),
 }
 
 

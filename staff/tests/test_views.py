@@ -242,19 +242,59 @@ def test_a_roster_over_the_request_body_limit_uploads_and_other_staff_posts_keep
     assert upload(client, survey, HEADER + rows).status_code == 413
 
 
-def test_the_completion_page_shows_the_scope_s_districts_schools_and_groups(client, survey, lincoln, adams,
-                                                                            coordinator):
+def test_the_completion_pages_go_from_the_scope_s_districts_to_its_schools_to_grades_and_roles(
+        client, survey, lincoln, adams, coordinator):
     from django.utils import timezone
 
     people = make_respondents(survey, 4, school=lincoln, grade="7", role="student")
     make_respondents(survey, 3, school=adams, grade="8", role="student")
-    Respondent.objects.filter(pk=people[0].pk).update(status="completed", last_saved_at=timezone.now())
+    Respondent.objects.filter(pk=people[0].pk).update(status="completed", last_saved_at=timezone.now(),
+                                                      completed_at=timezone.now())
     Respondent.objects.filter(pk=people[1].pk).update(status="in_progress", current_page=2)
     signed_in(client, coordinator)
-    page = client.get(f"/staff/surveys/{survey.slug}/monitoring/").content.decode()
-    assert "Counts as of" in page and "Adams" not in page
-    assert f'href="/staff/surveys/{survey.slug}/schools/LIN/"' in page
-    assert "grade 7 · student" in page and "25.0%" in page and "(median page 2)" in page
+    base = f"/staff/surveys/{survey.slug}/monitoring/"
+    page = client.get(base).content.decode()
+    assert "Counts as of" in page and "Adams" not in page and "District Two" not in page
+    assert 'href="?district=D1"' in page and "Your schools: completion" in page
+    district = client.get(f"{base}?district=D1").content.decode()
+    assert 'href="?school=LIN"' in district and "25.0%" in district
+    school = client.get(f"{base}?school=LIN").content.decode()
+    assert "grade 7 · student" in school and "25.0%" in school
+    assert f'href="/staff/surveys/{survey.slug}/schools/LIN/"' in school
+    assert f"/staff/surveys/{survey.slug}/schools/LIN/not-finished.pdf" in school
+    # Another district's school or district is not found, not shown empty.
+    assert client.get(f"{base}?school=ADA").status_code == 404
+    assert client.get(f"{base}?district=D2").status_code == 404
+
+
+def test_the_completion_table_sorts_and_filters_without_javascript_and_every_chart_has_its_table(
+        client, survey, admin_user):
+    from datetime import UTC, datetime
+
+    from django.utils import timezone
+
+    from respondents.tests.factories import make_school
+
+    for code, name, done in (("A1", "Alder", 1), ("B1", "Birch", 3), ("C1", "Cedar", 0)):
+        people = make_respondents(survey, 4, school=make_school(code, name, ("D1", "District One")))
+        Respondent.objects.filter(pk__in=[p.pk for p in people[:done]]).update(
+            status="completed", completed_at="2026-11-23T10:30:00Z")
+    client.force_login(admin_user)
+    base = f"/staff/surveys/{survey.slug}/monitoring/?district=D1"
+    by_rate = client.get(f"{base}&sort=-rate").content.decode()
+    table = by_rate[by_rate.index('class="data completion sortable"'):]
+    assert table.index("Birch") < table.index("Alder") < table.index("Cedar")
+    assert 'aria-sort="descending"' in table and 'href="?district=D1&amp;sort=rate"' in table
+    filtered = client.get(f"{base}&below=30").content.decode()
+    table = filtered[filtered.index('class="data completion sortable"'):]
+    assert "Alder" in table and "Cedar" in table and "Birch" not in table and "2 of 3 shown" in table
+    assert client.get(f"{base}&below=300").status_code == 200  # a bad filter is shown as an error, not a 500
+    # Each chart: a canvas for the script, and its figures in a table readable without JavaScript.
+    assert by_rate.count('<figure class="chart"') == 3 and by_rate.count('class="chart-data" open') == 3
+    assert "<th scope=\"row\">Birch</th><td class=\"number\">75.0%</td>" in by_rate
+    hour = timezone.localtime(datetime(2026, 11, 23, 10, tzinfo=UTC))  # in the site's time zone
+    assert f'<th scope="row">{hour:%Y-%m-%d %H}:00</th><td class="number">4</td>' in by_rate  # 1 + 3 + 0
+    assert 'id="monitoring-charts"' in by_rate and "vendor/chart.js/chart.umd.min.js" in by_rate
 
 
 def test_the_not_finished_lists_name_those_left_with_codes_only_for_roles_that_may_see_them(

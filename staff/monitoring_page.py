@@ -1,0 +1,62 @@
+"""The monitoring page's table columns and charts.
+
+The charts are plain data for ``json_script``: staff/static/staff/monitoring.js
+draws them with Chart.js, and the template writes the same figures as a table
+beside each chart (what is read with JavaScript off, and by screen readers).
+"""
+from django.utils import timezone
+
+# The table's columns: sort key, heading, numeric (a first click sorts high to low).
+COLUMNS = [
+    ("name", "Group", False), ("rostered", "Rostered", True), ("withdrawn", "Withdrawn", True),
+    ("not_started", "Not started", True), ("in_progress", "In progress", True), ("page", "Median page", True),
+    ("completed", "Completed", True), ("rate", "Completion rate", True), ("activity", "Last activity", True),
+]
+
+CHILDREN = {"state": "district", "district": "school", "school": "grade and role"}
+
+
+def monitoring_charts(overview, rows, *, hours):
+    """The three charts of a monitoring page: completion rate of each row (sorted, the whole's rate marked),
+    completions per hour, and the page where in-progress respondents sit; with ``tables``, their figures as
+    (label, value) pairs, which ``json_script`` does not get."""
+    by_rate = sorted(rows, key=lambda row: (-row.completion_rate, row.label.casefold()))
+    stops = overview.whole.stops()
+    tables = {"rates": [(row.label, row.completion_rate) for row in by_rate],
+              "hours": [(hour, count) for hour, count in hours if count], "stops": stops}
+    return tables, {
+        "rates": {
+            "title": f"Completion rate by {CHILDREN[overview.level]}",
+            "labels": [row.label for row in by_rate],
+            "values": [row.completion_rate for row in by_rate],
+            "reference": overview.whole.completion_rate,
+            "reference_label": f"{overview.whole.label}: {overview.whole.completion_rate}%",
+        },
+        "hours": {
+            "title": "Completions per hour",
+            "labels": [timezone.localtime(hour).strftime("%m-%d %H:00") for hour, _ in hours],
+            "values": [count for _, count in hours],
+        },
+        "stops": {
+            "title": "Where in-progress respondents are",
+            "labels": [f"page {page}" for page, _ in stops],
+            "values": [count for _, count in stops],
+        },
+    }
+
+
+def sort_columns(query, sort):
+    """The table's headings with their sort links (keeping the rest of ``query``, a QueryDict) and aria-sort."""
+    columns = []
+    for key, title, numeric in COLUMNS:
+        current = sort.lstrip("-") == key
+        descending = sort.startswith("-")
+        if current:
+            next_sort = key if descending else f"-{key}"
+        else:
+            next_sort = f"-{key}" if numeric else key
+        params = query.copy()
+        params["sort"] = next_sort
+        columns.append({"title": title, "numeric": numeric, "href": f"?{params.urlencode()}",
+                        "aria_sort": ("descending" if descending else "ascending") if current else ""})
+    return columns
