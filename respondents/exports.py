@@ -100,6 +100,8 @@ class ExportOptions:
     deidentified: bool = False
 
     def __post_init__(self):
+        if isinstance(self.roster_fields, str):
+            raise ExportError("roster_fields is a tuple of field names, not one string.")
         object.__setattr__(self, "roster_fields", tuple(self.roster_fields))
         if self.multiple not in MULTIPLE_LAYOUTS:
             raise ExportError(f"multiple must be one of {', '.join(MULTIPLE_LAYOUTS)}, not {self.multiple!r}")
