@@ -1,31 +1,78 @@
-"""Response exports: one row per respondent, one column per answerable question code.
+"""Response exports: one row per respondent, one column per answerable question, as CSV, XLSX, SPSS or Stata.
+
+``export_write`` is the one entry point (the staff area's task and
+``manage.py export_responses`` call it): it writes the data file, the syntax
+file of SPSS (``.sps``) or Stata (``.do``) that reads it, and the codebook
+(``<stem>-codebook.xlsx``) into a directory; ``export_zip`` bundles them for
+one download. The variables, their names, levels and missing-value codes are
+planned in ``respondents/export_variables.py``.
 
 Multiple-choice answers are one column holding the chosen values separated by
 single spaces, in choice order (as stored; the same convention as ODK's
-select_multiple). A grid exports one column per row, under the row's code.
-Exports stream: respondents are read in pages by primary key and only one
-page of answers is held in memory at a time.
+select_multiple), or with ``ExportOptions(multiple="columns")`` one 0/1 column
+per choice. A grid exports one column per row, under the row's code.
+``labels=True`` writes choice labels instead of values in CSV and XLSX (a
+multiple choice's labels joined by "; "); SPSS and Stata data always hold the
+values, and their labels are in the syntax file.
 
-Every text cell is safe to open in a spreadsheet (``spreadsheet_safe``): a
-text that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is
-written with an apostrophe before it, so no spreadsheet takes it for a formula
-(an answer ``=HYPERLINK(...)`` arrives as ``'=HYPERLINK(...)``); a number such
-as ``-5`` is written as it is.
+Exports stream: respondents are read in pages by primary key from the
+database ``using`` (a replica) and only one page of answers is held in memory
+at a time. A failed export leaves nothing behind: files are written under a
+``.partial`` name and renamed only when all of them are complete.
+
+Every text cell of a CSV export is safe to open in a spreadsheet
+(``spreadsheet_safe``): a text that starts with ``=``, ``+``, ``-``, ``@``, a tab
+or a carriage return is written with an apostrophe before it, so no spreadsheet
+takes it for a formula (an answer ``=HYPERLINK(...)`` arrives as
+``'=HYPERLINK(...)``); a number such as ``-5`` is written as it is. XLSX cells
+are written as text, which no spreadsheet runs, so they keep their value. The
+CSV that feeds SPSS or Stata holds the raw values (a syntax file reads it, not
+a spreadsheet, and an apostrophe would change the data), with the missing-value
+codes, and a line break inside a text as a space: SPSS's GET DATA ends a case
+at a line end even inside quotes.
+
+**De-identified** exports drop what identifies a person (``IDENTIFYING_FIELDS``:
+the respondent id, the roster's id and the slip name; access codes are never
+exported), leave withdrawn respondents out, and leave out every school with
+fewer than ``settings.EXPORT_SMALL_SCHOOL_MIN`` respondents in the export's
+selection (respondents with no school count as one such group). The counts
+are the rows the export would otherwise hold, so no school appears with fewer
+rows than the minimum.
 """
 import csv
+import os
 import re
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from django.conf import settings
+from django.db.models import Count
+from django.utils import timezone
+
+from respondents.export_variables import (
+    IDENTIFYING_FIELDS,
+    LEFT_BLANK,
+    NOT_SAVED,
+    ROSTER_FIELDS,
+    variables_plan,
+)
 from respondents.models import Answer, Respondent
-from surveys.selectors import answerable_questions
+from surveys.models import Question
 
+FORMATS = ("csv", "xlsx", "spss", "stata")
+MULTIPLE_LAYOUTS = ("joined", "columns")
+# The roster fields of an export unless asked otherwise.
 RESPONDENT_COLUMNS = [
     "respondent_id", "external_id", "school_code", "school_name", "grade", "role", "language",
     "status", "started_at", "last_saved_at", "completed_at",
 ]
-
+PROGRESS_EVERY = 1000
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def spreadsheet_safe(cell):
@@ -35,52 +82,228 @@ def spreadsheet_safe(cell):
     return cell
 
 
-def responses_header(*, survey):
-    questions = answerable_questions(survey=survey)
-    return RESPONDENT_COLUMNS + [q.code for q in questions], questions
+class ExportError(ValueError):
+    """An export that cannot be made as asked: the message says why."""
 
 
-def responses_rows(*, survey, questions, batch_size=500, using=None):
-    """Yield one list of cells per respondent of ``survey``, in id order, read from database ``using``."""
-    column = {q.pk: index for index, q in enumerate(questions)}
-    respondents = Respondent.objects.using(using).filter(survey=survey).select_related("school").order_by("pk")
+class UnknownRosterField(ExportError):
+    """A roster field that exports do not have."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What an export holds; see the module docstring."""
+
+    labels: bool = False
+    multiple: str = "joined"
+    roster_fields: tuple[str, ...] = tuple(RESPONDENT_COLUMNS)
+    deidentified: bool = False
+
+    def __post_init__(self):
+        if isinstance(self.roster_fields, str):
+            raise ExportError("roster_fields is a tuple of field names, not one string.")
+        object.__setattr__(self, "roster_fields", tuple(self.roster_fields))
+        if self.multiple not in MULTIPLE_LAYOUTS:
+            raise ExportError(f"multiple must be one of {', '.join(MULTIPLE_LAYOUTS)}, not {self.multiple!r}")
+        unknown = [field for field in self.roster_fields if field not in ROSTER_FIELDS]
+        if unknown:
+            raise UnknownRosterField(f"Unknown roster field(s): {', '.join(unknown)}. "
+                                     f"Allowed: {', '.join(ROSTER_FIELDS)}.")
+        if len(set(self.roster_fields)) != len(self.roster_fields):
+            raise ExportError("A roster field is named twice.")
+
+    @property
+    def exported_roster_fields(self):
+        """The roster fields the export holds: those asked for, less what identifies a person when de-identified."""
+        if not self.deidentified:
+            return self.roster_fields
+        return tuple(field for field in self.roster_fields if field not in IDENTIFYING_FIELDS)
+
+    def describe(self):
+        return (f"labels={'yes' if self.labels else 'no'}, multiple={self.multiple}, "
+                f"roster fields={','.join(self.exported_roster_fields) or '(none)'}, "
+                f"de-identified={'yes' if self.deidentified else 'no'}")
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    data: Path
+    syntax: Path | None
+    codebook: Path
+    respondent_count: int
+    suppressed_schools: int = 0
+    suppressed_respondents: int = 0
+
+    @property
+    def files(self):
+        """Every file the export wrote, the data first."""
+        return tuple(path for path in (self.data, self.syntax, self.codebook) if path is not None)
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """Who an export holds: the respondents of ``survey`` in ``school_ids`` (every one for None), less the
+    suppressed."""
+
+    survey: object
+    using: str | None
+    school_ids: frozenset | None
+    deidentified: bool
+    total: int
+    suppressed_school_ids: frozenset = frozenset()
+    no_school_suppressed: bool = False
+    suppressed_schools: int = 0
+    suppressed_respondents: int = 0
+
+    def respondents(self):
+        respondents = Respondent.objects.using(self.using).filter(survey=self.survey)
+        if self.school_ids is not None:
+            respondents = respondents.filter(school_id__in=self.school_ids)
+        if self.deidentified:
+            respondents = respondents.filter(withdrawn_at=None)
+        return respondents
+
+    def keeps(self, respondent):
+        if respondent.school_id is None:
+            return not self.no_school_suppressed
+        return respondent.school_id not in self.suppressed_school_ids
+
+
+def _selection(*, survey, using, school_ids, deidentified):
+    selection = _Selection(survey=survey, using=using, school_ids=school_ids, deidentified=deidentified, total=0)
+    counts = dict(selection.respondents().order_by().values_list("school_id").annotate(n=Count("pk")))
+    if not deidentified:
+        return replace(selection, total=sum(counts.values()))
+    minimum = settings.EXPORT_SMALL_SCHOOL_MIN
+    small = {school_id: n for school_id, n in counts.items() if n < minimum}
+    schools = frozenset(school_id for school_id in small if school_id is not None)
+    return replace(selection, total=sum(counts.values()) - sum(small.values()), suppressed_school_ids=schools,
+                   no_school_suppressed=None in small, suppressed_schools=len(schools),
+                   suppressed_respondents=sum(small.values()))
+
+
+def _respondent_answers(*, selection, batch_size=500):
+    """Yield ``(respondent, {question_id: value})`` for each respondent of ``selection``, in id order."""
+    respondents = selection.respondents().select_related("school__district").order_by("pk")
     last_pk = 0
     while True:
         batch = list(respondents.filter(pk__gt=last_pk)[:batch_size])
         if not batch:
             return
         last_pk = batch[-1].pk
-        answers = {r.pk: [""] * len(questions) for r in batch}
-        rows = Answer.objects.using(using).filter(respondent_id__in=answers.keys()).values_list("respondent_id", "question_id", "value")
-        for respondent_id, question_id, value in rows:
-            if question_id in column:
-                answers[respondent_id][column[question_id]] = value
+        batch = [r for r in batch if selection.keeps(r)]
+        answers = {r.pk: {} for r in batch}
+        if batch:
+            rows = Answer.objects.using(selection.using).filter(respondent_id__in=answers.keys()).values_list(
+                "respondent_id", "question_id", "value")
+            for respondent_id, question_id, value in rows:
+                answers[respondent_id][question_id] = value
         for r in batch:
-            yield [
-                r.pk, r.external_id, r.school.code if r.school else "", r.school.name if r.school else "",
-                r.grade, r.role, r.language, r.status,
-                _iso(r.started_at), _iso(r.last_saved_at), _iso(r.completed_at),
-            ] + answers[r.pk]
-
-
-def responses_write_csv(*, survey, stream, using=None):
-    """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents.
-
-    ``using`` names the database to read answers from: exports read a replica
-    (``config.db_router.replica_alias()``) so they never load the master.
-    """
-    header, questions = responses_header(survey=survey)
-    writer = csv.writer(stream)
-    writer.writerow(header)
-    count = 0
-    for row in responses_rows(survey=survey, questions=questions, using=using):
-        writer.writerow([spreadsheet_safe(cell) for cell in row])
-        count += 1
-    return count
+            yield r, answers[r.pk]
 
 
 def _iso(moment):
     return moment.isoformat() if moment else ""
+
+
+def _school(attribute):
+    return lambda r: getattr(r.school, attribute) if r.school else ""
+
+
+def _district(attribute):
+    return lambda r: getattr(r.school.district, attribute) if r.school else ""
+
+
+_ROSTER_VALUES = {
+    "respondent_id": lambda r: r.pk,
+    "external_id": lambda r: r.external_id,
+    "display_name": lambda r: r.display_name,
+    "school_code": _school("code"),
+    "school_name": _school("name"),
+    "district_code": _district("code"),
+    "district_name": _district("name"),
+    "grade": lambda r: r.grade,
+    "role": lambda r: r.role,
+    "language": lambda r: r.language,
+    "status": lambda r: r.status,
+    "current_page": lambda r: r.current_page,
+    "started_at": lambda r: _iso(r.started_at),
+    "last_saved_at": lambda r: _iso(r.last_saved_at),
+    "completed_at": lambda r: _iso(r.completed_at),
+    "withdrawn_at": lambda r: _iso(r.withdrawn_at),
+}
+_TEXT_KINDS = (Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT)
+
+
+def _cell_makers(variables, *, statistics, labels=False, typed=False):
+    """Return one function ``(respondent, answers) -> cell`` per variable.
+
+    ``statistics``: the SPSS/Stata data (raw values, missing-value codes, line
+    breaks as spaces); otherwise CSV/XLSX (blank cells, choice labels when
+    ``labels``, numbers as numbers when ``typed``).
+    """
+    return [_cell_maker(v, statistics=statistics, labels=labels, typed=typed) for v in variables]
+
+
+def _cell_maker(v, *, statistics, labels, typed):
+    if not v.is_question:
+        value = _ROSTER_VALUES[v.field]
+        return lambda respondent, _: value(respondent)
+    qid = v.question_id
+    if statistics:
+        missing = {None: NOT_SAVED.code, "": LEFT_BLANK.code} if v.missing else {None: "", "": ""}
+    else:
+        missing = {None: "", "": ""}
+    if v.choice_value is not None:
+        chosen = v.choice_value
+
+        def column(_, answers):
+            value = answers.get(qid)
+            return missing[value] if not value else int(chosen in value.split(" "))
+        return column
+    if statistics:
+        if v.kind in _TEXT_KINDS:
+            return lambda _, answers: missing[value] if not (value := answers.get(qid)) else _LINE_BREAK.sub(
+                " ", value)
+        return lambda _, answers: missing[value] if not (value := answers.get(qid)) else value
+    if labels and v.choices:
+        names = dict(v.choices)
+        if v.kind == Question.Kind.MULTIPLE:
+            return lambda _, answers: "; ".join(names.get(x, x) for x in value.split(" ")) if (
+                value := answers.get(qid)) else ""
+        return lambda _, answers: names.get(value, value) if (value := answers.get(qid)) else ""
+    if typed and v.numeric:
+        return lambda _, answers: int(value) if (value := answers.get(qid)) else ""
+    return lambda _, answers: answers.get(qid) or ""
+
+
+class _Counter:
+    """Count rows as they go by and report progress every PROGRESS_EVERY rows and at the end."""
+
+    def __init__(self, rows, *, total, progress):
+        self.rows, self.total, self.progress, self.done = rows, total, progress, 0
+
+    def __iter__(self):
+        for row in self.rows:
+            yield row
+            self.done += 1
+            if self.progress and self.done % PROGRESS_EVERY == 0:
+                self.progress(self.done, self.total)
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def _csv_write(*, stream, plan, rows, statistics, labels=False):
+    makers = _cell_makers(plan.variables, statistics=statistics, labels=labels)
+    writer = csv.writer(stream)
+    if statistics:
+        writer.writerow([v.name for v in plan.variables])
+        for respondent, answers in rows:
+            writer.writerow([make(respondent, answers) for make in makers])
+    else:
+        writer.writerow([spreadsheet_safe(v.heading) for v in plan.variables])
+        for respondent, answers in rows:
+            writer.writerow([spreadsheet_safe(make(respondent, answers)) for make in makers])
 
 
 # A worksheet's rows, the header included (Excel's limit).
@@ -88,8 +311,8 @@ XLSX_MAX_ROWS = 1_048_576
 _SHEET_NAME_UNSAFE = re.compile(r"[\[\]:*?/\\']")
 
 
-def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS):
-    """Write every response of ``survey`` to an XLSX workbook at ``path``; return the number of respondents.
+def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_MAX_ROWS):
+    """Write the rows to an XLSX workbook at ``path``.
 
     XlsxWriter in constant-memory mode: each row goes to disk as it is
     written, so memory stays flat. Every text is written as text, never as a
@@ -99,13 +322,12 @@ def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS):
     """
     import xlsxwriter
 
-    from respondents.models import School
-
-    header, questions = responses_header(survey=survey)
-    total = Respondent.objects.using(using).filter(survey=survey).count()
-    workbook = xlsxwriter.Workbook(path, {"constant_memory": True, "strings_to_formulas": False,
-                                          "strings_to_urls": False, "strings_to_numbers": False})
+    header = [v.heading for v in plan.variables]
+    makers = _cell_makers(plan.variables, statistics=False, labels=labels, typed=True)
+    workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_formulas": False,
+                                               "strings_to_urls": False, "strings_to_numbers": False})
     sheets, parts = {}, {}  # name: [worksheet, next row]; name: sheets so far
+    split = total + 1 > max_rows
 
     def sheet_for(name):
         entry = sheets.get(name)
@@ -119,24 +341,154 @@ def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS):
         return entry
 
     try:
-        if total + 1 > max_rows:
+        if split:
             about = workbook.add_worksheet("About")
             about.write_string(0, 0, f"{survey.title}: {total} respondents, more than one sheet holds "
                                      f"({max_rows - 1} rows). One sheet per district follows, by district code.")
-            district_of = dict(School.objects.using(using).values_list("code", "district__code"))
-        count = 0
-        for row in responses_rows(survey=survey, questions=questions, using=using):
-            name = "Responses" if total + 1 <= max_rows else (district_of.get(row[2]) or "No school")
+        for respondent, answers in rows:
+            name = "Responses"
+            if split:
+                name = respondent.school.district.code if respondent.school else "No school"
             entry = sheet_for(name)
-            entry[0].write_row(entry[1], 0, row)
+            entry[0].write_row(entry[1], 0, [make(respondent, answers) for make in makers])
             entry[1] += 1
-            count += 1
         if not sheets:
             sheet_for("Responses")
     finally:
         workbook.close()
-    return count
 
 
 def _sheet_name(title):
     return _SHEET_NAME_UNSAFE.sub("-", title)[:31] or "Sheet"
+
+
+def _prepare(*, survey, options, using, school_ids):
+    options = options or ExportOptions()
+    plan = variables_plan(survey=survey, roster_fields=options.exported_roster_fields, multiple=options.multiple,
+                          using=using)
+    school_ids = None if school_ids is None else frozenset(school_ids)
+    selection = _selection(survey=survey, using=using, school_ids=school_ids, deidentified=options.deidentified)
+    return options, plan, selection
+
+
+def responses_write_csv(*, survey, stream, using=None, options: ExportOptions | None = None,
+                        school_ids: frozenset[int] | None = None, progress=None) -> int:
+    """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents.
+
+    ``using`` names the database to read answers from: exports read a replica
+    (``config.db_router.replica_alias()``) so they never load the master. No
+    codebook: ``export_write`` writes one beside its files.
+    """
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
+    _csv_write(stream=stream, plan=plan, rows=rows, statistics=False, labels=options.labels)
+    return rows.done
+
+
+def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS, options: ExportOptions | None = None,
+                         school_ids: frozenset[int] | None = None, progress=None) -> int:
+    """Write every response of ``survey`` to an XLSX workbook at ``path``; return the number of respondents."""
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
+    _xlsx_write(path=path, survey=survey, plan=plan, rows=rows, total=selection.total, labels=options.labels,
+                max_rows=max_rows)
+    return rows.done
+
+
+def export_paths(*, format: str, directory: Path, stem: str) -> dict:
+    """Return the paths an export of ``format`` writes in ``directory``: data, syntax (or None), codebook."""
+    directory = Path(directory)
+    return {
+        "data": directory / f"{stem}.{'xlsx' if format == 'xlsx' else 'csv'}",
+        "syntax": {"spss": directory / f"{stem}.sps", "stata": directory / f"{stem}.do"}.get(format),
+        "codebook": directory / f"{stem}-codebook.xlsx",
+    }
+
+
+def export_write(*, survey, format: str, options: ExportOptions, directory: Path, using: str | None = None,
+                 school_ids: frozenset[int] | None = None, progress: Callable[[int, int], None] | None = None,
+                 stem: str | None = None, max_rows: int = XLSX_MAX_ROWS) -> ExportResult:
+    """Write an export of ``survey``'s responses into ``directory``; return an ExportResult.
+
+    Writes the data (``<stem>.csv``, or ``<stem>.xlsx`` for XLSX), the syntax
+    that reads it for SPSS (``<stem>.sps``) or Stata (``<stem>.do``), and the
+    codebook (``<stem>-codebook.xlsx``); ``stem`` is the survey's slug unless
+    given. ``school_ids`` limits the export to those schools (None: every
+    respondent, those with no school too). ``progress(done, total)`` is called
+    every 1,000 respondents and at the end. Raise ExportError for a format or
+    directory that will not do; if anything fails, no file is left behind and
+    files of an earlier export with the same names are untouched.
+    """
+    from respondents.codebook import codebook_write
+    from respondents.syntax_files import spss_syntax_write, stata_syntax_write
+
+    if format not in FORMATS:
+        raise ExportError(f"Unknown format {format!r}: one of {', '.join(FORMATS)}.")
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ExportError(f"No directory {directory}.")
+    stem = stem or survey.slug
+    paths = export_paths(format=format, directory=directory, stem=stem)
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    statistics = format in ("spss", "stata")
+    partial = {key: path.with_name(path.name + ".partial") for key, path in paths.items() if path is not None}
+    try:
+        rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
+        if format == "xlsx":
+            _xlsx_write(path=partial["data"], survey=survey, plan=plan, rows=rows, total=selection.total,
+                        labels=options.labels, max_rows=max_rows)
+        else:
+            with open(partial["data"], "w", newline="", encoding="utf-8") as stream:
+                _csv_write(stream=stream, plan=plan, rows=rows, statistics=statistics,
+                           labels=options.labels and not statistics)
+        if format == "spss":
+            spss_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=paths["data"].name)
+        elif format == "stata":
+            stata_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=paths["data"].name)
+        result = ExportResult(
+            data=paths["data"], syntax=paths["syntax"], codebook=paths["codebook"], respondent_count=rows.done,
+            suppressed_schools=selection.suppressed_schools, suppressed_respondents=selection.suppressed_respondents)
+        codebook_write(path=partial["codebook"], survey=survey, plan=plan, format=format, statistics=statistics,
+                       about=_about(survey=survey, format=format, options=options, result=result,
+                                    school_ids=selection.school_ids))
+        for key, path in partial.items():
+            os.replace(path, paths[key])
+    except BaseException:
+        for path in partial.values():
+            path.unlink(missing_ok=True)
+        raise
+    return result
+
+
+def _about(*, survey, format, options, result, school_ids):
+    return [
+        ("Survey", f"{survey.title} ({survey.slug})"),
+        ("Format", format),
+        ("Options", options.describe()),
+        ("Schools", "every school, and respondents with no school" if school_ids is None
+         else f"{len(school_ids)} school(s) of the requester's scope"),
+        ("Respondents", result.respondent_count),
+        ("Withdrawn respondents", "left out" if options.deidentified else "included (see status)"),
+        ("Suppressed schools", result.suppressed_schools),
+        ("Suppressed respondents", result.suppressed_respondents),
+        ("Suppression rule", f"de-identified exports leave out schools with fewer than "
+                             f"{settings.EXPORT_SMALL_SCHOOL_MIN} respondents (respondents with no school count as "
+                             f"one school)" if options.deidentified else "none: not de-identified"),
+        ("Files", ", ".join(path.name for path in result.files)),
+        ("Generated at", timezone.now().isoformat(timespec="seconds")),
+    ]
+
+
+def export_zip(*, files, path: Path) -> Path:
+    """Bundle ``files`` (an ExportResult's ``files``) into one ZIP at ``path``, file by file; return ``path``."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+            for file in files:
+                bundle.write(file, arcname=Path(file).name)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return path

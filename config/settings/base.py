@@ -252,3 +252,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 # --- Definition changes wait this long for replicas before invalidating the
 # cache a second time (after that a Celery task does it; surveys/caching.py).
 DEFINITION_REPLICA_WAIT_SECONDS = env.float("DEFINITION_REPLICA_WAIT_SECONDS", default=2)
+
+# --- Exports (respondents/exports.py)
+# A de-identified export leaves out every school with fewer respondents than this.
+EXPORT_SMALL_SCHOOL_MIN = env.int("EXPORT_SMALL_SCHOOL_MIN", default=10)

@@ -47,12 +47,12 @@ def test_one_row_per_respondent_and_one_column_per_question_code_in_survey_order
 
 
 def test_the_export_reads_respondents_in_batches(survey, django_assert_num_queries):
-    from respondents.exports import responses_header, responses_rows
+    from respondents.exports import _respondent_answers, _selection
 
-    _, questions = responses_header(survey=survey)
+    selection = _selection(survey=survey, using=None, school_ids=None, deidentified=False)
     # Three respondents in batches of two: (respondents + answers) twice, then one empty read.
     with django_assert_num_queries(5):
-        rows = list(responses_rows(survey=survey, questions=questions, batch_size=2))
+        rows = list(_respondent_answers(selection=selection, batch_size=2))
     assert len(rows) == 3
 
 
@@ -156,3 +156,324 @@ def test_the_command_writes_xlsx_and_refuses_it_on_standard_output(survey, tmp_p
     assert len(xlsx_rows(tmp_path / "r.xlsx")[1]) == 4
     with pytest.raises(CommandError, match="needs --output"):
         call_command("export_responses", survey.slug, "--format", "xlsx")
+
+
+# ---------------------------------------------------------------- every format, options, de-identification
+
+def export(survey, tmp_path, format="csv", **options):
+    from respondents.exports import ExportOptions, export_write
+
+    scope = {key: options.pop(key) for key in ("school_ids", "progress") if key in options}
+    return export_write(survey=survey, format=format, options=ExportOptions(**options), directory=tmp_path, **scope)
+
+
+def csv_rows(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        header, *rows = list(csv.reader(f))
+    return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def test_an_export_writes_its_files_under_the_survey_s_slug(survey, tmp_path):
+    names = {format: [p.name for p in export(survey, tmp_path, format).files] for format in ("csv", "xlsx", "spss",
+                                                                                               "stata")}
+    assert names == {
+        "csv": ["small.csv", "small-codebook.xlsx"], "xlsx": ["small.xlsx", "small-codebook.xlsx"],
+        "spss": ["small.csv", "small.sps", "small-codebook.xlsx"],
+        "stata": ["small.csv", "small.do", "small-codebook.xlsx"],
+    }
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small-codebook.xlsx", "small.csv", "small.do", "small.sps",
+                                                          "small.xlsx"]
+
+
+def test_the_spss_and_stata_csv_holds_codes_a_blank_answer_and_an_unsaved_page_apart(survey, tmp_path):
+    result = export(survey, tmp_path, "spss")
+    alice, bob, carol = csv_rows(result.data)
+    # Alice saved every page but left "happy" blank; Bob saved page 1 only; Carol saved nothing.
+    assert (alice["safe"], alice["happy"], alice["again"], alice["story"]) == ("2", "-98", "1", "")
+    assert (bob["colour"], bob["pets"], bob["age"], bob["safe"], bob["born"]) == ("blue", "-98", "-98", "-99", "-99")
+    assert {carol[name] for name in ("colour", "pets", "age", "safe", "happy", "born", "again")} == {"-99"}
+    # Free text may hold anything a code could be: both kinds of missing are an empty cell.
+    assert (bob["nickname"], carol["story"]) == ("", "")
+
+
+def test_the_spss_syntax_reads_the_csv_beside_it_with_labels_levels_and_missing_values(survey, tmp_path):
+    result = export(survey, tmp_path, "spss")
+    sps = result.syntax.read_text()
+    assert '/FILE="small.csv"' in sps and result.data.name == "small.csv"
+    for name, label in [("colour", "Favourite colour?"), ("pets", "Pets?"), ("safe", "I feel safe."),
+                        ("story", "Tell us more."), ("respondent_id", "Respondent id (this system's)")]:
+        assert f'{name} "{label}"' in sps
+    assert '"red" "Red"\n    "blue" "Blue"' in sps
+    assert "  /safe\n    1 \"Disagree\"\n    2 \"Agree\"\n    -99 \"Page not saved (not reached)\"\n" in sps
+    assert "/safe (-99, -98)" in sps and '  colour ("-99", "-98")' in sps and "story (" not in sps
+    levels = dict(line.strip(" /").rsplit(" (", 1)[::-1] for line in sps.split("VARIABLE LEVEL\n")[1].split("\n.")[0]
+                  .splitlines())
+    assert levels["SCALE)"] == "age" and levels["ORDINAL)"] == "safe happy"
+    assert {"colour", "pets", "born", "story", "again", "school_code"} <= set(levels["NOMINAL)"].split())
+    header = result.data.read_text().splitlines()[0].split(",")
+    variables = sps.split("/VARIABLES=\n")[1].split("\n.")[0].split()
+    assert variables[::2] == header and variables[1::2][header.index("age")] == "F12.0"
+
+
+def test_the_stata_do_file_reads_the_csv_beside_it_with_labels_and_extended_missing_values(survey, tmp_path):
+    result = export(survey, tmp_path, "stata")
+    do = result.syntax.read_text()
+    assert 'import delimited using `"small.csv"\', clear varnames(1)' in do
+    header = result.data.read_text().splitlines()[0].split(",")
+    numeric = [header[int(n) - 1] for n in do.split("numericcols(")[1].split(")")[0].split()]
+    assert numeric == ["respondent_id", "age", "safe", "happy", "again"]
+    assert "mvdecode age safe happy again, mv(-99=.a \\ -98=.b)" in do
+    assert "foreach v of varlist colour pets born {" in do
+    for name in header:
+        assert f"label variable {name} `\"" in do
+    assert "label define safe 1 `\"Disagree\"', add\nlabel define safe 2 `\"Agree\"', add\n" in do
+    assert "label define safe .a `\"Page not saved (not reached)\"', add" in do
+    assert "label values again again" in do
+    assert "* colour: Stata cannot put value labels on strings" in do
+
+
+def test_labels_write_choice_labels_in_csv_and_xlsx_and_codes_stay_in_statistics_data(survey, tmp_path):
+    alice = csv_rows(export(survey, tmp_path, labels=True).data)[0]
+    assert (alice["colour"], alice["pets"], alice["safe"], alice["age"]) == ("Red", "Cat; Fish", "Agree", "11")
+    _, rows = xlsx_rows(export(survey, tmp_path, "xlsx", labels=True).data)
+    assert dict(zip(rows[0], rows[1], strict=True))["pets"] == "Cat; Fish"
+    assert csv_rows(export(survey, tmp_path, "stata", labels=True).data)[0]["colour"] == "red"
+
+
+def test_multiple_choice_as_columns_is_one_0_1_column_per_choice_in_every_format(survey, tmp_path):
+    alice, bob, carol = csv_rows(export(survey, tmp_path, multiple="columns").data)
+    assert (alice["pets_cat"], alice["pets_dog"], alice["pets_fish"]) == ("1", "0", "1") and "pets" not in alice
+    assert bob["pets_cat"] == carol["pets_cat"] == ""
+    _, rows = xlsx_rows(export(survey, tmp_path, "xlsx", multiple="columns").data)
+    assert [dict(zip(rows[0], row, strict=True))["pets_dog"] for row in rows[1:]] == [0, "", ""]
+    result = export(survey, tmp_path, "spss", multiple="columns")
+    alice, bob, carol = csv_rows(result.data)
+    assert (alice["pets_fish"], bob["pets_fish"], carol["pets_fish"]) == ("1", "-98", "-99")
+    assert '/pets_fish "Pets?: Fish"' in result.syntax.read_text()
+
+
+def test_roster_fields_choose_the_respondent_columns(survey, tmp_path):
+    row = csv_rows(export(survey, tmp_path, roster_fields=("district_code", "grade", "current_page")).data)[0]
+    assert list(row)[:3] == ["district_code", "grade", "current_page"] and "external_id" not in row
+    assert (row["district_code"], row["grade"]) == ("D1", "7")
+
+
+def test_an_unknown_roster_field_is_refused_with_the_allowed_ones():
+    from respondents.exports import ExportError, ExportOptions, UnknownRosterField
+
+    with pytest.raises(UnknownRosterField, match=r"Unknown roster field\(s\): access_code, shoe.*Allowed: respondent_id"):
+        ExportOptions(roster_fields=("grade", "access_code", "shoe"))
+    with pytest.raises(ExportError, match="a tuple of field names, not one string"):
+        ExportOptions(roster_fields="grade")
+    with pytest.raises(ExportError, match="multiple must be one of joined, columns"):
+        ExportOptions(multiple="rows")
+
+
+@pytest.fixture
+def schools(settings):
+    """Lincoln: 4 respondents, one withdrawn (3 counted: kept); Adams: 2 (suppressed); 1 with no school."""
+    from respondents.scopes import COMMAND_LINE
+    from respondents.services import respondent_withdraw
+
+    settings.EXPORT_SMALL_SCHOOL_MIN = 3
+    survey = make_survey()
+    lincoln, adams = make_school("LIN", "Lincoln"), make_school("ADA", "Adams")
+    people = make_respondents(survey, 4, school=lincoln, external_id="", display_name="@SUM(1)")
+    make_respondents(survey, 2, school=adams)
+    make_respondents(survey, 1)
+    respondent_withdraw(scope=COMMAND_LINE, respondent_ids=[people[0].pk], survey=survey)
+    return survey, lincoln, adams
+
+
+def test_a_deidentified_export_drops_who_people_are_and_leaves_small_schools_out(schools, tmp_path):
+    survey, lincoln, _ = schools
+    asked = ("respondent_id", "external_id", "display_name", "school_code", "grade")
+    result = export(survey, tmp_path, "xlsx", roster_fields=asked, deidentified=True)
+    _, rows = xlsx_rows(result.data)
+    assert rows[0][:2] == ["school_code", "grade"] and not {"respondent_id", "external_id", "display_name"} & set(rows[0])
+    assert [row[0] for row in rows[1:]] == ["LIN"] * 3
+    assert (result.respondent_count, result.suppressed_schools, result.suppressed_respondents) == (3, 1, 3)
+    _, about = xlsx_rows(result.codebook, "About")
+    about = dict((row[0], row[1]) for row in about)
+    assert (about["Respondents"], about["Suppressed schools"], about["Suppressed respondents"]) == (3, 1, 3)
+    assert "fewer than 3 respondents" in about["Suppression rule"]
+
+
+def test_an_export_that_is_not_deidentified_keeps_every_respondent(schools, tmp_path):
+    survey, _, _ = schools
+    result = export(survey, tmp_path, roster_fields=("display_name", "school_code"))
+    rows = csv_rows(result.data)
+    assert len(rows) == 7 and result.suppressed_respondents == 0
+    # A slip name asked for is formula-safe, as every text cell.
+    assert rows[0]["display_name"] == "'@SUM(1)"
+
+
+def test_an_export_limited_to_schools_holds_only_their_respondents(schools, tmp_path):
+    survey, lincoln, adams = schools
+    rows = csv_rows(export(survey, tmp_path, school_ids=frozenset({adams.pk})).data)
+    assert [row["school_code"] for row in rows] == ["ADA", "ADA"]
+    everyone = csv_rows(export(survey, tmp_path).data)
+    assert sorted(row["school_code"] for row in everyone) == ["", "ADA", "ADA", "LIN", "LIN", "LIN", "LIN"]
+    result = export(survey, tmp_path, school_ids=frozenset({lincoln.pk}), deidentified=True)
+    assert (result.respondent_count, result.suppressed_schools) == (3, 0)
+
+
+def test_every_text_cell_of_csv_is_formula_safe_and_statistics_data_keeps_raw_values(client, tmp_path):
+    survey = make_survey()
+    respondent = make_respondents(survey, external_id="=1+1", display_name="@SUM(1)")
+    login(client, respondent)
+    save_page(client, 3, {"q-story": '=HYPERLINK("x")\nline two', "q-again": "1"})
+    fields = ("external_id", "display_name")
+    row = csv_rows(export(survey, tmp_path, roster_fields=fields).data)[0]
+    assert (row["external_id"], row["display_name"], row["story"]) == (
+        "'=1+1", "'@SUM(1)", "'=HYPERLINK(\"x\")\nline two")
+    row = csv_rows(export(survey, tmp_path, "spss", roster_fields=fields).data)[0]
+    assert (row["external_id"], row["display_name"], row["story"]) == ("=1+1", "@SUM(1)", '=HYPERLINK("x") line two')
+
+
+def test_progress_is_reported_every_thousand_rows_and_at_the_end(schools, tmp_path, monkeypatch):
+    from respondents import exports
+
+    monkeypatch.setattr(exports, "PROGRESS_EVERY", 3)
+    calls = []
+    export(schools[0], tmp_path, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(3, 7), (6, 7), (7, 7)]
+
+
+def test_a_failed_export_leaves_no_file_and_an_earlier_export_untouched(survey, tmp_path, monkeypatch):
+    from respondents import codebook
+
+    (tmp_path / "small.csv").write_text("earlier")
+
+    def broken(**kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(codebook, "codebook_write", broken)
+    with pytest.raises(OSError, match="disk full"):
+        export(survey, tmp_path, "spss")
+    assert [p.name for p in tmp_path.iterdir()] == ["small.csv"] and (tmp_path / "small.csv").read_text() == "earlier"
+
+
+def test_a_bad_format_or_directory_is_refused(survey, tmp_path):
+    from respondents.exports import ExportError, ExportOptions, export_write
+
+    with pytest.raises(ExportError, match="Unknown format 'sav'"):
+        export_write(survey=survey, format="sav", options=ExportOptions(), directory=tmp_path)
+    with pytest.raises(ExportError, match="No directory"):
+        export_write(survey=survey, format="csv", options=ExportOptions(), directory=tmp_path / "absent")
+
+
+def test_an_export_s_files_are_bundled_in_one_zip(survey, tmp_path):
+    import zipfile
+
+    from respondents.exports import export_zip
+
+    (tmp_path / "out").mkdir()
+    result = export(survey, tmp_path / "out", "stata")
+    bundle = export_zip(files=result.files, path=tmp_path / "small.zip")
+    with zipfile.ZipFile(bundle) as z:
+        assert z.namelist() == ["small.csv", "small.do", "small-codebook.xlsx"]
+        assert z.read("small.do") == result.syntax.read_bytes()
+        assert {info.compress_type for info in z.infolist()} == {zipfile.ZIP_DEFLATED}
+
+
+# ---------------------------------------------------------------- awkward codes and labels
+
+AWKWARD = {
+    "slug": "awkward", "title": 'The "awkward" survey', "status": "open",
+    "pages": [{"title": "Only", "questions": [
+        {"code": "a" * 40, "kind": "integer", "prompt": "Forty characters"},
+        {"code": "how_often_do_you_read_at_home_or_school_alone", "kind": "single", "prompt": "Alone",
+         "choices": [{"value": "1", "label": 'Never "ever"'}, {"value": "2", "label": "Often`s $HOME"}]},
+        {"code": "how_often_do_you_read_at_home_or_school_together", "kind": "single", "prompt": "Together",
+         "choices": [{"value": "-99", "label": "Refused"}, {"value": "1", "label": "Yes"}]},
+        {"code": "in", "kind": "short_text", "prompt": 'He said "hi"\' then\nleft; ' + "x" * 300},
+        {"code": "if", "kind": "multiple", "prompt": "If",
+         "choices": [{"value": "a.b", "label": "A dot"}, {"value": "a-b", "label": "A dash"}]},
+    ]}],
+}
+
+
+def test_awkward_question_codes_become_legal_unique_variable_names_listed_in_the_codebook(tmp_path):
+    from respondents.export_variables import STATA_RESERVED
+
+    survey = make_survey(**AWKWARD)
+    result = export(survey, tmp_path, "stata", roster_fields=(), multiple="columns")
+    header = result.data.read_text().splitlines()[0].split(",")
+    assert header == ["a" * 32, "how_often_do_you_read_at_home_or", "how_often_do_you_read_at_home__2", "in_",
+                      "if_a_b", "if_a_b_2"]
+    assert all(len(name) <= 32 and name[0].isalpha() and name.lower() not in STATA_RESERVED for name in header)
+    _, variables = xlsx_rows(result.codebook, "Variables")
+    mapping = [(row[0], row[1]) for row in variables[1:]]
+    assert mapping[:4] == [("a" * 32, "a" * 40), ("how_often_do_you_read_at_home_or",
+                                                   "how_often_do_you_read_at_home_or_school_alone"),
+                           ("how_often_do_you_read_at_home__2", "how_often_do_you_read_at_home_or_school_together"),
+                           ("in_", "in")]
+    assert mapping[4:] == [("if_a_b", "if"), ("if_a_b_2", "if")]
+    csv_headings = [v for v in xlsx_rows(export(survey, tmp_path, "csv", roster_fields=()).codebook,
+                                         "Variables")[1][1:]]
+    assert [row[0] for row in csv_headings][:4] == ["a" * 40, "how_often_do_you_read_at_home_or_school_alone",
+                                                    "how_often_do_you_read_at_home_or_school_together", "in"]
+
+
+def test_quotes_and_line_breaks_in_labels_are_escaped_for_each_tool_and_cut_to_its_limits(tmp_path):
+    survey = make_survey(**AWKWARD)
+    sps = export(survey, tmp_path, "spss", roster_fields=()).syntax.read_text()
+    assert '/in_ "He said ""hi""\' then left; ' in sps
+    assert '1 "Never ""ever"""' in sps and '2 "Often`s $HOME"' in sps
+    label = sps.split("/in_ ")[1].split("\n  /")[0]
+    text = "".join(part.strip()[1:-1] for part in label.split(" +\n")).replace('""', '"')
+    assert "+\n" in label and text.endswith("x") and len(text.encode()) == 256
+    do = export(survey, tmp_path, "stata", roster_fields=()).syntax.read_text()
+    assert "label variable in_ `\"He said \"hi\" ' then left; " + "x" * 55 + "\"'\n" in do
+    assert "label define how_often_do_you_read_at_home_or 1 `\"Never \"ever\"\"', add" in do
+    assert "label define how_often_do_you_read_at_home_or 2 `\"Often's \\$HOME\"', add" in do
+
+
+def test_a_choice_whose_value_is_a_missing_code_gets_no_codes(tmp_path):
+    survey = make_survey(**AWKWARD)
+    sps = export(survey, tmp_path, "spss", roster_fields=()).syntax.read_text()
+    missing = sps.split("MISSING VALUES\n")[1].split("\n.")[0]
+    # The unbounded integer question and the choice valued -99 could hold a code as an answer.
+    assert "how_often_do_you_read_at_home_or (-99, -98)" in missing
+    assert "how_often_do_you_read_at_home__2" not in missing and "a" * 32 not in missing
+
+
+# ---------------------------------------------------------------- the command, every format
+
+@pytest.mark.parametrize("format, suffix, beside", [
+    ("csv", ".csv", ["r-codebook.xlsx", "r.csv"]), ("xlsx", ".xlsx", ["r-codebook.xlsx", "r.xlsx"]),
+    ("spss", ".csv", ["r-codebook.xlsx", "r.csv", "r.sps"]), ("stata", ".csv", ["r-codebook.xlsx", "r.csv", "r.do"]),
+])
+def test_the_command_writes_every_format_with_its_codebook_beside_it(survey, tmp_path, format, suffix, beside):
+    err = io.StringIO()
+    call_command("export_responses", survey.slug, "--format", format, "--output", str(tmp_path / f"r{suffix}"),
+                 "--multiple", "columns", "--roster-fields", "school_code,grade", "--labels", stderr=err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == beside
+    assert "Exported 3 respondents" in err.getvalue()
+    if suffix == ".csv":
+        row = csv_rows(tmp_path / "r.csv")[0]
+        assert list(row)[:2] == ["school_code", "grade"]
+        assert row["pets_cat"] == "1" and row["colour"] == ("Red" if format == "csv" else "red")
+
+
+def test_the_command_writes_csv_to_standard_output_without_a_codebook(survey, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    call_command("export_responses", survey.slug, "--deidentified", stderr=io.StringIO())
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert header[0] == "school_code" and "external_id" not in header and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--format", "spss"], "An spss export needs --output FILE"),
+    (["--format", "stata", "--output", "r.dta"], "A stata export's --output is its data file, ending .csv"),
+    (["--format", "xlsx", "--output", "r.csv"], "ending .xlsx"),
+    (["--roster-fields", "grade,pin"], r"Unknown roster field\(s\): pin"),
+    (["--output", "absent/r.csv"], "No directory absent"),
+    (["--multiple", "rows"], "invalid choice: 'rows'"),
+])
+def test_the_command_refuses_bad_combinations(survey, tmp_path, monkeypatch, arguments, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CommandError, match=message):
+        call_command("export_responses", survey.slug, *arguments)
+    assert list(tmp_path.iterdir()) == []

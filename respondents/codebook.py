@@ -1,0 +1,80 @@
+"""The codebook every export writes beside its data: ``<stem>-codebook.xlsx``.
+
+Sheet "Variables": one row per column of the data file (its name in this
+export, the question code, page, kind, prompt, choices, required, how SPSS and
+Stata read it, its missing-value codes, the definition's version). Sheet
+"About": the export itself (survey, format, options, counts, suppression,
+when). Texts are written as text, never as formulas, as in the XLSX export.
+"""
+from respondents.export_variables import MISSING_CODES
+
+VARIABLE_COLUMNS = [
+    "variable", "question code", "page", "kind", "prompt", "choices", "required", "type", "measurement level",
+    "missing values", "definition version",
+]
+_WIDTHS = [24, 24, 6, 12, 60, 40, 9, 9, 12, 40, 40]
+
+
+def codebook_write(*, path, survey, plan, format, statistics, about):
+    """Write the codebook of an export of ``survey`` (its VariablePlan ``plan``) to ``path``.
+
+    ``statistics``: the data is the SPSS/Stata CSV, whose variables are named
+    for those tools and carry the missing-value codes; otherwise CSV/XLSX
+    headings and blank cells. ``about`` is ``[(label, value), ...]``.
+    """
+    import xlsxwriter
+
+    workbook = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
+                                               "strings_to_numbers": False})
+    try:
+        wrap = workbook.add_format({"text_wrap": True, "valign": "top"})
+        bold = workbook.add_format({"bold": True})
+        sheet = workbook.add_worksheet("Variables")
+        sheet.write_row(0, 0, VARIABLE_COLUMNS, bold)
+        for column, width in enumerate(_WIDTHS):
+            sheet.set_column(column, column, width, wrap)
+        sheet.freeze_panes(1, 0)
+        for row, v in enumerate(plan.variables, start=1):
+            sheet.write_row(row, 0, [
+                v.name if statistics else v.heading,
+                v.field if v.is_question else "",
+                v.page if v.page is not None else "",
+                v.kind,
+                v.label,
+                "\n".join(f"{value} = {label}" for value, label in v.choices),
+                ("yes" if v.required else "no") if v.is_question else "",
+                "numeric" if v.numeric else "string",
+                v.level,
+                _missing(v, statistics=statistics),
+                plan.definition_version if v.is_question else "",
+            ])
+        sheet = workbook.add_worksheet("About")
+        sheet.set_column(0, 0, 24, bold)
+        sheet.set_column(1, 1, 100, wrap)
+        rows = [*about, ("Definition version", plan.definition_version),
+                ("Missing values", _missing_rule(format=format, statistics=statistics))]
+        for row, (label, value) in enumerate(rows):
+            sheet.write(row, 0, label)
+            sheet.write(row, 1, value)
+    finally:
+        workbook.close()
+
+
+def _missing(v, *, statistics):
+    if not v.is_question:
+        return ""
+    if statistics and v.missing:
+        return "; ".join(f"{m.code} = {m.label}" for m in v.missing)
+    why = " (a legal answer could equal a code)" if statistics else ""
+    return f"empty: page not saved or left blank{why}"
+
+
+def _missing_rule(*, format, statistics):
+    codes = "; ".join(f"{m.code} (Stata {m.stata}) = {m.label}" for m in MISSING_CODES)
+    if not statistics:
+        return "An empty cell: the page was not saved (not reached) or the question was left blank."
+    return (f"{codes}. Only in variables whose legal answers cannot equal a code (see the Variables sheet); "
+            f"free texts and the others leave both empty. A multiple choice with nothing chosen is left blank. "
+            f"Line breaks inside texts are written as spaces. "
+            + ("Stata: strings have no extended missing values, so the .do file empties coded string cells; "
+               "the CSV keeps the codes." if format == "stata" else ""))

@@ -1,0 +1,239 @@
+"""The variables of a response export: names, labels, value labels, measurement levels and missing-value codes.
+
+One ``Variable`` per column of the data file, planned once from the survey's
+definition (``variables_plan``) and used by every writer: the data file, the
+SPSS and Stata syntax (``respondents/syntax_files.py``) and the codebook
+(``respondents/codebook.py``), so the three never disagree.
+
+**Missing values.** The data model tells two things apart, and no more: a page
+save writes every answerable question of its page (a blank answer is an empty
+value), so an answer row with an empty value is a question the respondent saw
+and left blank, and no answer row is a question whose page the respondent never
+saved (not reached yet, left before saving it, or added to the survey after
+they saved that page). ``current_page`` is where the respondent goes next, not
+how far they got (Back lowers it), so it is not used. In the SPSS and Stata
+data these two are ``MISSING_CODES``; in CSV and XLSX both are an empty cell.
+A variable carries the codes only when no legal answer can equal them: not a
+free-text question (a respondent may type ``-99``), not an integer question
+whose range admits them, not a choice whose value is one of them. There both
+are an empty cell, and the codebook says so. A multiple choice with nothing
+chosen is a blank answer (the model cannot tell "none of these" from a skip).
+
+**Measurement levels** (SPSS ``VARIABLE LEVEL``): integer questions are scale;
+a grid's rows are ordinal (the rows share one rating scale, listed in order);
+every other question (single and multiple choice, its 0/1 columns, dates and
+texts) and every roster field is nominal.
+
+**Names.** The CSV and XLSX headings are the question codes, as respondents'
+answers are stored (a multiple choice's columns are ``<code>_<value>``). SPSS
+and Stata names are derived from them deterministically (``legal_names``): at
+most 32 characters (Stata's limit; SPSS allows 64), letters, digits and ``_``,
+starting with a letter, not a reserved word of either tool, unique without
+regard to case (SPSS ignores case); a clash gets ``_2``, ``_3``... in
+column order. The codebook lists every name next to its question code.
+"""
+import hashlib
+import re
+from dataclasses import dataclass
+
+from surveys.models import Choice, Question
+from surveys.selectors import answerable_questions, survey_pages
+
+
+@dataclass(frozen=True)
+class MissingCode:
+    code: int
+    stata: str  # Stata's extended missing value for it
+    label: str
+
+
+NOT_SAVED = MissingCode(-99, ".a", "Page not saved (not reached)")
+LEFT_BLANK = MissingCode(-98, ".b", "Seen and left blank")
+MISSING_CODES = (NOT_SAVED, LEFT_BLANK)
+
+# The roster fields an export may hold, with their labels. ``access_code`` is
+# not one of them: with it anyone could sign in as the respondent.
+ROSTER_FIELDS = {
+    "respondent_id": "Respondent id (this system's)",
+    "external_id": "Roster id of the person",
+    "display_name": "Name printed on the code slip",
+    "school_code": "School code",
+    "school_name": "School name",
+    "district_code": "District code",
+    "district_name": "District name",
+    "grade": "Grade",
+    "role": "Role",
+    "language": "Language",
+    "status": "Response status",
+    "current_page": "Page the respondent goes to next",
+    "started_at": "Started at",
+    "last_saved_at": "Last saved at",
+    "completed_at": "Completed at",
+    "withdrawn_at": "Withdrawn at",
+}
+# What identifies a person: never in a de-identified export, whatever was asked.
+IDENTIFYING_FIELDS = frozenset({"respondent_id", "external_id", "display_name"})
+_NUMERIC_FIELDS = frozenset({"respondent_id", "current_page"})
+# Byte widths of the roster text fields for SPSS (the model's max_length, 4 bytes a character in UTF-8).
+_FIELD_WIDTHS = {"external_id": 400, "display_name": 800, "school_code": 80, "school_name": 800,
+                 "district_code": 80, "district_name": 800, "grade": 80, "role": 40, "language": 40,
+                 "status": 12, "started_at": 32, "last_saved_at": 32, "completed_at": 32, "withdrawn_at": 32}
+
+NOMINAL, ORDINAL, SCALE = "nominal", "ordinal", "scale"
+NAME_MAX_LENGTH = 32
+STATA_RESERVED = frozenset({
+    "_all", "_b", "byte", "_coef", "_cons", "double", "float", "if", "in", "int", "long", "_n", "_pi", "_pred",
+    "_rc", "_skip", "strl", "using", "with",
+})
+SPSS_RESERVED = frozenset({"all", "and", "by", "eq", "ge", "gt", "le", "lt", "ne", "not", "or", "to", "with"})
+_STATA_STR_TYPE = re.compile(r"^str[0-9]+$")
+_INTEGER = re.compile(r"^-?[0-9]{1,9}$")
+_ILLEGAL = re.compile(r"[^A-Za-z0-9_]")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One column of an export's data file."""
+
+    heading: str  # the CSV/XLSX column heading
+    name: str  # the SPSS/Stata variable name
+    label: str  # the question's prompt, or the roster field's description
+    field: str  # the roster field, or the question code
+    kind: str  # a Question.Kind, "roster", or "choice" for one 0/1 column of a multiple choice
+    numeric: bool  # read as a number by SPSS and Stata
+    level: str
+    width: int = 0  # bytes, for SPSS's A format; 0 for numbers
+    page: int | None = None
+    required: bool = False
+    question_id: int | None = None
+    choice_value: str | None = None  # the choice a 0/1 column stands for
+    # (value, label) of the question's choices, in order (every choice for a 0/1 column).
+    choices: tuple = ()
+    # (value, label) as the statistics tools label the data; empty for texts and string choices in Stata.
+    value_labels: tuple = ()
+    missing: tuple = ()  # the MissingCodes this variable may hold in the SPSS and Stata data
+
+    @property
+    def is_question(self):
+        return self.question_id is not None
+
+
+@dataclass(frozen=True)
+class VariablePlan:
+    variables: tuple
+    definition_version: str
+
+
+def legal_names(wanted):
+    """Return one SPSS- and Stata-legal, unique name for each of ``wanted``, in order (see the module docstring)."""
+    names, taken = [], set()
+    for raw in wanted:
+        base = _ILLEGAL.sub("_", raw)
+        if not base[:1].isalpha() or not base[:1].isascii():
+            base = "v" + base
+        base = base[:NAME_MAX_LENGTH]
+        if _reserved(base):
+            base = base[:NAME_MAX_LENGTH - 1] + "_"
+        name, number = base, 1
+        while name.lower() in taken or _reserved(name):
+            number += 1
+            suffix = f"_{number}"
+            name = base[:NAME_MAX_LENGTH - len(suffix)] + suffix
+        taken.add(name.lower())
+        names.append(name)
+    return names
+
+
+def _reserved(name):
+    lower = name.lower()
+    return lower in STATA_RESERVED or lower in SPSS_RESERVED or bool(_STATA_STR_TYPE.match(lower))
+
+
+def _unique_headings(wanted):
+    headings, taken = [], set()
+    for raw in wanted:
+        heading, number = raw, 1
+        while heading in taken:
+            number += 1
+            heading = f"{raw}_{number}"
+        taken.add(heading)
+        headings.append(heading)
+    return headings
+
+
+def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
+    """Return the VariablePlan of an export of ``survey``: ``roster_fields`` first, then every answerable question.
+
+    ``multiple`` is "joined" (one column of the chosen values) or "columns"
+    (one 0/1 column per choice).
+    """
+    questions = answerable_questions(survey=survey)
+    positions = {page.pk: page.position for page in survey_pages(survey=survey)}
+    choices = {}
+    for choice in Choice.objects.using(using).filter(question__survey_id=survey.pk).order_by("question_id", "position"):
+        choices.setdefault(choice.question_id, []).append((choice.value, choice.label))
+
+    drafts = []  # (heading, dict of Variable fields but the names)
+    for field in roster_fields:
+        numeric = field in _NUMERIC_FIELDS
+        drafts.append((field, {"label": ROSTER_FIELDS[field], "field": field, "kind": "roster", "numeric": numeric,
+                               "level": NOMINAL, "width": 0 if numeric else _FIELD_WIDTHS[field]}))
+    for question in questions:
+        own = tuple(choices.get(question.grid_id or question.pk, ()))
+        common = {"field": question.code, "page": positions[question.page_id], "required": question.required,
+                  "question_id": question.pk, "choices": own}
+        if question.kind == Question.Kind.MULTIPLE and multiple == "columns":
+            chosen = ((0, "Not chosen"), (1, "Chosen"))
+            for value, label in own:
+                drafts.append((f"{question.code}_{value}", {
+                    **common, "label": f"{question.prompt}: {label}", "kind": "choice", "numeric": True,
+                    "level": NOMINAL, "choice_value": value, "value_labels": chosen, "missing": MISSING_CODES}))
+        else:
+            drafts.append((question.code, {**common, "label": question.prompt, "kind": question.kind,
+                                           **_question_reading(question, own)}))
+    headings = _unique_headings([heading for heading, _ in drafts])
+    names = legal_names(headings)
+    variables = tuple(Variable(heading=heading, name=name, **fields)
+                      for heading, name, (_, fields) in zip(headings, names, drafts, strict=True))
+    return VariablePlan(variables=variables, definition_version=_definition_version(survey, variables))
+
+
+def _question_reading(question, choices):
+    """Return how SPSS and Stata read ``question``: numeric, level, width, value labels, missing codes."""
+    kind, codes = question.kind, {m.code for m in MISSING_CODES}
+    if kind == Question.Kind.INTEGER:
+        low, high = question.min_value, question.max_value
+        admits = any((low is None or low <= code) and (high is None or code <= high) for code in codes)
+        return {"numeric": True, "level": SCALE, "missing": () if admits else MISSING_CODES}
+    if kind in (Question.Kind.SINGLE, Question.Kind.MULTIPLE):
+        level = ORDINAL if question.grid_id else NOMINAL
+        values = [value for value, _ in choices]
+        numbers = [int(value) for value in values if _INTEGER.match(value)]
+        if kind == Question.Kind.SINGLE and values and len(numbers) == len(values) == len(set(numbers)):
+            clashes = any(number in codes for number in numbers)
+            return {"numeric": True, "level": level, "missing": () if clashes else MISSING_CODES,
+                    "value_labels": tuple((int(value), label) for value, label in choices)}
+        clashes = any(value in {str(code) for code in codes} for value in values)
+        reading = {"numeric": False, "level": level, "missing": () if clashes else MISSING_CODES}
+        if kind == Question.Kind.SINGLE:
+            return {**reading, "width": max([len(value) for value in values] + [3]), "value_labels": choices}
+        # The chosen values joined by spaces: a combination has no label (the codebook lists the choices).
+        return {**reading, "width": max(sum(len(value) + 1 for value in values), 3)}
+    if kind == Question.Kind.DATE:
+        return {"numeric": False, "level": NOMINAL, "width": 10, "missing": MISSING_CODES}
+    # Free text: any answer is legal, so no code is safe.
+    return {"numeric": False, "level": NOMINAL, "width": min(4 * (question.text_max_length or 255), 32767)}
+
+
+def _definition_version(survey, variables):
+    """Return the definition's identity: ``Survey.version``, and a digest of what the export's variables say.
+
+    ``Survey.version`` is only what an administrator set (nothing bumps it on
+    an edit), so the digest of codes, kinds, prompts, pages and choices tells
+    two exports of different definitions apart even when the version is the same.
+    """
+    digest = hashlib.sha256()
+    for v in variables:
+        if v.is_question:
+            digest.update(repr((v.field, v.kind, v.label, v.page, v.required, v.choices)).encode())
+    return f"{survey.version} (definition {digest.hexdigest()[:12]}, updated {survey.updated_at:%Y-%m-%d %H:%M})"

@@ -1,0 +1,14 @@
+from respondents.export_variables import NAME_MAX_LENGTH, legal_names
+
+
+def test_legal_names_are_short_legal_not_reserved_and_unique_regardless_of_case():
+    wanted = ["Age", "age", "str12", "with", "TO", "q.1-b", "x" * 40, "x" * 33, "x" * 31 + "_2"]
+    names = legal_names(wanted)
+    assert names == ["Age", "age_2", "str12_", "with_", "TO_", "q_1_b", "x" * 32, "x" * 30 + "_2", "x" * 31 + "_"]
+    assert len({name.lower() for name in names}) == len(names)
+    assert all(len(name) <= NAME_MAX_LENGTH and name[0].isalpha() for name in names)
+
+
+def test_legal_names_are_deterministic():
+    wanted = ["in", "if", "a" * 40, "a" * 41]
+    assert legal_names(wanted) == legal_names(list(wanted)) == ["in_", "if_", "a" * 32, "a" * 30 + "_2"]
