@@ -298,6 +298,52 @@ class SlipsJob(models.Model):
         return min(99, 100 * self.slips_done // self.slips_total) if self.slips_total else 0
 
 
+class ExportJob(models.Model):
+    """A response export a staff member asked for, written by Celery from a replica with progress; its ZIP is kept
+    in storage (S3 on the stack) for its requester until ``expires_at``, then deleted (``respondents/export_jobs.py``)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Waiting to start")
+        RUNNING = "running", _("Exporting")
+        DONE = "done", _("Ready to download")
+        FAILED = "failed", _("Failed")
+        EXPIRED = "expired", _("Expired (deleted)")
+
+    class Format(models.TextChoices):
+        CSV = "csv", _("CSV")
+        XLSX = "xlsx", _("Excel (XLSX)")
+        SPSS = "spss", _("SPSS (CSV and .sps syntax)")
+        STATA = "stata", _("Stata (CSV and .do file)")
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    requested_from = models.CharField(max_length=45, blank=True)
+    format = models.CharField(max_length=5, choices=Format.choices)
+    options = models.JSONField(default=dict, blank=True, help_text=_("ExportOptions as a dict."))
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    rows_total = models.PositiveIntegerField(default=0)
+    rows_done = models.PositiveIntegerField(default=0)
+    file = models.FileField(upload_to="exports/%Y/%m/", blank=True, max_length=300)
+    size = models.PositiveBigIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    def __str__(self):
+        return f"export {self.survey_id} {self.format} ({self.status})"
+
+    @property
+    def is_running(self):
+        return self.status in {self.Status.QUEUED, self.Status.RUNNING}
+
+    @property
+    def progress_percent(self):
+        if self.status == self.Status.DONE:
+            return 100
+        return min(99, 100 * self.rows_done // self.rows_total) if self.rows_total else 0
+
+
 class CompletionSummary(models.Model):
     """Completion counts of one survey at one level (the state, a district, a school, a school's grade and role),
     aggregated off the save path.
@@ -393,6 +439,8 @@ class AuditEntry(models.Model):
         RESPONDENT_WITHDRAWN = "withdrawn", _("Respondent withdrawn")
         RESPONDENT_RESTORED = "restored", _("Respondent restored")
         STAFF_CHANGED = "staff_changed", _("Staff account changed")
+        EXPORT_REQUESTED = "export_requested", _("Export requested")
+        EXPORT_DOWNLOADED = "export_downloaded", _("Export downloaded")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,

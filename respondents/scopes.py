@@ -12,8 +12,9 @@ changes nothing.
   staff accounts and the audit log.
 - **District coordinator**: the schools of their districts.
 - **School coordinator**: their schools.
-- **Analyst**: reads monitoring and exports of every school, never an access
-  code, changes nothing.
+- **Analyst**: reads monitoring and exports of every school, or of the
+  districts and schools the account names (a district's analyst), never an
+  access code, changes nothing.
 
 A scope also carries who acts and from which address, for the audit log.
 """
@@ -54,6 +55,11 @@ class Scope:
     @property
     def can_see_codes(self):
         return self.role != Role.ANALYST
+
+    @property
+    def can_export(self):
+        """Download answers (respondents/export_jobs.py): the state office and analysts, never coordinators."""
+        return self.role in {Role.STATE_ADMIN, Role.ANALYST}
 
     @property
     def can_manage_staff(self):
@@ -121,10 +127,12 @@ def staff_scope(*, user, address=""):
         member = StaffMember.objects.get(user=user)
     except StaffMember.DoesNotExist:
         raise NotStaff("this account has no staff role") from None
-    if member.role in {Role.STATE_ADMIN, Role.ANALYST}:
+    if member.role == Role.STATE_ADMIN:
         return Scope(role=member.role, **who)
     covered = Q(pk__in=member.schools.values("pk"))
-    if member.role == Role.DISTRICT_COORDINATOR:
+    if member.role in {Role.DISTRICT_COORDINATOR, Role.ANALYST}:
         covered |= Q(district__in=member.districts.values("pk"))
+    if member.role == Role.ANALYST and not (member.districts.exists() or member.schools.exists()):
+        return Scope(role=member.role, **who)  # an analyst of the whole state
     return Scope(role=member.role, school_ids=frozenset(School.objects.filter(covered).values_list("pk", flat=True)),
                  **who)

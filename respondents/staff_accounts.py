@@ -68,8 +68,8 @@ def staff_account_save(*, scope, account: StaffAccount, password=None, user_id=N
             what = "changed"
         member.role = account.role
         member.save()
-        member.districts.set(districts if account.role == Role.DISTRICT_COORDINATOR else [])
-        member.schools.set(schools if account.role in {Role.DISTRICT_COORDINATOR, Role.SCHOOL_COORDINATOR} else [])
+        member.districts.set(districts if account.role in {Role.DISTRICT_COORDINATOR, Role.ANALYST} else [])
+        member.schools.set(schools if account.role != Role.STATE_ADMIN else [])
         coverage = ", ".join([*(d.code for d in districts), *(s.code for s in schools)]) or "all schools"
         audit_record(scope=scope, action=Action.STAFF_CHANGED,
                      detail=f"{user.get_username()} {what}: {member.get_role_display()} ({coverage})"

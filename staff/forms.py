@@ -1,7 +1,10 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from respondents.models import AuditEntry, StaffMember
+from respondents.export_jobs import NAMED_FIELDS
+from respondents.export_variables import ROSTER_FIELDS
+from respondents.exports import ExportOptions
+from respondents.models import AuditEntry, ExportJob, StaffMember
 
 
 class RosterUploadForm(forms.Form):
@@ -50,7 +53,8 @@ class StaffAccountForm(forms.Form):
                                help_text=_("For a new account: at least 8 characters, not a common password."))
     role = forms.ChoiceField(label=_("Role"), choices=StaffMember.Role.choices)
     district_codes = CodesField(label=_("District codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                                help_text=_("For a district coordinator: the districts' codes, separated by commas."))
+                                help_text=_("For a district coordinator, or an analyst of some districts only: "
+                                            "the districts' codes, separated by commas."))
     school_codes = CodesField(label=_("School codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
                               help_text=_("For a school coordinator: the schools' codes, separated by commas."))
     is_active = forms.BooleanField(label=_("The account may sign in"), required=False, initial=True)
@@ -86,3 +90,35 @@ class MonitoringFilterForm(forms.Form):
     def clean_below(self):
         below = self.cleaned_data["below"]
         return None if below is None else float(below)
+
+
+class ExportForm(forms.Form):
+    """What an export holds (respondents/exports.py: ExportOptions)."""
+
+    format = forms.ChoiceField(label=_("Format"), choices=ExportJob.Format.choices, initial="csv",
+                               widget=forms.RadioSelect)
+    answers = forms.ChoiceField(label=_("Answers as"), initial="values", widget=forms.RadioSelect, choices=[
+        ("values", _("Choice values (codes)")), ("labels", _("Choice labels (the words respondents saw)"))],
+        help_text=_("SPSS and Stata files always hold the values, with the labels in their syntax file."))
+    multiple = forms.ChoiceField(label=_("Questions with several answers"), initial="joined",
+                                 widget=forms.RadioSelect, choices=[
+                                     ("joined", _("One column, the chosen values separated by spaces")),
+                                     ("columns", _("One 0/1 column per choice"))])
+    roster_fields = forms.MultipleChoiceField(label=_("Roster fields"), required=False,
+                                              widget=forms.CheckboxSelectMultiple, choices=list(ROSTER_FIELDS.items()),
+                                              initial=list(ExportOptions().roster_fields))
+    deidentified = forms.BooleanField(
+        label=_("De-identified"), required=False,
+        help_text=_("Leaves out external ids, names and codes, and the respondents of schools too small to stay "
+                    "anonymous."))
+
+    def __init__(self, *args, scope, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not scope.can_see_codes:  # analysts never get names
+            self.fields["roster_fields"].choices = [
+                (name, label) for name, label in ROSTER_FIELDS.items() if name not in NAMED_FIELDS]
+
+    def options(self):
+        data = self.cleaned_data
+        return ExportOptions(labels=data["answers"] == "labels", multiple=data["multiple"],
+                             roster_fields=tuple(data["roster_fields"]), deidentified=data["deidentified"])

@@ -9,9 +9,11 @@ from datetime import datetime, time, timedelta
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.core import signing
 from django.core.exceptions import ValidationError
+from django.core.files.storage import FileSystemStorage
 from django.core.paginator import Paginator
-from django.http import FileResponse, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -21,7 +23,8 @@ from django.views.decorators.http import require_POST
 
 from config.request_guard import accepts_uploads
 from respondents.audit import audit_entries, audit_write_csv
-from respondents.models import Roster
+from respondents.export_jobs import export_job_file, export_job_start, export_jobs
+from respondents.models import ExportJob, Roster
 from respondents.monitoring import (
     completion_overview, completion_rows, completion_summary_refresh, completions_per_hour, non_responders,
     non_responders_write_csv,
@@ -37,16 +40,17 @@ from respondents.slips import codes_write_csv, slips_count, slips_job_start, sli
 from respondents.services import respondent_reissue_code, respondent_restore, respondent_withdraw
 from respondents.staff_accounts import StaffAccount, staff_account_save, staff_accounts
 from respondents.tabular import TableError, local_path
-from respondents.tasks import roster_apply_task, roster_check_task, slips_job_task
+from respondents.tasks import export_job_task, roster_apply_task, roster_check_task, slips_job_task
 from staff.access import staff_view
 from staff.monitoring_page import monitoring_charts, sort_columns
 from staff.forms import (
-    AuditFilterForm, DirectoryUploadForm, MonitoringFilterForm, RespondentIdsForm, RespondentSearchForm,
+    AuditFilterForm, DirectoryUploadForm, ExportForm, MonitoringFilterForm, RespondentIdsForm, RespondentSearchForm,
     RosterUploadForm, StaffAccountForm,
 )
 from surveys.models import Survey
 
 PROBLEMS_SHOWN = 50
+EXPORT_LINK_SALT = "staff.export-file"
 PAGE_SIZE = 100
 
 
@@ -345,6 +349,77 @@ def school_codes_csv(request, slug, school_code):
     codes_write_csv(scope=request.scope, survey=survey, school=school, login_url=_login_url(request),
                     stream=response)
     return response
+
+
+# ---------------------------------------------------------------- exports
+
+@staff_view("can_export")
+def exports(request, slug):
+    """Ask for an export (POST: queued for Celery, then its page), and the exports one asked for."""
+    survey = get_object_or_404(Survey, slug=slug)
+    form = ExportForm(request.POST or None, scope=request.scope)
+    if request.method == "POST" and form.is_valid():
+        job = export_job_start(scope=request.scope, survey=survey, format=form.cleaned_data["format"],
+                               options=form.options())
+        export_job_task.delay(job.pk)  # in-process on the embedded default
+        return redirect("staff:export", slug=survey.slug, job_id=job.pk)
+    return render(request, "staff/exports.html", {
+        "survey": survey, "form": form,
+        "jobs": export_jobs(scope=request.scope).filter(survey=survey)[:20],
+        "retention_days": settings.EXPORT_RETENTION_DAYS,
+    }, status=400 if form.errors else 200)
+
+
+def _export_job(request, slug, job_id):
+    survey = get_object_or_404(Survey, slug=slug)
+    return survey, get_object_or_404(export_jobs(scope=request.scope).filter(survey=survey), pk=job_id)
+
+
+@staff_view("can_export")
+def export_detail(request, slug, job_id):
+    survey, job = _export_job(request, slug, job_id)
+    return render(request, "staff/export_detail.html", {"survey": survey, "job": job})
+
+
+@staff_view("can_export")
+def export_progress(request, slug, job_id):
+    _, job = _export_job(request, slug, job_id)
+    return JsonResponse({"status": job.status, "status_display": job.get_status_display(),
+                         "percent": job.progress_percent, "finished": not job.is_running,
+                         "text": f"{job.rows_done} of {job.rows_total} respondents."})
+
+
+@staff_view("can_export")
+def export_download(request, slug, job_id):
+    """Send the person who asked to a short-lived link to the file: an S3 presigned URL where the storage makes
+    them, else a signed link of this app's own (``export_file``)."""
+    survey, job = _export_job(request, slug, job_id)
+    try:
+        file = export_job_file(scope=request.scope, job=job)
+    except ExportJob.DoesNotExist:
+        messages.error(request, _("This export is not ready, or it has expired: ask for it again."))
+        return redirect("staff:export", slug=survey.slug, job_id=job.pk)
+    filename = file.name.rsplit("/", 1)[-1]
+    if isinstance(file.storage, FileSystemStorage):
+        token = signing.dumps({"job": job.pk, "user": request.user.pk}, salt=EXPORT_LINK_SALT)
+        return redirect("staff:export-file", token=token)
+    return redirect(file.storage.url(file.name, expire=settings.EXPORT_LINK_SECONDS, parameters={
+        "ResponseContentDisposition": f'attachment; filename="{filename}"'}))
+
+
+@staff_view("can_export")
+def export_file(request, token):
+    """An export's file, for a signed link made a moment ago for the person now asking (the embedded default's
+    stand-in for a presigned URL); an old link or someone else's is answered 404."""
+    try:
+        link = signing.loads(token, salt=EXPORT_LINK_SALT, max_age=settings.EXPORT_LINK_SECONDS)
+    except signing.BadSignature:
+        raise Http404(_("This download link has expired: download the export again from its page.")) from None
+    if link.get("user") != request.user.pk:
+        raise Http404(_("This download link is someone else's."))
+    job = get_object_or_404(export_jobs(scope=request.scope), pk=link.get("job"), status=ExportJob.Status.DONE)
+    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1],
+                        content_type="application/zip")
 
 
 # ---------------------------------------------------------------- state administrators: directory, staff, audit

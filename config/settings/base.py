@@ -217,6 +217,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": MONITORING_REFRESH_SECONDS,
         "options": {"expires": MONITORING_REFRESH_SECONDS},
     },
+    # Exports past EXPORT_RETENTION_DAYS: their files deleted from storage.
+    "exports-expire": {
+        "task": "respondents.tasks.export_jobs_expire_task",
+        "schedule": 60 * 60,
+        "options": {"expires": 60 * 60},
+    },
 }
 
 # --- Request bodies
@@ -246,6 +252,12 @@ SLIPS_INLINE_MAX = env.int("SLIPS_INLINE_MAX", default=400)
 # Uploaded rosters wait here between their check and their apply; the web
 # workers and Celery must share it (one box: a directory; several: S3).
 MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
+
+# --- Exports (respondents/export_jobs.py)
+# Finished exports are kept this many days, then a periodic task deletes them.
+EXPORT_RETENTION_DAYS = env.int("EXPORT_RETENTION_DAYS", default=7)
+# A download link lives this many seconds (an S3 presigned URL, or a signed link of the app's own).
+EXPORT_LINK_SECONDS = env.int("EXPORT_LINK_SECONDS", default=300)
 # Uploads over this size go to a temporary file rather than memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 

@@ -5,6 +5,7 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 
 from respondents.models import AuditEntry, Respondent, Roster, StaffMember
 from respondents.tests.factories import make_respondents, make_staff
@@ -364,3 +365,68 @@ def test_a_checked_roster_discarded_from_its_page_writes_nobody(client, survey, 
     assert Roster.objects.get().status == Roster.Status.DISCARDED and not Respondent.objects.exists()
     again = client.post(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/apply/", follow=True)
     assert "cannot be applied" in again.content.decode() and not Respondent.objects.exists()
+
+
+# ---------------------------------------------------------------- exports
+
+def ask_for_export(client, survey, **fields):
+    data = {"format": "csv", "answers": "values", "multiple": "joined",
+            "roster_fields": ["respondent_id", "school_code", "grade"], **fields}
+    return client.post(f"/staff/surveys/{survey.slug}/exports/", data)
+
+
+def test_an_analyst_asks_for_an_export_watches_it_and_downloads_it_through_a_short_lived_link(
+        client, survey, lincoln, adams, settings):
+    import zipfile
+
+    from respondents.models import District, ExportJob
+
+    make_respondents(survey, 2, school=lincoln, grade="7")
+    make_respondents(survey, 3, school=adams, grade="8")
+    analyst = make_staff(StaffMember.Role.ANALYST, districts=[District.objects.get(code="D1")], username="d1-analyst")
+    signed_in(client, analyst)
+    form = client.get(f"/staff/surveys/{survey.slug}/exports/").content.decode()
+    assert 'value="spss"' in form and 'value="stata"' in form and 'value="display_name"' not in form
+    response = ask_for_export(client, survey, format="xlsx", multiple="columns")
+    job = ExportJob.objects.get()
+    assert response.status_code == 302 and response.url == f"/staff/surveys/{survey.slug}/exports/{job.pk}/"
+    progress = client.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/progress/").json()
+    assert progress == {"status": "done", "status_display": "Ready to download", "percent": 100, "finished": True,
+                        "text": "2 of 2 respondents."}  # the analyst's district only (Celery runs in-process here)
+    assert "Download the export" in client.get(response.url).content.decode()
+    link = client.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/download/")
+    assert link.status_code == 302 and link.url.startswith("/staff/exports/file/")
+    download = client.get(link.url)
+    assert download["Content-Disposition"] == 'attachment; filename="small-xlsx.zip"'
+    bundle = zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content)))
+    assert sorted(bundle.namelist()) == ["small-codebook.xlsx", "small.xlsx"]
+    # The link is the analyst's only, and short-lived.
+    other = make_staff(StaffMember.Role.ANALYST, username="other-analyst")
+    assert signed_in(Client(), other).get(link.url).status_code == 404
+    settings.EXPORT_LINK_SECONDS = -1
+    assert client.get(link.url).status_code == 404
+
+
+def test_coordinators_have_no_exports_and_nobody_reaches_another_person_s_export(client, survey, coordinator):
+    from respondents.models import ExportJob
+
+    analyst = make_staff(StaffMember.Role.ANALYST, username="state-analyst")
+    signed_in(client, analyst)
+    ask_for_export(client, survey)
+    job = ExportJob.objects.get()
+    coordinator_client = signed_in(Client(), coordinator)
+    assert coordinator_client.get(f"/staff/surveys/{survey.slug}/exports/").status_code == 403
+    assert coordinator_client.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/download/").status_code == 403
+    assert "Export the responses" not in coordinator_client.get(f"/staff/surveys/{survey.slug}/").content.decode()
+    another = signed_in(Client(), make_staff(StaffMember.Role.ANALYST, username="another-analyst"))
+    assert another.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/").status_code == 404
+    assert another.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/download/").status_code == 404
+
+
+def test_a_bad_export_form_is_answered_with_its_errors_and_queues_nothing(client, survey):
+    from respondents.models import ExportJob
+
+    signed_in(client, make_staff(StaffMember.Role.ANALYST, username="analyst"))
+    response = ask_for_export(client, survey, format="sas", roster_fields=["access_code"])
+    page = response.content.decode()
+    assert response.status_code == 400 and "Select a valid choice" in page and not ExportJob.objects.exists()
