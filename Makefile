@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster bench-monitoring smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster bench-monitoring bench-export smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -19,6 +19,7 @@ help:
 	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
 	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
+	@echo "make bench-export RESPONDENTS=1000000    CSV and XLSX exports of that many completed respondents x 60 questions: s, peak RSS"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make lint    ruff: unused names, likely bugs"
@@ -101,11 +102,14 @@ drill: install
 bench-roster: install
 	$(BIN)/python jmeter/roster_bench.py --rows $(ROWS)
 
-RESPONDENTS ?= 2000000
 SCHOOLS ?= 2000
 
 bench-monitoring: install
-	$(BIN)/python jmeter/monitoring_bench.py --respondents $(RESPONDENTS) --schools $(SCHOOLS)
+	$(BIN)/python jmeter/monitoring_bench.py --respondents $(or $(RESPONDENTS),2000000) --schools $(SCHOOLS)
+
+# The seeded survey stays for the next run; EXPORT_ARGS=--drop deletes it.
+bench-export: install
+	$(BIN)/python jmeter/export_bench.py --respondents $(or $(RESPONDENTS),1000000) --schools $(SCHOOLS) $(EXPORT_ARGS)
 
 bench-micro: install
 	$(BIN)/python jmeter/microbench.py

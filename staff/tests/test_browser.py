@@ -6,6 +6,7 @@ the respondent's old code fails at the login and the new one resumes their
 saved answers.
 """
 import io
+import zipfile
 
 import pytest
 from playwright.sync_api import expect
@@ -112,3 +113,88 @@ def test_the_slips_qr_address_fills_the_code_without_sending_it_or_logging_in(pa
     assert page.url == live_server.url + "/"  # the fragment is gone from the address bar
     assert not any("ABCDE" in url for url in requested)  # and never went to the server
     expect(page.get_by_role("button", name="Start")).to_be_visible()  # not submitted
+
+
+def sign_in(page, base, username):
+    page.goto(base + "/staff/")
+    page.get_by_label("User name").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def test_a_district_analyst_reads_the_charts_exports_xlsx_watches_it_and_a_coordinator_cannot_reach_it(
+        page, browser, live_server, client, monkeypatch):
+    import openpyxl
+    from django.utils import timezone
+
+    from respondents.models import District, ExportJob
+    from respondents.tasks import export_job_task
+    from respondents.tests.factories import login, make_respondents, save_page
+
+    survey = make_survey()
+    lincoln = make_school("LIN", "Lincoln Middle")
+    hayes = make_school("HAY", "Hayes High")
+    adams = make_school("ADA", "Adams Elementary", ("D2", "District Two"))
+    for school, colours in ((lincoln, ["red", "blue", ""]), (adams, ["red"])):
+        people = make_respondents(survey, len(colours), school=school, grade="7")
+        for person, colour in zip(people if isinstance(people, list) else [people], colours, strict=True):
+            if colour:
+                login(client, person)
+                saved = save_page(client, 1, {"q-colour": colour, "q-pets": ["cat"]})
+                assert saved.json()["saved"], saved.json()
+                client.post("/logout/")
+    make_respondents(survey, 1, school=hayes, grade="9")
+    Respondent.objects.filter(answers__value="blue").update(status="completed", completed_at=timezone.now())
+    make_staff(StaffMember.Role.ANALYST, districts=[District.objects.get(code="D1")], username="analyst")
+    make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[adams], username="adams")
+    # The worker: queued here, run below as Celery would, so the page shows the export waiting and then done.
+    monkeypatch.setattr(export_job_task, "delay", lambda job_id: None)
+    base = live_server.url
+
+    sign_in(page, base, "analyst")
+    page.get_by_role("link", name="Small survey").click()
+    page.get_by_role("link", name="Completion by district, school and grade").click()
+    expect(page.get_by_role("heading", name="Your schools: completion")).to_be_visible()
+    page.get_by_role("link", name="District One").click()
+    # Three charts drawn (Chart.js), each with its figures in a table beside it; other districts are not there.
+    for name in ("rates", "hours", "stops"):
+        expect(page.locator(f'figure[data-chart="{name}"] .chart-area')).to_be_visible()
+    expect(page.locator("figure.chart.drawn")).to_have_count(3)
+    expect(page.locator('figure[data-chart="rates"] table tbody tr')).to_have_count(2)
+    stops = page.locator('figure[data-chart="stops"] tbody tr')
+    expect(stops.nth(1).locator("th")).to_have_text("2")
+    expect(stops.nth(1).locator("td")).to_have_text("1")  # red's respondent sits on page 2
+    expect(page.get_by_text("Adams Elementary")).to_have_count(0)
+    page.get_by_role("link", name="Completion rate").click()  # sort by rate
+    expect(page.locator("table.sortable th[aria-sort]")).to_have_attribute("aria-sort", "descending")
+
+    page.get_by_role("link", name="Export the responses").click()
+    page.get_by_label("Excel (XLSX)").check()
+    page.get_by_role("button", name="Prepare the export").click()
+    expect(page.get_by_text("Waiting to start")).to_be_visible()
+    expect(page.locator("progress")).to_be_visible()
+    job = ExportJob.objects.get()
+    export_job_task(job.pk)  # the worker's run; the page's progress script notices and shows the download
+    download_link = page.get_by_role("link", name="Download the export")
+    expect(download_link).to_be_visible(timeout=10_000)
+    with page.expect_download() as info:
+        download_link.click()
+    path = info.value.path()
+    with zipfile.ZipFile(path) as bundle:
+        assert sorted(bundle.namelist()) == ["small-codebook.xlsx", "small.xlsx"]
+        sheet = openpyxl.load_workbook(io.BytesIO(bundle.read("small.xlsx")), read_only=True).active
+        rows = list(sheet.iter_rows(values_only=True))
+    header = list(rows[0])
+    colours = sorted((row[header.index("school_code")], row[header.index("colour")] or "") for row in rows[1:])
+    assert colours == [("HAY", ""), ("LIN", ""), ("LIN", "blue"), ("LIN", "red")]  # Adams is another district
+
+    # A school coordinator of the other district: no exports, and the analyst's export is not reachable.
+    other = browser.new_context()
+    coordinator = other.new_page()
+    sign_in(coordinator, base, "adams")
+    expect(coordinator.get_by_role("link", name="Export the responses")).to_have_count(0)
+    for path in (f"/staff/surveys/{survey.slug}/exports/{job.pk}/download/",
+                 f"/staff/surveys/{survey.slug}/exports/{job.pk}/", f"/staff/surveys/{survey.slug}/exports/"):
+        response = coordinator.goto(base + path)
+        assert response.status in (403, 404), (path, response.status)
+    other.close()
