@@ -262,7 +262,33 @@ class Answer(models.Model):
         return f"{self.respondent_id}/{self.question_id}={self.value!r}"
 
 
-class SlipsJob(models.Model):
+class JobProgress:
+    """``is_running`` and ``progress_percent`` of a background job with ``status`` (QUEUED, RUNNING, DONE, ...)
+    and the two counters ``progress_counters`` names: (done, total)."""
+
+    progress_counters = ("done", "total")
+
+    @property
+    def is_running(self):
+        return self.status in {self.Status.QUEUED, self.Status.RUNNING}
+
+    @property
+    def progress_percent(self):
+        if self.status == self.Status.DONE:
+            return 100
+        done, total = (getattr(self, name) for name in self.progress_counters)
+        return min(99, 100 * done // total) if total else 0
+
+    @property
+    def progress_done(self):
+        return getattr(self, self.progress_counters[0])
+
+    @property
+    def progress_total(self):
+        return getattr(self, self.progress_counters[1])
+
+
+class SlipsJob(JobProgress, models.Model):
     """Code slips of a big school, rendered by Celery with progress; the PDF is kept for its requester."""
 
     class Status(models.TextChoices):
@@ -284,21 +310,13 @@ class SlipsJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    progress_counters = ("slips_done", "slips_total")
+
     def __str__(self):
         return f"slips {self.school_id} {self.grade or 'all'} ({self.status})"
 
-    @property
-    def is_running(self):
-        return self.status in {self.Status.QUEUED, self.Status.RUNNING}
 
-    @property
-    def progress_percent(self):
-        if self.status == self.Status.DONE:
-            return 100
-        return min(99, 100 * self.slips_done // self.slips_total) if self.slips_total else 0
-
-
-class ExportJob(models.Model):
+class ExportJob(JobProgress, models.Model):
     """A response export a staff member asked for, written by Celery from a replica with progress; its ZIP is kept
     in storage (S3 on the stack) for its requester until ``expires_at``, then deleted (``respondents/export_jobs.py``)."""
 
@@ -330,18 +348,10 @@ class ExportJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
+    progress_counters = ("rows_done", "rows_total")
+
     def __str__(self):
         return f"export {self.survey_id} {self.format} ({self.status})"
-
-    @property
-    def is_running(self):
-        return self.status in {self.Status.QUEUED, self.Status.RUNNING}
-
-    @property
-    def progress_percent(self):
-        if self.status == self.Status.DONE:
-            return 100
-        return min(99, 100 * self.rows_done // self.rows_total) if self.rows_total else 0
 
 
 class CompletionSummary(models.Model):

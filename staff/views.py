@@ -312,6 +312,12 @@ def slips_new(request, slug, school_code):
     return redirect("staff:slips", slug=survey.slug, job_id=job.pk)
 
 
+def _job_progress(job, text):
+    """A background job's progress for staff/static/staff/progress.js."""
+    return JsonResponse({"status": job.status, "status_display": job.get_status_display(),
+                         "percent": job.progress_percent, "finished": not job.is_running, "text": text})
+
+
 def _slips_job(request, slug, job_id):
     survey = get_object_or_404(Survey, slug=slug)
     return survey, get_object_or_404(slips_jobs(scope=request.scope).filter(survey=survey), pk=job_id)
@@ -326,9 +332,7 @@ def slips_detail(request, slug, job_id):
 @staff_view("can_manage_people")
 def slips_progress(request, slug, job_id):
     _, job = _slips_job(request, slug, job_id)
-    return JsonResponse({"status": job.status, "status_display": job.get_status_display(),
-                         "percent": job.progress_percent, "finished": not job.is_running,
-                         "text": f"{job.slips_done} of {job.slips_total} slips."})
+    return _job_progress(job, f"{job.slips_done} of {job.slips_total} slips.")
 
 
 @staff_view("can_manage_people")
@@ -384,9 +388,7 @@ def export_detail(request, slug, job_id):
 @staff_view("can_export")
 def export_progress(request, slug, job_id):
     _, job = _export_job(request, slug, job_id)
-    return JsonResponse({"status": job.status, "status_display": job.get_status_display(),
-                         "percent": job.progress_percent, "finished": not job.is_running,
-                         "text": f"{job.rows_done} of {job.rows_total} respondents."})
+    return _job_progress(job, f"{job.rows_done} of {job.rows_total} respondents.")
 
 
 @staff_view("can_export")
