@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster page-weight smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
+	@echo "make page-weight    what a respondent's browser downloads for the survey page through the stack: requests, raw and gzip bytes"
 	@echo "make lint    ruff: unused names, likely bugs"
 
 $(BIN)/python:
@@ -96,6 +97,9 @@ bench-micro: install
 
 bench-login-flood: install
 	jmeter/login-flood
+
+page-weight: stack-up
+	$(BIN)/python jmeter/page_weight.py --json jmeter/results/page-weight.json
 
 stack-up: install
 	deploy/stack up

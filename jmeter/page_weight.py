@@ -107,6 +107,7 @@ def main():
           f" (static: {totals['static_requests']} requests, {totals['static_raw_bytes']} B raw,"
           f" {totals['static_transferred_bytes']} B transferred)")
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps({"totals": totals, "requests": [
             {"kind": k, "url": u, "status": s, "raw_bytes": len(d), "transferred_bytes": len(b),
              "content_encoding": h.get("Content-Encoding"), "cache_control": h.get("Cache-Control")}
