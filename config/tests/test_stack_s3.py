@@ -157,3 +157,18 @@ def test_the_static_bucket_serves_objects_to_anyone_but_lists_nothing():
     assert re.fullmatch(r"taking/survey\.[0-9a-f]{12}\.css", hashed)
     status, headers, _ = get(settings.STATIC_URL + hashed)
     assert status == 200 and "immutable" in headers["Cache-Control"]
+
+
+def test_with_minio_stopped_the_survey_page_still_renders_and_links_its_files():
+    stack.stack("stop", "minio")
+    try:
+        with pytest.raises(urllib.error.URLError):  # nothing listens on MinIO's port
+            get(settings.STATIC_URL)
+        output = stack.stack("manage", "seed_demo", "--show", "1")
+        code = re.findall(r"^  ([2-9A-Z]{5}-[2-9A-Z]{5})$", output, re.M)[0]
+        web = stack.WebClient()
+        assert web.post_form("/", {"access_code": code})[0] == 302
+        status, _, html = web.request("GET", "/take/")
+        assert status == 200 and re.search(re.escape(settings.STATIC_URL) + r"CACHE/js/output\.[0-9a-f]{12}\.js", html)
+    finally:
+        stack.stack("start", "minio")
