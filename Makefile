@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster bench-monitoring bench-export smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -22,6 +22,7 @@ help:
 	@echo "make bench-export RESPONDENTS=1000000    CSV and XLSX exports of that many completed respondents x 60 questions: s, peak RSS"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
+	@echo "make page-weight    what a respondent's browser downloads for the survey page through the stack: requests, raw and gzip bytes"
 	@echo "make lint    ruff: unused names, likely bugs"
 
 $(BIN)/python:
@@ -116,6 +117,9 @@ bench-micro: install
 
 bench-login-flood: install
 	jmeter/login-flood
+
+page-weight: stack-up
+	$(BIN)/python jmeter/page_weight.py --json jmeter/results/page-weight.json
 
 stack-up: install
 	deploy/stack up

@@ -16,6 +16,7 @@ waits until the stack is whole again and --settle seconds more:
     replica            replica stopped, then started
     redis              Redis restarted (sessions, Celery broker, login counters)
     memcached          memcached stopped, then started (the definition cache)
+    minio              MinIO stopped, then started (S3: static files, uploads; saves never touch it)
     nginx-reload       nginx reloads its configuration
     celery             kill -9 of the Celery worker, then started
     failover           kill -9 of the master; deploy/stack failover; then rebuild-replica
@@ -47,7 +48,7 @@ import bench  # noqa: E402  (jmeter/ is a folder of scripts, not a package)
 ROOT = bench.ROOT
 STACK = ROOT / "deploy" / "stack"
 MODES = {"async": "off", "sync": "on"}
-FAULTS = ["gunicorn-workers", "pgbouncer", "master-immediate", "replica", "redis", "memcached", "nginx-reload",
+FAULTS = ["gunicorn-workers", "pgbouncer", "master-immediate", "replica", "redis", "memcached", "minio", "nginx-reload",
           "celery", "failover"]
 SLOW_SAVE_S = 2.0
 
@@ -180,6 +181,9 @@ def inject(fault):
     if fault == "memcached":
         down_for(2, "memcached")
         return "memcached stopped; 2 s; started (empty)"
+    if fault == "minio":
+        down_for(2, "minio")
+        return "MinIO stopped; 2 s; started"
     if fault == "nginx-reload":
         stack("reload", "nginx")
         return "nginx -s reload"

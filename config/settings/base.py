@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "compressor",
     "csp",
     "axes",
     "surveys",
@@ -195,11 +196,35 @@ TIME_ZONE = env("DJANGO_TIME_ZONE", default="America/Chicago")
 USE_I18N = True
 USE_TZ = True
 
-# --- Static files
+# --- Static files and media
 STATIC_URL = "/static/"
 STATIC_ROOT = env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles"))
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "compressor.finders.CompressorFinder",
+]
 # Libraries from npm (package-lock.json, fetched by `make install`): only their built files are served.
 STATICFILES_DIRS = [("vendor/chart.js", BASE_DIR / "node_modules" / "chart.js" / "dist")]
+# Files on this machine: uploads in MEDIA_ROOT (below), static files found in
+# the apps. Production moves both to S3 when AWS_STORAGE_BUCKET_NAME is set.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# How long a download link to a stored file (an export) works: a presigned S3
+# URL's expiry in production (default_storage.url(name)).
+EXPORT_LINK_SECONDS = env.int("EXPORT_LINK_SECONDS", default=300)
+
+# --- django-compressor: {% compress %} blocks in the respondent and staff base
+# templates. Off here, so they emit their files as they are; production turns
+# it on, offline (deploy/stack up runs `manage.py compress`).
+COMPRESS_ENABLED = env.bool("COMPRESS_ENABLED", default=False)
+COMPRESS_OFFLINE = False
+COMPRESS_FILTERS = {
+    "css": ["compressor.filters.css_default.CssAbsoluteFilter", "compressor.filters.cssmin.rCSSMinFilter"],
+    "js": ["compressor.filters.jsmin.rJSMinFilter"],
+}
 
 # --- Celery
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="memory://")
@@ -256,8 +281,6 @@ MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
 # --- Exports (respondents/export_jobs.py)
 # Finished exports are kept this many days, then a periodic task deletes them.
 EXPORT_RETENTION_DAYS = env.int("EXPORT_RETENTION_DAYS", default=7)
-# A download link lives this many seconds (an S3 presigned URL, or a signed link of the app's own).
-EXPORT_LINK_SECONDS = env.int("EXPORT_LINK_SECONDS", default=300)
 # Uploads over this size go to a temporary file rather than memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 

@@ -3,8 +3,10 @@
 Everything that differs between deployments is an environment variable; see
 docs/operations.md for the list and what each is for.
 """
+from copy import deepcopy
+
 from config.settings.base import *  # noqa: F401,F403
-from config.settings.base import MIDDLEWARE, env
+from config.settings.base import CONTENT_SECURITY_POLICY, EXPORT_LINK_SECONDS, MIDDLEWARE, env
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
@@ -73,3 +75,67 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
 SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
+
+# --- Files: S3 when AWS_STORAGE_BUCKET_NAME is set (MinIO on the one-box stack), else this machine.
+# Credentials come from the environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY,
+# or an instance role), read by boto3: they never sit in settings.
+AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default="")
+if AWS_STORAGE_BUCKET_NAME:
+    AWS_STATIC_BUCKET_NAME = env("AWS_STATIC_BUCKET_NAME")
+    # None: Amazon's own endpoint for the region. Presigned links name this host,
+    # and the signature covers it: browsers must reach it as it is written here.
+    AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=None)
+    AWS_S3_REGION_NAME = env("AWS_S3_REGION_NAME", default="us-east-1")
+    AWS_S3_ADDRESSING_STYLE = env("AWS_S3_ADDRESSING_STYLE", default="path")
+    AWS_S3_SIGNATURE_VERSION = "s3v4"
+    # Objects get no ACL: the static bucket is public through its bucket policy, the media bucket is not at all.
+    AWS_DEFAULT_ACL = None
+    # Where browsers fetch static files: the static bucket's public address (a CDN in front of it, elsewhere).
+    STATIC_URL = env(
+        "STATIC_URL",
+        default=f"{AWS_S3_ENDPOINT_URL}/{AWS_STATIC_BUCKET_NAME}/" if AWS_S3_ENDPOINT_URL
+        else f"https://{AWS_STATIC_BUCKET_NAME}.s3.{AWS_S3_REGION_NAME}.amazonaws.com/",
+    )
+    _static_scheme, _static_base = STATIC_URL.split("//", 1)
+    _static_options = {
+        "bucket_name": AWS_STATIC_BUCKET_NAME,
+        # Public objects: plain URLs, the same for every request (no signature, no expiry).
+        "querystring_auth": False,
+        "custom_domain": _static_base.rstrip("/"),
+        "url_protocol": _static_scheme,
+        # CSS and JavaScript are stored gzip-compressed (Content-Encoding: gzip), since
+        # S3 and MinIO do not compress on the fly as nginx does; every browser reads gzip.
+        "gzip": True,
+    }
+    STORAGES = {
+        # Uploads (rosters), slip PDFs and exports: private; url() is a presigned link
+        # that works EXPORT_LINK_SECONDS. Names are never overwritten, as on a file system.
+        "default": {
+            "BACKEND": "storages.backends.s3.S3Storage",
+            "OPTIONS": {
+                "bucket_name": AWS_STORAGE_BUCKET_NAME,
+                "querystring_auth": True,
+                "querystring_expire": EXPORT_LINK_SECONDS,
+                "file_overwrite": False,
+            },
+        },
+        # collectstatic: hashed names (config/storages.py says why a local copy is kept).
+        "staticfiles": {"BACKEND": "config.storages.ManifestStaticS3Storage", "OPTIONS": _static_options},
+        # django-compressor's output (CACHE/css/output.<hash>.css), in the same bucket.
+        "compressor": {"BACKEND": "config.storages.StaticS3Storage", "OPTIONS": _static_options},
+    }
+
+# --- django-compressor: one minified CSS and one JavaScript file per page,
+# made at deploy time (`manage.py compress`, run by deploy/stack up) and named by
+# their content hash. Pages never compress while serving a request.
+COMPRESS_ENABLED = True
+COMPRESS_OFFLINE = True
+COMPRESS_URL = STATIC_URL
+# COMPRESS_ROOT is STATIC_ROOT (its default): the local copy it reads from and
+# where its offline manifest lives.
+
+# --- Content-Security-Policy: static files may come from the static bucket's address.
+if not STATIC_URL.startswith("/"):
+    CONTENT_SECURITY_POLICY = deepcopy(CONTENT_SECURITY_POLICY)
+    for _directive in ("script-src", "style-src", "img-src"):
+        CONTENT_SECURITY_POLICY["DIRECTIVES"][_directive].append(STATIC_URL)

@@ -42,10 +42,12 @@ def test_a_person_takes_the_demo_survey_through_nginx_gunicorn_and_pgbouncer(pag
     printed = re.findall(r"^  ([2-9A-Z]{5}-[2-9A-Z]{5})$", output, re.M)[0]
     code = printed.replace("-", "")
 
-    static = page.request.get(f"{app_url}/static/taking/survey.js")
-    assert static.ok and "survey-form" in static.text()  # served by nginx from the collected files
-
     page.goto(app_url + "/")
+    # Its script: compressed offline, from the S3 static bucket (MinIO), not from nginx.
+    script = page.locator("script[src]").first.get_attribute("src")
+    assert re.match(r"http://127\.0\.0\.1:\d+/[a-z-]+/CACHE/js/output\.[0-9a-f]{12}\.js$", script)
+    static = page.request.get(script)
+    assert static.ok and "login" in static.text()
     page.get_by_label("Access code").fill(printed)
     page.get_by_role("button", name="Start").click()
     expected = {}
