@@ -9,17 +9,22 @@ whose COMMIT may or may not have happened is safe to send again), and a calm
 page otherwise. The connection the fault broke is closed at once, and the
 next request opens a new one. A session store that cannot be reached is
 the same kind of fault: see ``config/sessions.py`` and ``respondent_required``.
+So is S3 (MinIO on the stack) that cannot be reached while a roster is
+uploaded or a slips PDF or export is read: botocore's connection errors.
 """
 import logging
 
 from django.db import InterfaceError, OperationalError, connections
+from botocore.exceptions import ConnectionError as S3ConnectionError
+from botocore.exceptions import ReadTimeoutError
 from redis.exceptions import RedisError
 
 from config import errors
 
 log = logging.getLogger(__name__)
 
-RETRYABLE = (OperationalError, InterfaceError, RedisError, ConnectionError, TimeoutError)
+RETRYABLE = (OperationalError, InterfaceError, RedisError, ConnectionError, TimeoutError,
+             S3ConnectionError, ReadTimeoutError)
 RETRY_AFTER_SECONDS = 2
 
 

@@ -56,3 +56,23 @@ def test_a_session_store_that_cannot_be_reached_answers_login_with_503_and_retry
     response = Client().post("/", {"access_code": respondent.access_code})
     assert response.status_code == 503 and response["Retry-After"] == "2"
     assert "cannot log you in right now" in response.content.decode()
+
+
+def test_object_storage_that_cannot_be_reached_answers_a_staff_download_with_503(client, monkeypatch):
+    """S3 (MinIO on the stack) away while a roster is stored or an export read: a retryable fault, not 500."""
+    from botocore.exceptions import EndpointConnectionError
+
+    from respondents.models import StaffMember
+    from respondents.tests.factories import make_staff
+    from surveys.tests.factories import make_survey
+
+    survey = make_survey()
+    client.force_login(make_staff(StaffMember.Role.ANALYST))
+
+    def away(**kwargs):
+        raise EndpointConnectionError(endpoint_url="http://127.0.0.1:29000/survey-media")
+
+    monkeypatch.setattr("staff.views.export_job_start", away)
+    response = client.post(f"/staff/surveys/{survey.slug}/exports/", {
+        "format": "csv", "answers": "values", "multiple": "joined", "roster_fields": ["grade"]})
+    assert response.status_code == 503 and response["Retry-After"] == "2"
