@@ -172,3 +172,41 @@ def test_with_minio_stopped_the_survey_page_still_renders_and_links_its_files():
         assert status == 200 and re.search(re.escape(settings.STATIC_URL) + r"CACHE/js/output\.[0-9a-f]{12}\.js", html)
     finally:
         stack.stack("start", "minio")
+
+
+@pytest.mark.django_db
+def test_an_export_lands_in_the_media_bucket_and_its_presigned_link_works_then_expires(client, settings):
+    """The staff area's export on the stack: written by the task (in-process here) into MinIO, downloaded through
+    the presigned URL the download view redirects to, refused by MinIO once EXPORT_LINK_SECONDS have passed."""
+    import io
+    import zipfile
+
+    from respondents.models import ExportJob, StaffMember
+    from respondents.tests.factories import make_respondents, make_school, make_staff
+    from surveys.tests.factories import make_survey
+
+    survey = make_survey(slug=f"s3-export-{uuid.uuid4().hex[:8]}")
+    make_respondents(survey, 3, school=make_school("S3S", "Bucket school"), grade="7")
+    client.force_login(make_staff(StaffMember.Role.ANALYST))
+    response = client.post(f"/staff/surveys/{survey.slug}/exports/", {
+        "format": "stata", "answers": "values", "multiple": "joined", "roster_fields": ["school_code", "grade"]})
+    assert response.status_code == 302
+    job = ExportJob.objects.get(survey=survey)
+    assert job.status == ExportJob.Status.DONE, job.error
+    try:
+        stored = s3().head_object(Bucket=settings.AWS_STORAGE_BUCKET_NAME, Key=job.file.name)
+        assert stored["ContentLength"] == job.size
+        link = client.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/download/")
+        assert link.status_code == 302 and link.url.startswith(settings.AWS_S3_ENDPOINT_URL)
+        assert "X-Amz-Expires=300" in link.url
+        status, headers, body = get(link.url)
+        assert status == 200 and "attachment" in headers["Content-Disposition"]
+        assert sorted(zipfile.ZipFile(io.BytesIO(body)).namelist()) == [
+            f"{survey.slug}-codebook.xlsx", f"{survey.slug}.csv", f"{survey.slug}.do"]
+        # A link that lives one second: MinIO refuses it after.
+        short = job.file.storage.url(job.file.name, expire=1)
+        assert get(short)[0] == 200
+        time.sleep(2.5)
+        assert get(short)[0] == 403
+    finally:
+        job.file.delete(save=False)
