@@ -51,7 +51,7 @@ def seed(survey, *, respondents, schools):
                  LATERAL (SELECT CASE WHEN n %% 10 < 4 THEN 'completed' WHEN n %% 10 < 7 THEN 'in_progress'
                                       ELSE 'not_started' END AS status,
                                  CASE WHEN n %% 10 BETWEEN 4 AND 6 THEN 1 + (n / 10) %% 60 ELSE 1 END AS page,
-                                 CASE WHEN n %% 10 < 7 THEN now() - make_interval(mins => (n * 7919) %% 14400) END
+                                 CASE WHEN n %% 10 < 7 THEN now() - make_interval(mins => ((n::bigint * 7919) %% 14400)::int) END
                                      AS at) AS s
         """, {"survey": survey.pk, "first": first_school, "schools": schools, "count": respondents})
         cursor.execute("ANALYZE respondents_respondent")
@@ -79,15 +79,20 @@ def signed_in_opener(base, username):
     return opener
 
 
+# Requests not counted: the first of each gunicorn worker (nginx spreads them) compiles templates and opens
+# connections.
+WARM_UP = 10
+
+
 def time_page(opener, url, *, runs):
     times = []
-    for _ in range(runs + 1):  # the first warms the worker's caches and is not counted
+    for _ in range(WARM_UP + runs):
         started = time.perf_counter()
         with opener.open(url) as response:
             body = response.read()
             assert response.status == 200, response.status
         times.append((time.perf_counter() - started) * 1000)
-    times = sorted(times[1:])
+    times = sorted(times[WARM_UP:])
     return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)], len(body)
 
 
