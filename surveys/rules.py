@@ -60,6 +60,11 @@ empty answer is for ``required`` to judge), with that answer as ``own``.
 A document is untrusted input, so a rule nests at most ``MAX_DEPTH`` levels
 and holds at most ``MAX_NODES`` ops; an ``in`` lists at most ``MAX_VALUES``
 values and a text literal is at most ``MAX_TEXT`` characters.
+
+``default_message`` holds the messages a question shows when it carries none
+of its own: for a required question left blank, for a broken constraint, and
+the texts the page form shows for an answer that does not read as its kind or
+is out of range (``taking/forms.py`` takes them from here, so the two agree).
 """
 import datetime
 import re
@@ -67,7 +72,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from surveys.models import Question
 
@@ -612,3 +617,45 @@ def _join(parts, *, and_):
         return parts[0]
     last = gettext("%(rest)s and %(last)s") if and_ else gettext("%(rest)s or %(last)s")
     return last % {"rest": ", ".join(parts[:-1]), "last": parts[-1]}
+
+
+# Messages a question shows when it carries none of its own
+
+_K = Question.Kind
+# The invalid, min_value and max_value texts are Django's form texts, word for
+# word: the page form showed them before they lived here, and Django's own
+# catalogs already translate them.
+_DEFAULT_MESSAGES = {
+    "required": {
+        _K.SINGLE: gettext_lazy("Please choose an answer."),
+        _K.MULTIPLE: gettext_lazy("Please choose at least one answer."),
+        _K.INTEGER: gettext_lazy("Please enter a number."),
+        _K.DATE: gettext_lazy("Please enter a date."),
+        None: gettext_lazy("Please answer this question."),
+    },
+    "constraint": {
+        _K.INTEGER: gettext_lazy("Please check this number: it does not fit with your other answers."),
+        _K.DATE: gettext_lazy("Please check this date: it does not fit with your other answers."),
+        None: gettext_lazy("Please check this answer: it does not fit with your other answers."),
+    },
+    "invalid": {
+        _K.INTEGER: gettext_lazy("Enter a whole number."),
+        _K.DATE: gettext_lazy("Enter a valid date."),
+    },
+    "min_value": {_K.INTEGER: gettext_lazy("Ensure this value is greater than or equal to %(limit_value)s.")},
+    "max_value": {_K.INTEGER: gettext_lazy("Ensure this value is less than or equal to %(limit_value)s.")},
+}
+
+
+def default_message(kind: str, which: str, **params: object) -> str:
+    """Return the message a question of ``kind`` shows for ``which`` problem when it has none of its own.
+
+    ``which`` is ``required``, ``constraint``, ``invalid`` (not a whole number,
+    not a date), ``min_value`` or ``max_value`` (with ``limit_value=``).
+    Raise ValueError for a problem a question of ``kind`` cannot have.
+    """
+    texts = _DEFAULT_MESSAGES.get(which, {})
+    text = texts.get(kind, texts.get(None))
+    if text is None:
+        raise ValueError(f"a {kind} question has no default {which!r} message")
+    return str(text) % params if params else str(text)

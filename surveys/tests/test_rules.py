@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from surveys.rules import (
-    MAX_DEPTH, MAX_NODES, RuleError, RuleQuestion, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json,
+    MAX_DEPTH, MAX_NODES, RuleError, RuleQuestion, default_message, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json,
 )
 
 CASES = json.loads((Path(__file__).resolve().parent / "rule_cases.json").read_text())
@@ -289,3 +289,33 @@ LABELS = {("role", "teacher"): "Teacher", ("role", "parent"): "Parent", ("pets",
 ])
 def test_a_rule_reads_in_plain_words(raw, own, expected):
     assert rule_describe(parse(raw, own=own), prompts=PROMPTS, choice_labels=LABELS) == expected
+
+
+# Default messages
+
+@pytest.mark.parametrize(("kind", "which", "params", "expected"), [
+    ("single", "required", {}, "Please choose an answer."),
+    ("multiple", "required", {}, "Please choose at least one answer."),
+    ("short_text", "required", {}, "Please answer this question."),
+    ("integer", "constraint", {}, "Please check this number: it does not fit with your other answers."),
+    ("long_text", "constraint", {}, "Please check this answer: it does not fit with your other answers."),
+    ("integer", "invalid", {}, "Enter a whole number."),
+    ("integer", "max_value", {"limit_value": 99}, "Ensure this value is less than or equal to 99."),
+])
+def test_every_kind_has_a_default_message_for_required_and_constraint(kind, which, params, expected):
+    assert default_message(kind, which, **params) == expected
+
+
+def test_a_default_message_for_a_problem_the_kind_cannot_have_is_an_error():
+    with pytest.raises(ValueError, match="a short_text question has no default 'min_value' message"):
+        default_message("short_text", "min_value")
+
+
+def test_the_page_forms_texts_keep_djangos_translations():
+    from django.core.validators import MinValueValidator
+    from django.utils import translation
+
+    with translation.override("es"):
+        assert default_message("integer", "min_value", limit_value=5) == str(MinValueValidator.message) % {
+            "limit_value": 5}
+        assert default_message("integer", "min_value") != "Ensure this value is greater than or equal to %(limit_value)s."
