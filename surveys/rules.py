@@ -254,8 +254,9 @@ class _Parser:
         if not self.need(isinstance(raw, dict), path, "must be an object with an op"):
             return None
         op = raw.get("op")
-        if not self.need(isinstance(op, str) and op in _KEYS, f"{path}.op",
-                         f"must be one of {', '.join(OPS)}" if op is None else f"{op!r} is not one of {', '.join(OPS)}"):
+        if op is None:
+            return self.refuse(f"{path}.op", f"must be one of {', '.join(OPS)}")
+        if not self.need(isinstance(op, str) and op in _KEYS, f"{path}.op", f"{op!r} is not one of {', '.join(OPS)}"):
             return None
         keys = _KEYS[op]
         complete = True
@@ -309,8 +310,8 @@ class _Parser:
         if not self.need(isinstance(code, str), path, "must be a question code (text)"):
             return None
         if code == OWN:
-            if not self.need(self.own is not None, path, "'.' (the question's own value) is only allowed in a constraint"):
-                return None
+            if self.own is None:
+                return self.refuse(path, "'.' (the question's own value) is only allowed in a constraint")
             question = self.own
         elif code in self.earlier:
             question = self.earlier[code]
@@ -320,16 +321,15 @@ class _Parser:
             return self.refuse(path, f"'{code}' does not come before this rule: a rule reads only earlier answers")
         else:
             return self.refuse(path, f"there is no question '{code}'")
-        if not self.need(question.kind in _READ_AS, path,
-                         f"'{question.code}' is a {_KIND_NAMES.get(question.kind, question.kind)}, which takes no answer"
-                         + (": name one of its rows" if question.kind == Question.Kind.GRID else "")):
-            return None
+        if question.kind not in _READ_AS:
+            rows = ": name one of its rows" if question.kind == Question.Kind.GRID else ""
+            kind = _KIND_NAMES.get(question.kind, question.kind)
+            return self.refuse(path, f"'{question.code}' is a {kind}, which takes no answer{rows}")
         return question
 
     def compare(self, op, code, question, read_as, raw_value, path):
         if read_as == _CHOICES:
-            return self.refuse(f"{path}.op",
-                             f"'{op}' does not read a multiple-choice question ('{question.code}'): use selected or count")
+            return self.refuse(f"{path}.op", _not_multiple(op, question))
         if op in ORDERINGS and not self.need(read_as in (_NUMBER, _DATE), f"{path}.op",
                                              f"'{op}' compares integer or date answers; {_named(question)}"):
             return None
@@ -351,8 +351,7 @@ class _Parser:
 
     def in_set(self, code, question, read_as, raw_values, path):
         if read_as == _CHOICES:
-            return self.refuse(f"{path}.op",
-                             f"'in' does not read a multiple-choice question ('{question.code}'): use selected or count")
+            return self.refuse(f"{path}.op", _not_multiple("in", question))
         if not self.need(isinstance(raw_values, list) and 0 < len(raw_values) <= MAX_VALUES, f"{path}.values",
                          f"must be a list of 1 to {MAX_VALUES} values"):
             return None
@@ -380,7 +379,7 @@ class _Parser:
                 return Literal(json=raw, typed=day)
         elif read_as == _TEXT:
             if (self.need(isinstance(raw, str), path, f"must be text, as {_named(question)}")
-                    and self.need(raw != "", path, "must not be empty: use 'answered' to ask whether there is an answer")
+                    and self.need(raw != "", path, "must not be empty: ask whether there is an answer with 'answered'")
                     and self.need(len(raw) <= MAX_TEXT, path, f"is longer than {MAX_TEXT} characters")):
                 return Literal(json=raw, typed=raw)
         else:
@@ -393,6 +392,10 @@ class _Parser:
 
 def _named(question):
     return f"'{question.code}' is a {_KIND_NAMES.get(question.kind, question.kind)} question"
+
+
+def _not_multiple(op, question):
+    return f"'{op}' does not read a multiple-choice question ('{question.code}'): use selected or count"
 
 
 def _comparable(read_as):

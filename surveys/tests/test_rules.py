@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from surveys.rules import (
-    MAX_DEPTH, MAX_NODES, RuleError, RuleQuestion, default_message, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json,
+    MAX_DEPTH, MAX_NODES, RuleError, RuleQuestion, default_message, rule_codes, rule_describe, rule_evaluate,
+    rule_parse, rule_to_json,
 )
 
 CASES = json.loads((Path(__file__).resolve().parent / "rule_cases.json").read_text())
@@ -96,7 +97,7 @@ def test_the_golden_cases_cover_every_op_and_are_at_least_sixty():
     ({"op": "lt", "q": "first_day", "value": "20240201"},
      "rule.value: must be a date written YYYY-MM-DD, as 'first_day' is a date question"),
     ({"op": "equals", "q": "nickname", "value": ""},
-     "rule.value: must not be empty: use 'answered' to ask whether there is an answer"),
+     "rule.value: must not be empty: ask whether there is an answer with 'answered'"),
     ({"op": "equals", "q": "nickname", "value": 3}, "rule.value: must be text, as 'nickname' is a short text question"),
     ({"op": "equals", "q": "nickname", "value": "x" * 5001}, "rule.value: is longer than 5000 characters"),
     ({"op": "le", "q": "years", "value": {"q": "first_day"}},
@@ -318,4 +319,4 @@ def test_the_page_forms_texts_keep_djangos_translations():
     with translation.override("es"):
         assert default_message("integer", "min_value", limit_value=5) == str(MinValueValidator.message) % {
             "limit_value": 5}
-        assert default_message("integer", "min_value") != "Ensure this value is greater than or equal to %(limit_value)s."
+        assert "Ensure" not in default_message("integer", "min_value")
