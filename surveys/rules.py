@@ -586,6 +586,8 @@ class _Describer:
             "how_many": how_many, "question": self.question(rule.code)}
 
     def question(self, code):
+        if code == OWN:
+            return gettext("this question")
         return _quote(self.prompts.get(code, code))
 
     def answer(self, code):

@@ -287,6 +287,7 @@ LABELS = {("role", "teacher"): "Teacher", ("role", "parent"): "Parent", ("pets",
     ]}, None, "you chose “Teacher” for “What is your role?”, (your answer to “Age” is less than 30 or you answered "
               "“story”) and you did not choose “Cat” for “Which pets?”"),
     ({"op": "le", "q": ".", "value": {"q": "age"}}, "years", "your answer is at most your answer to “Age”"),
+    ({"op": "count", "q": ".", "cmp": "le", "value": 2}, "pets", "you chose at most 2 answers for this question"),
 ])
 def test_a_rule_reads_in_plain_words(raw, own, expected):
     assert rule_describe(parse(raw, own=own), prompts=PROMPTS, choice_labels=LABELS) == expected
