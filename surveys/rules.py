@@ -1,0 +1,666 @@
+"""Skip logic and constraints: a small rule language of the survey's own, as a JSON tree.
+
+A page or a question may carry a condition on earlier answers ("show if"), and
+a question a constraint on its own value. Both are written as a JSON tree that
+is checked when the survey document is imported, compiled into frozen
+dataclasses (safe to keep in the per-process definition memo) and evaluated
+here in Python; nothing is ever handed to ``eval``, here or in the browser.
+
+The tree, one example per op::
+
+    {"op": "equals", "q": "role", "value": "teacher"}
+    {"op": "not_equals", "q": "role", "value": "teacher"}
+    {"op": "gt", "q": "age", "value": 12}                  # also ge, lt, le
+    {"op": "le", "q": ".", "value": {"q": "age"}}          # compare with another answer
+    {"op": "lt", "q": "first_day", "value": "2024-09-01"}  # dates as YYYY-MM-DD
+    {"op": "in", "q": "grade", "values": ["6", "7"]}
+    {"op": "selected", "q": "pets", "value": "cat"}        # single or multiple choice
+    {"op": "count", "q": "pets", "cmp": "ge", "value": 2}  # how many choices were ticked
+    {"op": "answered", "q": "comments"}
+    {"op": "and", "rules": [{...}, {...}]}                 # also "or"
+    {"op": "not", "rule": {...}}
+
+``q`` names a question by its code. In a constraint, ``"."`` names the
+question's own value (XPath's ``.``, so an XLSForm ``. <= ${age}`` compiles
+to the fourth line above); the one key keeps every place that reads an answer
+alike, and ``.`` can never be a code. ``value`` is a literal or
+``{"q": code}``; ``equals``, ``not_equals`` and ``count``'s ``cmp`` take
+the same six comparison ops as ``gt``/``ge``/``lt``/``le``.
+
+What a rule may say is checked against the kinds of the questions it reads:
+an integer question compares with whole numbers, a date question with
+``YYYY-MM-DD`` dates, a text question with non-empty text and a choice
+question with its own choice values (written as text; a whole number is taken
+as its text, as the document's choice lists do). ``gt``, ``ge``, ``lt`` and
+``le`` compare only integer and date answers; ``selected`` and ``count`` only
+choice answers; a multiple-choice answer is read only by ``selected``,
+``count`` and ``answered`` (XPath would compare the whole space-separated
+text, which is never what is meant). A grid takes no answer: its rows do.
+
+Answers are the stored text of ``Answer.value``: a choice value, a multiple
+choice's values separated by single spaces, an integer in decimal, a date as
+``YYYY-MM-DD``, ``""`` for a question left blank. A missing key is the same
+as ``""``, and so is anything that is not text: ODK makes no difference
+either, and clears the answer of a question its condition hides, so a caller
+should pass ``""`` for those. Following ODK, which reads an empty answer as
+``""`` (and as NaN where a number is wanted):
+
+- a blank answer equals nothing, so ``equals``, ``in``, ``selected`` and the
+  four orderings are false on it, and ``not_equals`` is true: it is always
+  exactly ``not equals`` (XLSForm's ``${role} != 'teacher'`` holds for a
+  respondent who skipped ``role``). Two blank answers are not equal either;
+- ``count`` of a blank answer is 0; ``answered`` is true for any non-blank answer;
+- numbers compare as numbers (``Decimal``, so ``"12"`` equals ``12``), dates as
+  dates, text and choice values exactly; a stored value that does not read as
+  its kind (which ``respondents.answer_values`` says never happens) counts as blank.
+
+A constraint is checked only when its question has an answer (as in ODK; an
+empty answer is for ``required`` to judge), with that answer as ``own``.
+
+A document is untrusted input, so a rule nests at most ``MAX_DEPTH`` levels
+and holds at most ``MAX_NODES`` ops; an ``in`` lists at most ``MAX_VALUES``
+values and a text literal is at most ``MAX_TEXT`` characters.
+
+``default_message`` holds the messages a question shows when it carries none
+of its own: for a required question left blank, for a broken constraint, and
+the texts the page form shows for an answer that does not read as its kind or
+is out of range (``taking/forms.py`` takes them from here, so the two agree).
+"""
+import datetime
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.utils.translation import gettext, gettext_lazy, ngettext
+
+from surveys.models import Question
+
+MAX_DEPTH = 20
+MAX_NODES = 200
+MAX_VALUES = 200
+MAX_TEXT = max(Question.DEFAULT_MAX_LENGTH.values())
+OWN = "."
+
+COMPARISONS = ("equals", "not_equals", "gt", "ge", "lt", "le")
+ORDERINGS = ("gt", "ge", "lt", "le")
+OPS = (*COMPARISONS, "in", "selected", "count", "answered", "and", "or", "not")
+_KEYS = {
+    **{op: ("op", "q", "value") for op in COMPARISONS},
+    "in": ("op", "q", "values"),
+    "selected": ("op", "q", "value"),
+    "count": ("op", "q", "cmp", "value"),
+    "answered": ("op", "q"),
+    "and": ("op", "rules"),
+    "or": ("op", "rules"),
+    "not": ("op", "rule"),
+}
+
+# How each kind's answer is read; a kind missing here (a grid) takes no answer.
+_NUMBER, _DATE, _TEXT, _CHOICE, _CHOICES = "number", "date", "text", "choice", "choices"
+_READ_AS = {
+    Question.Kind.INTEGER: _NUMBER,
+    Question.Kind.DATE: _DATE,
+    Question.Kind.SHORT_TEXT: _TEXT,
+    Question.Kind.LONG_TEXT: _TEXT,
+    Question.Kind.SINGLE: _CHOICE,
+    Question.Kind.MULTIPLE: _CHOICES,
+}
+_KIND_NAMES = {
+    Question.Kind.SINGLE: "single-choice", Question.Kind.MULTIPLE: "multiple-choice", Question.Kind.GRID: "grid",
+    Question.Kind.INTEGER: "integer", Question.Kind.DATE: "date",
+    Question.Kind.SHORT_TEXT: "short text", Question.Kind.LONG_TEXT: "long text",
+}
+_NUMBER_TEXT = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
+_DATE_TEXT = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+class RuleError(ValueError):
+    """A rule that cannot be compiled; ``problems`` lists why, each with its path."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class RuleQuestion:
+    """What a rule needs to know of a question it reads: its kind and, for a choice question, its choice values."""
+
+    code: str
+    kind: str
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A value written in the rule: ``json`` as written (canonical), ``typed`` as compared."""
+
+    json: int | str
+    typed: Decimal | datetime.date | str
+
+
+@dataclass(frozen=True)
+class AnswerTo:
+    """The answer to question ``code`` (``"."``: the constrained question's own value)."""
+
+    code: str
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str
+    code: str
+    other: Literal | AnswerTo
+    read_as: str
+
+
+@dataclass(frozen=True)
+class InSet:
+    code: str
+    values: tuple[Literal, ...]
+    read_as: str
+    typed: frozenset
+
+
+@dataclass(frozen=True)
+class Selected:
+    code: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Count:
+    code: str
+    cmp: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Answered:
+    code: str
+
+
+@dataclass(frozen=True)
+class AllOf:
+    rules: tuple
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    rules: tuple
+
+
+@dataclass(frozen=True)
+class Not:
+    rule: object
+
+
+Rule = Compare | InSet | Selected | Count | Answered | AllOf | AnyOf | Not
+
+
+# Parsing and checking
+
+def rule_parse(
+    raw: object,
+    *,
+    path: str,
+    earlier: Mapping[str, RuleQuestion],
+    later: Collection[str] = frozenset(),
+    own: RuleQuestion | None = None,
+) -> Rule:
+    """Check ``raw`` and return it compiled; raise RuleError listing every problem with its path.
+
+    ``earlier`` maps the code of every question answered before the rule's
+    holder (on earlier pages, or earlier on the same page for a question's
+    rule) to what the rule needs to know of it; ``later`` names the survey's
+    other codes, so that a reference to one of them is called too late rather
+    than unknown. ``own`` is the question a constraint belongs to: given, the
+    rule is a constraint and may read ``"."``.
+    """
+    parser = _Parser(root=path, earlier=earlier, later=later, own=own)
+    rule = parser.rule(raw, path, depth=1)
+    if parser.problems:
+        raise RuleError(parser.problems)
+    return rule
+
+
+@dataclass
+class _Parser:
+    root: str
+    earlier: Mapping[str, RuleQuestion]
+    later: Collection[str]
+    own: RuleQuestion | None
+    nodes: int = 0
+    problems: list = field(default_factory=list)
+
+    def need(self, condition, path, message):
+        if not condition:
+            self.problems.append(f"{path}: {message}")
+        return condition
+
+    def refuse(self, path, message):
+        self.problems.append(f"{path}: {message}")
+
+    def rule(self, raw, path, *, depth):
+        # Stop descending at the first limit crossed: the rest of an oversized rule is not read at all.
+        if not self.need(depth <= MAX_DEPTH, path, f"rules nest deeper than {MAX_DEPTH} levels"):
+            return None
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            if self.nodes == MAX_NODES + 1:
+                self.problems.append(f"{self.root}: a rule holds more than {MAX_NODES} ops")
+            return None
+        if not self.need(isinstance(raw, dict), path, "must be an object with an op"):
+            return None
+        op = raw.get("op")
+        if op is None:
+            return self.refuse(f"{path}.op", f"must be one of {', '.join(OPS)}")
+        if not self.need(isinstance(op, str) and op in _KEYS, f"{path}.op", f"{op!r} is not one of {', '.join(OPS)}"):
+            return None
+        keys = _KEYS[op]
+        complete = True
+        for key in keys:
+            complete &= self.need(key in raw, f"{path}.{key}", "is required")
+        for key in raw:
+            if key not in keys:
+                self.refuse(f"{path}.{key}" if isinstance(key, str) else path,
+                          f"is not a key of a '{op}' rule (it takes {', '.join(keys)})")
+        if not complete:
+            return None
+        if op in ("and", "or"):
+            return self.group(op, raw["rules"], f"{path}.rules", depth=depth)
+        if op == "not":
+            inner = self.rule(raw["rule"], f"{path}.rule", depth=depth + 1)
+            return Not(rule=inner) if inner else None
+        question = self.reference(raw["q"], f"{path}.q")
+        if question is None:
+            return None
+        code = raw["q"]
+        read_as = _READ_AS[question.kind]
+        if op in COMPARISONS:
+            return self.compare(op, code, question, read_as, raw["value"], path)
+        if op == "in":
+            return self.in_set(code, question, read_as, raw["values"], path)
+        if op == "answered":
+            return Answered(code=code)
+        if not self.need(read_as in (_CHOICE, _CHOICES), f"{path}.op",
+                         f"'{op}' reads a choice question; {_named(question)}"):
+            return None
+        if op == "selected":
+            value = self.literal(raw["value"], question, _CHOICE, f"{path}.value")
+            return Selected(code=code, value=value.json) if value else None
+        cmp, value = raw["cmp"], raw["value"]
+        fine = self.need(cmp in COMPARISONS if isinstance(cmp, str) else False, f"{path}.cmp",
+                         f"must be one of {', '.join(COMPARISONS)}")
+        fine &= self.need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+                          f"{path}.value", "must be a whole number, 0 or more")
+        return Count(code=code, cmp=cmp, value=value) if fine else None
+
+    def group(self, op, raw_rules, path, *, depth):
+        if not self.need(isinstance(raw_rules, list) and raw_rules, path, "must be a non-empty list of rules"):
+            return None
+        rules = [self.rule(raw, f"{path}[{index}]", depth=depth + 1) for index, raw in enumerate(raw_rules, start=1)]
+        if None in rules:
+            return None
+        return (AllOf if op == "and" else AnyOf)(rules=tuple(rules))
+
+    def reference(self, code, path):
+        """Return the question ``code`` names if a rule here may read it, else None (with the reason noted)."""
+        if not self.need(isinstance(code, str), path, "must be a question code (text)"):
+            return None
+        if code == OWN:
+            if self.own is None:
+                return self.refuse(path, "'.' (the question's own value) is only allowed in a constraint")
+            question = self.own
+        elif code in self.earlier:
+            question = self.earlier[code]
+        elif self.own is not None and code == self.own.code:
+            return self.refuse(path, f"'{code}' is the question this constraint belongs to: write '.' for its value")
+        elif code in self.later:
+            return self.refuse(path, f"'{code}' does not come before this rule: a rule reads only earlier answers")
+        else:
+            return self.refuse(path, f"there is no question '{code}'")
+        if question.kind not in _READ_AS:
+            rows = ": name one of its rows" if question.kind == Question.Kind.GRID else ""
+            kind = _KIND_NAMES.get(question.kind, question.kind)
+            return self.refuse(path, f"'{question.code}' is a {kind}, which takes no answer{rows}")
+        return question
+
+    def compare(self, op, code, question, read_as, raw_value, path):
+        if read_as == _CHOICES:
+            return self.refuse(f"{path}.op", _not_multiple(op, question))
+        if op in ORDERINGS and not self.need(read_as in (_NUMBER, _DATE), f"{path}.op",
+                                             f"'{op}' compares integer or date answers; {_named(question)}"):
+            return None
+        if isinstance(raw_value, dict):
+            other_code = raw_value.get("q")
+            if not self.need(set(raw_value) == {"q"}, f"{path}.value",
+                             "an answer to compare with is written {\"q\": code}"):
+                return None
+            other = self.reference(other_code, f"{path}.value.q")
+            if other is None:
+                return None
+            other_as = _READ_AS[other.kind]
+            if not self.need(_comparable(read_as) == _comparable(other_as), f"{path}.value.q",
+                             f"cannot compare {_named(question)} with {_named(other)}"):
+                return None
+            return Compare(op=op, code=code, other=AnswerTo(code=other_code), read_as=read_as)
+        value = self.literal(raw_value, question, read_as, f"{path}.value")
+        return Compare(op=op, code=code, other=value, read_as=read_as) if value else None
+
+    def in_set(self, code, question, read_as, raw_values, path):
+        if read_as == _CHOICES:
+            return self.refuse(f"{path}.op", _not_multiple("in", question))
+        if not self.need(isinstance(raw_values, list) and 0 < len(raw_values) <= MAX_VALUES, f"{path}.values",
+                         f"must be a list of 1 to {MAX_VALUES} values"):
+            return None
+        values, seen = [], set()
+        for index, raw in enumerate(raw_values, start=1):
+            value = self.literal(raw, question, read_as, f"{path}.values[{index}]")
+            if value is None:
+                continue
+            if self.need(value.typed not in seen, f"{path}.values[{index}]", f"{value.json!r} appears twice"):
+                seen.add(value.typed)
+                values.append(value)
+        if len(values) < len(raw_values):
+            return None
+        return InSet(code=code, values=tuple(values), read_as=read_as, typed=frozenset(seen))
+
+    def literal(self, raw, question, read_as, path):
+        """Return ``raw`` as a Literal fit for ``question`` read as ``read_as``, or None (with the reason noted)."""
+        whole = isinstance(raw, int) and not isinstance(raw, bool)
+        if read_as == _NUMBER:
+            if self.need(whole, path, f"must be a whole number, as {_named(question)}"):
+                return Literal(json=raw, typed=Decimal(raw))
+        elif read_as == _DATE:
+            day = _date(raw) if isinstance(raw, str) else None
+            if self.need(day is not None, path, f"must be a date written YYYY-MM-DD, as {_named(question)}"):
+                return Literal(json=raw, typed=day)
+        elif read_as == _TEXT:
+            if (self.need(isinstance(raw, str), path, f"must be text, as {_named(question)}")
+                    and self.need(raw != "", path, "must not be empty: ask whether there is an answer with 'answered'")
+                    and self.need(len(raw) <= MAX_TEXT, path, f"is longer than {MAX_TEXT} characters")):
+                return Literal(json=raw, typed=raw)
+        else:
+            value = str(raw) if whole else raw
+            if self.need(isinstance(value, str), path, f"must be one of the choice values of '{question.code}'"):
+                if self.need(value in question.choices, path, f"{value!r} is not a choice of '{question.code}'"):
+                    return Literal(json=value, typed=value)
+        return None
+
+
+def _named(question):
+    return f"'{question.code}' is a {_KIND_NAMES.get(question.kind, question.kind)} question"
+
+
+def _not_multiple(op, question):
+    return f"'{op}' does not read a multiple-choice question ('{question.code}'): use selected or count"
+
+
+def _comparable(read_as):
+    # A single choice's value is text: comparing it with a text answer or another single choice is fair.
+    return _TEXT if read_as == _CHOICE else read_as
+
+
+def _date(text):
+    if not _DATE_TEXT.match(text):
+        return None
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+# What a rule reads, and its canonical JSON
+
+def rule_codes(rule: Rule) -> frozenset[str]:
+    """Return the codes of the questions ``rule`` reads (not ``"."``, the constrained question's own value)."""
+    codes = set()
+    for node in _walk(rule):
+        if isinstance(node, (AllOf, AnyOf, Not)):
+            continue
+        codes.add(node.code)
+        if isinstance(node, Compare) and isinstance(node.other, AnswerTo):
+            codes.add(node.other.code)
+    codes.discard(OWN)
+    return frozenset(codes)
+
+
+def _walk(rule):
+    yield rule
+    if isinstance(rule, (AllOf, AnyOf)):
+        for inner in rule.rules:
+            yield from _walk(inner)
+    elif isinstance(rule, Not):
+        yield from _walk(rule.rule)
+
+
+def rule_to_json(rule: Rule) -> dict:
+    """Return ``rule`` as canonical JSON data: what ``rule_parse`` reads, with choice values as text."""
+    if isinstance(rule, Compare):
+        other = {"q": rule.other.code} if isinstance(rule.other, AnswerTo) else rule.other.json
+        return {"op": rule.op, "q": rule.code, "value": other}
+    if isinstance(rule, InSet):
+        return {"op": "in", "q": rule.code, "values": [value.json for value in rule.values]}
+    if isinstance(rule, Selected):
+        return {"op": "selected", "q": rule.code, "value": rule.value}
+    if isinstance(rule, Count):
+        return {"op": "count", "q": rule.code, "cmp": rule.cmp, "value": rule.value}
+    if isinstance(rule, Answered):
+        return {"op": "answered", "q": rule.code}
+    if isinstance(rule, (AllOf, AnyOf)):
+        return {"op": "and" if isinstance(rule, AllOf) else "or", "rules": [rule_to_json(r) for r in rule.rules]}
+    return {"op": "not", "rule": rule_to_json(rule.rule)}
+
+
+# Evaluation
+
+def rule_evaluate(rule: Rule, answers: Mapping[str, str], *, own: str | None = None) -> bool:
+    """Return whether ``rule`` holds for ``answers`` (code to stored text) and, in a constraint, the value ``own``."""
+    if isinstance(rule, AllOf):
+        return all(rule_evaluate(r, answers, own=own) for r in rule.rules)
+    if isinstance(rule, AnyOf):
+        return any(rule_evaluate(r, answers, own=own) for r in rule.rules)
+    if isinstance(rule, Not):
+        return not rule_evaluate(rule.rule, answers, own=own)
+    text = _answer(rule.code, answers, own)
+    if isinstance(rule, Answered):
+        return text != ""
+    if isinstance(rule, Selected):
+        return rule.value in text.split()
+    if isinstance(rule, Count):
+        return _holds(rule.cmp, len(text.split()), rule.value)
+    if isinstance(rule, InSet):
+        value = _typed(text, rule.read_as)
+        return value is not None and value in rule.typed
+    left = _typed(text, rule.read_as)
+    if isinstance(rule.other, Literal):
+        right = rule.other.typed
+    else:
+        right = _typed(_answer(rule.other.code, answers, own), rule.read_as)
+    if left is None or right is None:
+        return rule.op == "not_equals"
+    return _holds(rule.op, left, right)
+
+
+def _answer(code, answers, own):
+    value = own if code == OWN else answers.get(code)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _typed(text, read_as):
+    """Return ``text`` as compared when read as ``read_as``; None when blank or not readable so."""
+    if text == "":
+        return None
+    if read_as == _NUMBER:
+        return Decimal(text) if _NUMBER_TEXT.match(text) else None
+    if read_as == _DATE:
+        return _date(text)
+    return text
+
+
+def _holds(op, left, right):
+    if op == "equals":
+        return left == right
+    if op == "not_equals":
+        return left != right
+    if op == "gt":
+        return left > right
+    if op == "ge":
+        return left >= right
+    if op == "lt":
+        return left < right
+    return left <= right
+
+
+# Plain words, for the page without JavaScript
+
+def rule_describe(rule: Rule, *, prompts: Mapping[str, str], choice_labels: Mapping[tuple[str, str], str]) -> str:
+    """Return ``rule`` as a clause in plain words, to follow "if": "you chose “Teacher” for “What is your role?”".
+
+    ``prompts`` maps codes to question prompts and ``choice_labels`` maps
+    ``(code, value)`` to a choice's label; a code or value missing from them is
+    shown as it is. A caller writes the sentence around the clause, such as
+    ``gettext("Answer if %(condition)s.")``. Within and/or, a nested and/or
+    is put in brackets, so "A and (B or C)" reads as it evaluates.
+    """
+    return _Describer(prompts=prompts, choice_labels=choice_labels).clause(rule)
+
+
+@dataclass
+class _Describer:
+    prompts: Mapping[str, str]
+    choice_labels: Mapping[tuple[str, str], str]
+
+    def clause(self, rule, *, negated=False):
+        if isinstance(rule, Not):
+            return self.clause(rule.rule, negated=not negated)
+        if isinstance(rule, (AllOf, AnyOf)):
+            joined = _join([self.part(r) for r in rule.rules], and_=isinstance(rule, AllOf))
+            return gettext("it is not true that %(condition)s") % {"condition": joined} if negated else joined
+        if isinstance(rule, Answered):
+            text = gettext("you did not answer %(question)s") if negated else gettext("you answered %(question)s")
+            return text % {"question": self.question(rule.code)}
+        if isinstance(rule, Selected):
+            return self.chose([rule.value], rule.code, negated=negated)
+        if isinstance(rule, Count):
+            text = self.count(rule)
+            return gettext("it is not true that %(condition)s") % {"condition": text} if negated else text
+        if isinstance(rule, InSet):
+            if rule.read_as == _CHOICE:
+                return self.chose([v.json for v in rule.values], rule.code, negated=negated)
+            values = _join([self.literal(v) for v in rule.values], and_=False)
+            text = gettext("%(answer)s is not %(values)s") if negated else gettext("%(answer)s is %(values)s")
+            return text % {"answer": self.answer(rule.code), "values": values}
+        op = rule.op
+        if negated and op in ("equals", "not_equals"):
+            op, negated = ("not_equals" if op == "equals" else "equals"), False
+        if rule.read_as == _CHOICE and isinstance(rule.other, Literal) and op in ("equals", "not_equals"):
+            return self.chose([rule.other.json], rule.code, negated=op == "not_equals")
+        other = self.answer(rule.other.code) if isinstance(rule.other, AnswerTo) else self.literal(rule.other)
+        text = _comparison_texts(rule.read_as)[op] % {"answer": self.answer(rule.code), "value": other}
+        return gettext("it is not true that %(condition)s") % {"condition": text} if negated else text
+
+    def part(self, rule):
+        text = self.clause(rule)
+        return f"({text})" if isinstance(rule, (AllOf, AnyOf)) else text
+
+    def chose(self, values, code, *, negated):
+        choices = _join([_quote(self.choice_labels.get((code, v), v)) for v in values], and_=False)
+        text = gettext("you did not choose %(choices)s for %(question)s") if negated else gettext(
+            "you chose %(choices)s for %(question)s")
+        return text % {"choices": choices, "question": self.question(code)}
+
+    def count(self, rule):
+        n = rule.value
+        how_many = {
+            "equals": ngettext("exactly %(n)s answer", "exactly %(n)s answers", n),
+            "not_equals": ngettext("other than %(n)s answer", "other than %(n)s answers", n),
+            "gt": ngettext("more than %(n)s answer", "more than %(n)s answers", n),
+            "ge": ngettext("at least %(n)s answer", "at least %(n)s answers", n),
+            "lt": ngettext("fewer than %(n)s answer", "fewer than %(n)s answers", n),
+            "le": ngettext("at most %(n)s answer", "at most %(n)s answers", n),
+        }[rule.cmp] % {"n": n}
+        return gettext("you chose %(how_many)s for %(question)s") % {
+            "how_many": how_many, "question": self.question(rule.code)}
+
+    def question(self, code):
+        if code == OWN:
+            return gettext("this question")
+        return _quote(self.prompts.get(code, code))
+
+    def answer(self, code):
+        if code == OWN:
+            return gettext("your answer")
+        return gettext("your answer to %(question)s") % {"question": self.question(code)}
+
+    def literal(self, literal):
+        return _quote(literal.json) if isinstance(literal.typed, str) else str(literal.json)
+
+
+def _comparison_texts(read_as):
+    if read_as == _DATE:
+        return {
+            "equals": gettext("%(answer)s is %(value)s"), "not_equals": gettext("%(answer)s is not %(value)s"),
+            "gt": gettext("%(answer)s is after %(value)s"), "ge": gettext("%(answer)s is on or after %(value)s"),
+            "lt": gettext("%(answer)s is before %(value)s"), "le": gettext("%(answer)s is on or before %(value)s"),
+        }
+    return {
+        "equals": gettext("%(answer)s is %(value)s"), "not_equals": gettext("%(answer)s is not %(value)s"),
+        "gt": gettext("%(answer)s is more than %(value)s"), "ge": gettext("%(answer)s is at least %(value)s"),
+        "lt": gettext("%(answer)s is less than %(value)s"), "le": gettext("%(answer)s is at most %(value)s"),
+    }
+
+
+def _quote(text):
+    return gettext("“%(text)s”") % {"text": text}
+
+
+def _join(parts, *, and_):
+    if len(parts) == 1:
+        return parts[0]
+    last = gettext("%(rest)s and %(last)s") if and_ else gettext("%(rest)s or %(last)s")
+    return last % {"rest": ", ".join(parts[:-1]), "last": parts[-1]}
+
+
+# Messages a question shows when it carries none of its own
+
+_K = Question.Kind
+# The invalid, min_value and max_value texts are Django's form texts, word for
+# word: the page form showed them before they lived here, and Django's own
+# catalogs already translate them.
+_DEFAULT_MESSAGES = {
+    "required": {
+        _K.SINGLE: gettext_lazy("Please choose an answer."),
+        _K.MULTIPLE: gettext_lazy("Please choose at least one answer."),
+        _K.INTEGER: gettext_lazy("Please enter a number."),
+        _K.DATE: gettext_lazy("Please enter a date."),
+        None: gettext_lazy("Please answer this question."),
+    },
+    "constraint": {
+        _K.INTEGER: gettext_lazy("Please check this number: it does not fit with your other answers."),
+        _K.DATE: gettext_lazy("Please check this date: it does not fit with your other answers."),
+        None: gettext_lazy("Please check this answer: it does not fit with your other answers."),
+    },
+    "invalid": {
+        _K.INTEGER: gettext_lazy("Enter a whole number."),
+        _K.DATE: gettext_lazy("Enter a valid date."),
+    },
+    "min_value": {_K.INTEGER: gettext_lazy("Ensure this value is greater than or equal to %(limit_value)s.")},
+    "max_value": {_K.INTEGER: gettext_lazy("Ensure this value is less than or equal to %(limit_value)s.")},
+}
+
+
+def default_message(kind: str, which: str, **params: object) -> str:
+    """Return the message a question of ``kind`` shows for ``which`` problem when it has none of its own.
+
+    ``which`` is ``required``, ``constraint``, ``invalid`` (not a whole number,
+    not a date), ``min_value`` or ``max_value`` (with ``limit_value=``).
+    Raise ValueError for a problem a question of ``kind`` cannot have.
+    """
+    texts = _DEFAULT_MESSAGES.get(which, {})
+    text = texts.get(kind, texts.get(None))
+    if text is None:
+        raise ValueError(f"a {kind} question has no default {which!r} message")
+    return str(text) % params if params else str(text)
