@@ -60,6 +60,10 @@ def test_the_command_writes_the_file(survey, tmp_path):
     target = tmp_path / "responses.csv"
     call_command("export_responses", "small", "--format", "csv", "--output", str(target))
     assert len(read(target.read_text())) == 4
+    from respondents.models import AuditEntry
+
+    entry = AuditEntry.objects.get(action="export_downloaded")  # every export is in the audit log
+    assert entry.username == "manage.py" and entry.survey_id == survey.pk and "3 respondents" in entry.detail
 
 
 def test_the_command_refuses_an_unknown_survey():

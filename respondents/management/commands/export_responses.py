@@ -4,7 +4,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.db_router import replica_alias
+from config.db_router import read_from_master, replica_alias
+from respondents.audit import Action, audit_record
 from respondents.export_variables import ROSTER_FIELDS
 from respondents.exports import (
     FORMATS,
@@ -65,6 +66,7 @@ class Command(BaseCommand):
             raise CommandError(f"No survey with the slug '{survey_slug}'.")
         if output == "-":
             count = responses_write_csv(survey=survey, stream=sys.stdout, using=using, options=export_options)
+            self._audit(survey, format, export_options, count, "standard output")
             self.stderr.write(f"Exported {count} respondents of '{survey.slug}' (read from '{using}').")
             return
         try:
@@ -72,8 +74,17 @@ class Command(BaseCommand):
                                   using=using, stem=target.stem)
         except ExportError as error:
             raise CommandError(str(error)) from None
+        self._audit(survey, format, export_options, result.respondent_count, str(target))
         self.stderr.write(
             f"Exported {result.respondent_count} respondents of '{survey.slug}' (read from '{using}'): "
             f"{', '.join(str(path) for path in result.files)}."
             + (f" Left out {result.suppressed_respondents} respondents of {result.suppressed_schools} small "
                f"school(s)." if deidentified else ""))
+
+    def _audit(self, survey, format, options, count, where):
+        """Every export is in the audit log: those of the command line too."""
+        from respondents.scopes import COMMAND_LINE
+
+        with read_from_master():
+            audit_record(scope=COMMAND_LINE, action=Action.EXPORT_DOWNLOADED, survey_id=survey.pk,
+                         detail=f"export_responses {format}: {options.describe()}; {count} respondents to {where}")
