@@ -146,11 +146,17 @@ def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=
     return jmeter_figures(plan, out, stdout + stderr)
 
 
+def nginx_port():
+    """Return the stack's nginx port, as deploy/stack.conf (and the environment: STACK_NGINX_PORT) set it."""
+    script = f'ROOT="{ROOT}"; . "{ROOT}/deploy/stack.conf"; echo "$STACK_NGINX_PORT"'
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def jmeter_start(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
     """Start a plan through jmeter/run in the background; return (the process, its results folder)."""
     out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{name}"
     props = [f"-Jthreads={threads}", f"-Jiterations={iterations}", f"-Jduration={duration}", f"-Jthink={think}",
-             f"-Jrampup={min(5, max(1, threads // 10))}"]
+             f"-Jrampup={min(5, max(1, threads // 10))}", f"-Jport={nginx_port()}"]
     if respondents:
         props.append(f"-Jrespondents={respondents}")
     props.extend(extra)

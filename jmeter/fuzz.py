@@ -19,7 +19,6 @@ import http.client
 import json
 import random
 import re
-import subprocess
 import sys
 import threading
 import time
@@ -55,7 +54,7 @@ def main():
     bench.manage("loadtest_respondents", "--survey", slug, "--count", str(args.clients + spare), "--output", str(codes_csv))
     codes = [line.split(",")[0] for line in codes_csv.read_text().splitlines()[1:]]
     pages = page_fields(slug)
-    port = int(nginx_port())
+    port = int(bench.nginx_port())
     forget_login_failures()
     # Every session is opened first: once the fuzz's wrong codes reach the limit,
     # logins from this address get 429 (as they should), spares included.
@@ -116,12 +115,6 @@ def parse_args():
     parser.add_argument("--clients", type=int, default=8, help="logged-in respondents sending at once (default 8)")
     parser.add_argument("--seed", type=int, default=int(time.time()), help="random seed (default: the time)")
     return parser.parse_args()
-
-
-def nginx_port():
-    """Return the stack's nginx port, as deploy/stack.conf (and the environment) set it."""
-    script = f'ROOT="{bench.ROOT}"; . "{bench.ROOT}/deploy/stack.conf"; echo "$STACK_NGINX_PORT"'
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def forget_login_failures():

@@ -18,7 +18,6 @@ deleted at the end, with its two staff accounts (--keep leaves them).
 import argparse
 import http.cookiejar
 import json
-import os
 import statistics
 import sys
 import time
@@ -121,7 +120,9 @@ def main():
     from surveys.models import Survey
     from surveys.services import survey_create
 
-    base = f"http://127.0.0.1:{os.environ.get('STACK_NGINX_PORT', '28080')}"
+    from bench import nginx_port
+
+    base = f"http://127.0.0.1:{nginx_port()}"
     figures = {"respondents": args.respondents, "schools": args.schools}
     with read_from_master():
         for old in Survey.objects.filter(slug__startswith=PREFIX):  # a run that was stopped half-way

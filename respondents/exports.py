@@ -311,6 +311,17 @@ XLSX_MAX_ROWS = 1_048_576
 _SHEET_NAME_UNSAFE = re.compile(r"[\[\]:*?/\\']")
 
 
+# A sheet's XML past 4 GB needs ZIP64 (XlsxWriter refuses to close the workbook otherwise): a million respondents
+# by 70 columns is about 9 GB of XML. About 60 bytes of XML a cell; ZIP64 from a quarter of the limit on, since
+# older spreadsheets warn about ZIP64 in a small file.
+ZIP64_FROM_CELLS = 2**32 // 60 // 4
+
+
+def xlsx_needs_zip64(*, rows, columns):
+    """Whether an XLSX of ``rows`` by ``columns`` cells may pass ZIP's 4 GB limits."""
+    return rows * columns >= ZIP64_FROM_CELLS
+
+
 def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_MAX_ROWS):
     """Write the rows to an XLSX workbook at ``path``.
 
@@ -325,7 +336,8 @@ def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_
     header = [v.heading for v in plan.variables]
     makers = _cell_makers(plan.variables, statistics=False, labels=labels, typed=True)
     workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_formulas": False,
-                                               "strings_to_urls": False, "strings_to_numbers": False})
+                                               "strings_to_urls": False, "strings_to_numbers": False,
+                                               "use_zip64": xlsx_needs_zip64(rows=total, columns=len(header))})
     sheets, parts = {}, {}  # name: [worksheet, next row]; name: sheets so far
     split = total + 1 > max_rows
 

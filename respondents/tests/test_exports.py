@@ -481,3 +481,11 @@ def test_the_command_refuses_bad_combinations(survey, tmp_path, monkeypatch, arg
     with pytest.raises(CommandError, match=message):
         call_command("export_responses", survey.slug, *arguments)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_state_wide_xlsx_is_written_with_zip64_and_a_school_s_without():
+    from respondents.exports import xlsx_needs_zip64
+
+    # A million respondents by 70 columns made XlsxWriter refuse to close the file (make bench-export).
+    assert xlsx_needs_zip64(rows=1_000_000, columns=70)
+    assert not xlsx_needs_zip64(rows=2_000, columns=70)
