@@ -64,7 +64,9 @@ values and a text literal is at most ``MAX_TEXT`` characters.
 ``default_message`` holds the messages a question shows when it carries none
 of its own: for a required question left blank, for a broken constraint, and
 the texts the page form shows for an answer that does not read as its kind or
-is out of range (``taking/forms.py`` takes them from here, so the two agree).
+is out of range (Django's own field and validator texts, read from Django, so
+the page form, which uses Django's defaults, agrees without building messages
+on every save).
 """
 import datetime
 import re
@@ -72,6 +74,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django import forms
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from surveys.models import Question
@@ -627,9 +631,9 @@ def _join(parts, *, and_):
 # Messages a question shows when it carries none of its own
 
 _K = Question.Kind
-# The invalid, min_value and max_value texts are Django's form texts, word for
-# word: the page form showed them before they lived here, and Django's own
-# catalogs already translate them.
+# The invalid, min_value and max_value texts are Django's own (the page form's
+# fields show them as they are), read from Django so they cannot drift and
+# Django's catalogs translate them.
 _DEFAULT_MESSAGES = {
     "required": {
         _K.SINGLE: gettext_lazy("Please choose an answer."),
@@ -644,11 +648,11 @@ _DEFAULT_MESSAGES = {
         None: gettext_lazy("Please check this answer: it does not fit with your other answers."),
     },
     "invalid": {
-        _K.INTEGER: gettext_lazy("Enter a whole number."),
-        _K.DATE: gettext_lazy("Enter a valid date."),
+        _K.INTEGER: forms.IntegerField.default_error_messages["invalid"],
+        _K.DATE: forms.DateField.default_error_messages["invalid"],
     },
-    "min_value": {_K.INTEGER: gettext_lazy("Ensure this value is greater than or equal to %(limit_value)s.")},
-    "max_value": {_K.INTEGER: gettext_lazy("Ensure this value is less than or equal to %(limit_value)s.")},
+    "min_value": {_K.INTEGER: MinValueValidator.message},
+    "max_value": {_K.INTEGER: MaxValueValidator.message},
 }
 
 

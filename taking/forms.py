@@ -6,7 +6,6 @@ from django.utils.translation import gettext_lazy as _
 
 from respondents.models import Nav
 from surveys.models import Question
-from surveys.rules import default_message
 
 
 class LoginForm(forms.Form):
@@ -71,13 +70,9 @@ def _field_for(question):
     if kind == Question.Kind.MULTIPLE:
         return forms.MultipleChoiceField(required=False, choices=[(c.value, c.label) for c in question.choice_list])
     if kind == Question.Kind.INTEGER:
-        return forms.IntegerField(
-            required=False, min_value=question.min_value, max_value=question.max_value,
-            error_messages={which: default_message(kind, which) for which in ("invalid", "min_value", "max_value")},
-        )
+        return forms.IntegerField(required=False, min_value=question.min_value, max_value=question.max_value)
     if kind == Question.Kind.DATE:
-        return forms.DateField(required=False, input_formats=["%Y-%m-%d"],
-                               error_messages={"invalid": default_message(kind, "invalid")})
+        return forms.DateField(required=False, input_formats=["%Y-%m-%d"])
     return forms.CharField(required=False, max_length=question.text_max_length)
 
 
