@@ -96,48 +96,40 @@ def completion_summary_refresh(*, survey, using=None):
     for row in (respondents.filter(active, status=Status.IN_PROGRESS)
                 .values("school_id", "grade", "role", "current_page").annotate(count=Count("pk"))):
         pages.setdefault((row["school_id"], row["grade"], row["role"]), {})[str(row["current_page"])] = row["count"]
+    # Every group adds into its school, its district and the state (Completion.add, the same sum the pages use).
+    state, districts, schools, rows = Completion(), {}, {}, []
     now = timezone.now()
-    state = CompletionSummary(survey=survey, level=Level.STATE, refreshed_at=now)
-    districts, schools, rows = {}, {}, []
     for values in groups:
         district_id = values.pop("school__district_id")
         key = (values["school_id"], values["grade"], values["role"])
         group = CompletionSummary(survey=survey, level=Level.GROUP, refreshed_at=now, district_id=district_id,
                                   pages=pages.get(key, {}), **values)
         rows.append(group)
-        school = schools.get(group.school_id)
-        if school is None:
-            school = schools[group.school_id] = CompletionSummary(
-                survey=survey, level=Level.SCHOOL, refreshed_at=now, district_id=district_id,
-                school_id=group.school_id)
-        district = districts.get(district_id)
-        if district is None:
-            district = districts[district_id] = CompletionSummary(
-                survey=survey, level=Level.DISTRICT, refreshed_at=now, district_id=district_id)
-        for level in (school, district, state):
-            _summary_add(level, group)
+        school = schools.setdefault(group.school_id, (district_id, Completion()))[1]
+        for level in (school, districts.setdefault(district_id, Completion()), state):
+            level.add(group)
     completed = (respondents.filter(active, status=Status.COMPLETED, completed_at__isnull=False)
                  .annotate(hour=TruncHour("completed_at", tzinfo=UTC)).values("school_id", "hour")
                  .annotate(count=Count("pk")))
     for row in completed:
-        school = schools[row["school_id"]]
-        for level in (school, districts[school.district_id], state):
-            hour = row["hour"].isoformat()
-            level.completions[hour] = level.completions.get(hour, 0) + row["count"]
+        district_id, school = schools[row["school_id"]]
+        for level in (school, districts[district_id], state):
+            level.completions[row["hour"].isoformat()] += row["count"]
+
+    def summary(completion, level, **where):
+        return CompletionSummary(survey=survey, level=level, refreshed_at=now, pages=dict(completion.pages),
+                                 completions=dict(completion.completions), last_activity=completion.last_activity,
+                                 **{name: getattr(completion, name) for name in COUNTS}, **where)
+
+    written = len(rows)
+    rows += [summary(school, Level.SCHOOL, school_id=school_id, district_id=district_id)
+             for school_id, (district_id, school) in schools.items()]
+    rows += [summary(district, Level.DISTRICT, district_id=district_id) for district_id, district in districts.items()]
+    rows.append(summary(state, Level.STATE))
     with transaction.atomic(durable=True):
         CompletionSummary.objects.filter(survey=survey).delete()
-        CompletionSummary.objects.bulk_create([*rows, *schools.values(), *districts.values(), state],
-                                              batch_size=2000)
-    return len(rows)
-
-
-def _summary_add(target, row):
-    for name in COUNTS:
-        setattr(target, name, getattr(target, name) + getattr(row, name))
-    for page, count in row.pages.items():
-        target.pages[page] = target.pages.get(page, 0) + count
-    if row.last_activity and (target.last_activity is None or row.last_activity > target.last_activity):
-        target.last_activity = row.last_activity
+        CompletionSummary.objects.bulk_create(rows, batch_size=2000)
+    return written
 
 
 def completion_summaries_refresh(*, using=None):
