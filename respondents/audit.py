@@ -8,12 +8,11 @@ from respondents.models import AuditEntry
 Action = AuditEntry.Action
 
 
-def audit_record(*, scope, action, survey=None, survey_id=None, school=None, detail=""):
-    """Record one staff action of ``scope`` (who, from where); call it inside the action's own transaction.
-    ``survey_id`` names a survey read from another database (a replica)."""
+def audit_record(*, scope, action, survey=None, school=None, detail=""):
+    """Record one staff action of ``scope`` (who, from where); call it inside the action's own transaction."""
     return AuditEntry.objects.create(
         at=timezone.now(), user_id=scope.user_id, username=scope.username, address=scope.address,
-        action=action, survey_id=survey.pk if survey is not None else survey_id, school=school, detail=detail,
+        action=action, survey=survey, school=school, detail=detail,
     )
 
 

@@ -36,6 +36,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from respondents.models import District, Respondent, School
 from surveys.models import Choice, Question
 from surveys.selectors import answerable_questions, survey_pages
 
@@ -74,10 +75,19 @@ ROSTER_FIELDS = {
 # What identifies a person: never in a de-identified export, whatever was asked.
 IDENTIFYING_FIELDS = frozenset({"respondent_id", "external_id", "display_name"})
 _NUMERIC_FIELDS = frozenset({"respondent_id", "current_page"})
-# Byte widths of the roster text fields for SPSS (the model's max_length, 4 bytes a character in UTF-8).
-_FIELD_WIDTHS = {"external_id": 400, "display_name": 800, "school_code": 80, "school_name": 800,
-                 "district_code": 80, "district_name": 800, "grade": 80, "role": 40, "language": 40,
-                 "status": 12, "started_at": 32, "last_saved_at": 32, "completed_at": 32, "withdrawn_at": 32}
+# Where each roster text field is kept (model, field): its SPSS width is the model's max_length, 4 bytes a character
+# in UTF-8. Timestamps are ISO text, 32 bytes.
+_FIELD_SOURCES = {"external_id": (Respondent, "external_id"), "display_name": (Respondent, "display_name"),
+                  "school_code": (School, "code"), "school_name": (School, "name"),
+                  "district_code": (District, "code"), "district_name": (District, "name"),
+                  "grade": (Respondent, "grade"), "role": (Respondent, "role"), "language": (Respondent, "language"),
+                  "status": (Respondent, "status")}
+TIMESTAMP_WIDTH = 32
+
+
+def _field_width(field):
+    source = _FIELD_SOURCES.get(field)
+    return 4 * source[0]._meta.get_field(source[1]).max_length if source else TIMESTAMP_WIDTH
 
 NOMINAL, ORDINAL, SCALE = "nominal", "ordinal", "scale"
 NAME_MAX_LENGTH = 32
@@ -177,7 +187,7 @@ def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
     for field in roster_fields:
         numeric = field in _NUMERIC_FIELDS
         drafts.append((field, {"label": ROSTER_FIELDS[field], "field": field, "kind": "roster", "numeric": numeric,
-                               "level": NOMINAL, "width": 0 if numeric else _FIELD_WIDTHS[field]}))
+                               "level": NOMINAL, "width": 0 if numeric else _field_width(field)}))
     for question in questions:
         own = tuple(choices.get(question.grid_id or question.pk, ()))
         common = {"field": question.code, "page": positions[question.page_id], "required": question.required,

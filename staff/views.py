@@ -405,7 +405,8 @@ def export_download(request, slug, job_id):
     if isinstance(file.storage, FileSystemStorage):
         token = signing.dumps({"job": job.pk, "user": request.user.pk}, salt=EXPORT_LINK_SALT)
         return redirect("staff:export-file", token=token)
-    return redirect(file.storage.url(file.name, expire=settings.EXPORT_LINK_SECONDS, parameters={
+    # The storage signs links for EXPORT_LINK_SECONDS (its querystring_expire: config/settings/production.py).
+    return redirect(file.storage.url(file.name, parameters={
         "ResponseContentDisposition": f'attachment; filename="{filename}"'}))
 
 

@@ -12,3 +12,16 @@ def test_legal_names_are_short_legal_not_reserved_and_unique_regardless_of_case(
 def test_legal_names_are_deterministic():
     wanted = ["in", "if", "a" * 40, "a" * 41]
     assert legal_names(wanted) == legal_names(list(wanted)) == ["in_", "if_", "a" * 32, "a" * 30 + "_2"]
+
+
+def test_roster_text_widths_follow_the_models_so_spss_never_cuts_a_value(db):
+    from respondents.export_variables import TIMESTAMP_WIDTH, variables_plan
+    from respondents.models import Respondent, School
+    from surveys.tests.factories import make_survey
+
+    plan = variables_plan(survey=make_survey(), roster_fields=("external_id", "school_name", "started_at",
+                                                               "respondent_id"))
+    widths = {v.field: v.width for v in plan.variables if v.kind == "roster"}
+    assert widths == {"external_id": 4 * Respondent._meta.get_field("external_id").max_length,
+                      "school_name": 4 * School._meta.get_field("name").max_length,
+                      "started_at": TIMESTAMP_WIDTH, "respondent_id": 0}

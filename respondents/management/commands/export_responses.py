@@ -86,5 +86,5 @@ class Command(BaseCommand):
         from respondents.scopes import COMMAND_LINE
 
         with read_from_master():
-            audit_record(scope=COMMAND_LINE, action=Action.EXPORT_DOWNLOADED, survey_id=survey.pk,
+            audit_record(scope=COMMAND_LINE, action=Action.EXPORT_DOWNLOADED, survey=survey,
                          detail=f"export_responses {format}: {options.describe()}; {count} respondents to {where}")
