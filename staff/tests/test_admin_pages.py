@@ -49,6 +49,22 @@ def test_a_state_administrator_creates_and_changes_a_coordinator_and_it_is_audit
     assert details == ["coord created: School coordinator (LIN)", "coord changed: Analyst (all schools), deactivated"]
 
 
+def test_an_analyst_named_to_a_district_reads_only_its_schools_and_one_named_to_none_the_state(client, state):
+    from respondents.scopes import staff_scope
+
+    lincoln = make_school("LIN", "Lincoln")
+    make_school("ADA", "Adams", ("D2", "District Two"))
+    form = {"username": "analyst", "password": "Another long passphrase 7", "role": Role.ANALYST,
+            "district_codes": "D1", "is_active": "on"}
+    client.post("/staff/accounts/new/", form)
+    member = StaffMember.objects.get(user__username="analyst")
+    assert [d.code for d in member.districts.all()] == ["D1"]
+    scope = staff_scope(user=member.user)
+    assert scope.school_ids == {lincoln.pk} and not scope.can_see_codes
+    client.post(f"/staff/accounts/{member.user_id}/", {**form, "password": "", "district_codes": ""})
+    assert staff_scope(user=member.user).all_schools
+
+
 def test_a_weak_password_is_refused_with_its_reason(client, state):
     page = client.post("/staff/accounts/new/", {"username": "weak", "password": "password", "role": Role.ANALYST})
     assert "This password is too common." in page.content.decode()
