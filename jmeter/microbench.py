@@ -29,7 +29,7 @@ def main():
 
     from config.db_router import read_from_master
     from respondents.services import RosterEntry, roster_create
-    from surveys import views
+    from taking import views
     from surveys.management.commands.seed_bench_survey import bench_document
     from surveys.selectors import page_definition
     from surveys.services import survey_create
@@ -40,7 +40,7 @@ def main():
     request = RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"})
     request.respondent_id, request.survey = respondent.pk, survey
     get_token(request)
-    renders = [per_call_ms(lambda n=n: views._render_page(request, page_definition(survey=survey, number=n), fragment=True), 300)
+    renders = [per_call_ms(lambda n=n: views._show_page(request, page_definition(survey=survey, number=n), fragment=True), 300)
                for n in range(1, 5)]
     print(f"page fragment render (Jinja2, with the answers read): {sum(renders) / len(renders):.3f} ms")
 

@@ -3,7 +3,7 @@ from django.db.models import Count, Q
 
 from respondents import access_codes
 from respondents.models import Answer, Respondent
-from surveys.selectors import required_questions
+from surveys.selectors import question_ids, required_questions, survey_flow
 
 
 def respondent_for_code(*, typed_code):
@@ -19,33 +19,51 @@ def respondent_get(*, respondent_id):
     return Respondent.objects.filter(pk=respondent_id).first()
 
 
-def answers_for_questions(*, respondent_id, questions):
-    """Return ``{question_id: value}`` of the respondent's saved answers to ``questions``."""
-    ids = [q.pk for q in questions]
-    if not ids:
-        return {}
-    return dict(
-        Answer.objects.filter(respondent_id=respondent_id, question_id__in=ids).values_list("question_id", "value")
-    )
+def answers_for_questions(*, respondent_id, questions, survey=None, codes=frozenset()):
+    """Return ``({question_id: value}, {code: value})``: the respondent's saved answers to ``questions``, and
+    to the questions of ``survey`` that ``codes`` name (what its rules read), in one query."""
+    ids = {q.pk for q in questions}
+    code_ids = {}
+    if codes:
+        all_ids = question_ids(survey=survey)
+        code_ids = {all_ids[code]: code for code in codes}
+    if not ids and not code_ids:
+        return {}, {}
+    rows = list(Answer.objects.filter(respondent_id=respondent_id, question_id__in=ids | set(code_ids))
+                .values_list("question_id", "value"))
+    return ({pk: value for pk, value in rows if pk in ids},
+            {code_ids[pk]: value for pk, value in rows if pk in code_ids})
 
 
-def missing_required(*, respondent_id, survey, required=None):
+def missing_required(*, respondent_id, survey, required=None, flow=None):
     """Return ``{page_number: [question, ...]}`` of required questions the respondent has not answered.
 
-    ``required`` is ``required_questions(survey=survey)`` when the caller has read it already.
+    A required question that is not asked (its page or its own show_if does
+    not hold) is not missing. ``required`` is ``required_questions(survey=survey)``
+    and ``flow`` ``survey_flow(survey=survey)`` when the caller has read them already.
     """
     if required is None:
         required = required_questions(survey=survey)
     if not required:
         return {}
-    answered = set(
-        Answer.objects.filter(respondent_id=respondent_id, question_id__in=[q.pk for _, q in required])
-        .exclude(value="")
-        .values_list("question_id", flat=True)
-    )
+    flow = flow or survey_flow(survey=survey)
+    if not flow.conditional:
+        answered = set(
+            Answer.objects.filter(respondent_id=respondent_id, question_id__in=[q.pk for _, q in required])
+            .exclude(value="")
+            .values_list("question_id", flat=True)
+        )
+        asked = None
+    else:
+        # One query for the required answers and every answer the rules read.
+        saved, facts = answers_for_questions(
+            respondent_id=respondent_id, questions=[q for _, q in required], survey=survey, codes=flow.reads)
+        answered = {pk for pk, value in saved.items() if value != ""}
+        answers = flow.effective(facts)
+        asked = {q.code for _, q in required if flow.asks(q.code, answers)}
     missing = {}
     for number, question in required:
-        if question.pk not in answered:
+        if question.pk not in answered and (asked is None or question.code in asked):
             missing.setdefault(number, []).append(question)
     return missing
 

@@ -10,8 +10,9 @@ from respondents import access_codes
 from respondents.audit import Action, audit_record
 from respondents.models import Answer, Nav, PageSave, Respondent, Roster, School
 from respondents.selectors import missing_required
+from surveys.flow import Route
 from surveys.models import Survey
-from surveys.selectors import progress_percent, required_questions
+from surveys.selectors import required_questions, survey_flow
 
 
 class PageSaveRefused(Exception):
@@ -34,16 +35,19 @@ class PageSaveResult:
     # For a finish that could not complete: {page_number: [question, ...]}.
     missing: dict = field(default_factory=dict)
     replayed: bool = False
+    # The pages that apply to the respondent (all of them when none has a show_if).
+    pages: tuple = ()
 
     @property
     def progress(self):
-        """Percent of the survey behind the respondent: pages before the next one, or 100 when complete."""
+        """Percent of the pages that apply behind the respondent: those before the next one, or 100 when complete."""
         if self.completed:
             return 100
-        return progress_percent(page=self.next_page, page_count=self.page_count)
+        return Route(number=self.next_page, pages=self.pages or tuple(range(1, self.page_count + 1))).progress
 
 
-def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str, access_code=None) -> PageSaveResult:
+def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str, access_code=None,
+              route: Route | None = None) -> PageSaveResult:
     """Save one page of answers and move the respondent on; return a PageSaveResult.
 
     ``values`` maps every answerable question on the page to its stored text
@@ -56,12 +60,18 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
     ``access_code`` (the code the session logged in with), a respondent whose
     code was reissued since, or who was withdrawn, is refused as GONE: the same
     UPDATE checks it, so it costs no query.
+
+    ``route`` places the page among the pages that apply to the respondent
+    with this page's answers (``surveys/flow.py``): Back and Next go to the
+    nearest page that applies. Without it every page applies.
     """
     number, page_count = definition.number, definition.page_count
-    next_page = {Nav.BACK: max(number - 1, 1), Nav.NEXT: min(number + 1, page_count)}.get(nav, number)
+    route = route or Route(number=number, pages=tuple(range(1, page_count + 1)))
+    next_page = {Nav.BACK: route.previous, Nav.NEXT: route.next}.get(nav, number)
     # Read the definition before the transaction: inside it every read goes to
     # the master (config/db_router.py), and the transaction stays short.
     required = required_questions(survey=definition.survey) if nav == Nav.FINISH else None
+    flow = survey_flow(survey=definition.survey) if nav == Nav.FINISH else None
     now = timezone.now()
     try:
         with transaction.atomic(durable=True):
@@ -81,16 +91,17 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
             )
             if not updated:
                 return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required,
-                               access_code=access_code)
+                               access_code=access_code, route=route)
             Answer.objects.bulk_create(
                 [Answer(respondent_id=respondent_id, question=q, value=v, saved_at=now) for q, v in values.items()],
                 update_conflicts=True,
                 unique_fields=["respondent", "question"],
                 update_fields=["value", "saved_at"],
             )
-            result = PageSaveResult(page=number, next_page=next_page, page_count=page_count)
+            result = PageSaveResult(page=number, next_page=next_page, page_count=page_count, pages=route.pages)
             if nav == Nav.FINISH:
-                result = _finish(respondent_id=respondent_id, definition=definition, required=required, now=now)
+                result = _finish(respondent_id=respondent_id, definition=definition, required=required, flow=flow,
+                                 now=now, route=route)
             PageSave.objects.create(
                 respondent_id=respondent_id, save_id=save_id, page=number, nav=nav, next_page=result.next_page,
                 completed=result.completed, answer_count=len(values), saved_at=now,
@@ -103,20 +114,22 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
         with transaction.atomic(durable=True):
             if not PageSave.objects.filter(respondent_id=respondent_id, save_id=save_id).exists():
                 raise  # some other constraint: not a replay
-            return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required)
+            return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required,
+                           route=route)
 
 
-def _finish(*, respondent_id, definition, required, now):
-    """Complete the response if every required question is answered (inside page_save's transaction)."""
+def _finish(*, respondent_id, definition, required, flow, now, route):
+    """Complete the response if every required question that is asked is answered (inside page_save's transaction)."""
     number, page_count = definition.number, definition.page_count
-    missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required)
+    missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required, flow=flow)
     if missing:
-        return PageSaveResult(page=number, next_page=min(missing), page_count=page_count, missing=missing)
+        return PageSaveResult(page=number, next_page=min(missing), page_count=page_count, missing=missing,
+                              pages=route.pages)
     Respondent.objects.filter(pk=respondent_id).update(status=Respondent.Status.COMPLETED, completed_at=now)
-    return PageSaveResult(page=number, next_page=number, page_count=page_count, completed=True)
+    return PageSaveResult(page=number, next_page=number, page_count=page_count, completed=True, pages=route.pages)
 
 
-def _replay(*, respondent_id, definition, save_id, required, access_code=None):
+def _replay(*, respondent_id, definition, save_id, required, route, access_code=None):
     """Answer a save that changed nothing: a save_id used before, or a save that is refused.
 
     Runs inside a transaction, so it reads the master (config/db_router.py).
@@ -135,7 +148,7 @@ def _replay(*, respondent_id, definition, save_id, required, access_code=None):
         missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required)
     return PageSaveResult(
         page=first.page, next_page=first.next_page, page_count=definition.page_count,
-        completed=first.completed, missing=missing, replayed=True,
+        completed=first.completed, missing=missing, replayed=True, pages=route.pages,
     )
 
 

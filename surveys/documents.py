@@ -13,12 +13,29 @@ The shape (see ``surveys/demo/school_climate.json`` for a whole one)::
 
 ``choices`` is either the name of a list in ``choice_lists`` or a list inline.
 A grid's ``required`` applies to each of its rows unless a row says otherwise.
+
+Skip logic and validation (rules of ``surveys/rules.py``)::
+
+    {"title": "Teaching", "show_if": {"op": "equals", "q": "role", "value": "teacher"}, "questions": [
+        {"code": "years_teaching", "kind": "integer", "required": true,
+         "constraint": {"op": "le", "q": ".", "value": {"q": "age"}},
+         "constraint_message": "You cannot have taught longer than you have lived.",
+         "required_message": "Please tell us how many years you have taught."},
+        {"code": "why_low", "kind": "long_text", "show_if": {"op": "in", "q": "rating", "values": ["1", "2"]}}]}
+
+``show_if`` (a page, a question, a grid or a grid's row) reads answers to
+questions that come before it: on earlier pages, or earlier on the same page.
+A grid's ``show_if`` holds for its rows too. ``constraint`` reads the same, and
+``"."`` for the question's own answer; ``constraint_message`` and
+``required_message`` replace the defaults (``rules.default_message``).
+
 Every problem is reported at once, each with the path of the element at fault.
 """
 import re
 from dataclasses import dataclass
 
 from surveys.models import Question, Survey
+from surveys.rules import RuleError, RuleQuestion, rule_parse, rule_to_json
 
 _CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _VALUE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -92,6 +109,7 @@ def parse_survey_document(data):
         page = {
             "title": check.text(raw_page, "title", path, max_length=200),
             "intro": check.text(raw_page, "intro", path),
+            "show_if": raw_page.get("show_if"),
             "questions": [],
         }
         questions = raw_page.get("questions")
@@ -102,9 +120,49 @@ def parse_survey_document(data):
                     page["questions"].append(question)
         survey["pages"].append(page)
 
+    _compile_rules(check, survey["pages"], codes)
     if check.problems:
         raise DocumentError(check.problems)
     return survey
+
+
+def _compile_rules(check, pages, codes):
+    """Check every show_if and constraint against the questions before it; leave each canonical, or None."""
+    earlier = {}
+
+    def rule(raw, path, own=None):
+        if raw is None:
+            return None
+        try:
+            return rule_to_json(rule_parse(raw, path=path, earlier=dict(earlier), later=codes, own=own))
+        except RuleError as error:
+            check.problems.extend(error.problems)
+            return None
+
+    def question_rules(question, path):
+        question["show_if"] = rule(question["show_if"], f"{path}.show_if")
+        own = RuleQuestion(code=question["code"], kind=question["kind"],
+                           choices=tuple(c["value"] for c in question["choices"]))
+        if question["kind"] == Question.Kind.GRID:
+            check.need(question["constraint"] is None, f"{path}.constraint",
+                       "a grid takes no answer: give its rows constraints")
+        question["constraint"] = rule(question["constraint"], f"{path}.constraint", own=own)
+        check.need(question["constraint"] is not None or not question["constraint_message"],
+                   f"{path}.constraint_message", "only a question with a constraint shows a constraint message")
+        check.need(question["required"] or not question["required_message"] or question["kind"] == Question.Kind.GRID,
+                   f"{path}.required_message", "only a required question shows a required message")
+        earlier[question["code"]] = own
+
+    for page_index, page in enumerate(pages, start=1):
+        path = f"pages[{page_index}]"
+        page["show_if"] = rule(page["show_if"], f"{path}.show_if")
+        for question_index, question in enumerate(page["questions"], start=1):
+            here = f"{path}.questions[{question_index}]"
+            question_rules(question, here)
+            for row_index, row in enumerate(question["rows"], start=1):
+                row["choices"] = question["choices"]
+                question_rules(row, f"{here}.rows[{row_index}]")
+                row["choices"] = []
 
 
 def _parse_choices(check, choices, path):
@@ -146,10 +204,16 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
         "min_value": None,
         "max_value": None,
         "max_length": None,
+        "show_if": raw.get("show_if"),
+        "constraint": raw.get("constraint"),
+        "constraint_message": check.text(raw, "constraint_message", path, max_length=500),
+        "required_message": check.text(raw, "required_message", path, max_length=500),
         "choices": [],
         "rows": [],
     }
     if grid:
+        if not question["required_message"] and question["required"]:
+            question["required_message"] = grid["required_message"]
         for key in ("kind", "choices", "rows"):
             check.need(key not in raw, f"{path}.{key}", "a grid row takes the grid's kind and choices")
         return question

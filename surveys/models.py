@@ -4,10 +4,14 @@ These rows are read on every survey-taking request and change only when an
 administrator edits or imports a survey, so they are cached through
 django-cache-machine (``Model.cached``; see ``surveys/caching.py``).
 
-Room left for later work: skip logic will add a condition (an XLSForm-style
-``relevant`` expression) to Page and Question; translated labels will add a
-translation table keyed by object and language; XLSForm import will build the
-same rows through ``surveys.services.survey_create``.
+Skip logic and constraints are stored as rules of ``surveys/rules.py`` (a JSON
+tree, canonical and checked when the document was imported): ``show_if`` on a
+Page or a Question, ``constraint`` on a Question. ``surveys/flow.py`` compiles
+them once per definition and says what applies to a respondent.
+
+Room left for later work: translated labels will add a translation table
+keyed by object and language; XLSForm import will build the same rows through
+``surveys.services.survey_create``.
 """
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -85,6 +89,8 @@ class Page(CachingMixin, models.Model):
     position = models.PositiveSmallIntegerField(help_text=_("Page number, from 1."))
     title = models.CharField(max_length=200, blank=True)
     intro = models.TextField(blank=True)
+    show_if = models.JSONField(
+        null=True, blank=True, help_text=_("A rule on earlier answers: the page is shown only when it holds."))
 
     objects = models.Manager()
     cached = DefinitionManager()
@@ -132,6 +138,13 @@ class Question(CachingMixin, models.Model):
     min_value = models.IntegerField(null=True, blank=True, help_text=_("Integer questions only."))
     max_value = models.IntegerField(null=True, blank=True, help_text=_("Integer questions only."))
     max_length = models.PositiveIntegerField(null=True, blank=True, help_text=_("Text questions only."))
+    # Rules of surveys/rules.py, canonical JSON; a grid's show_if applies to its rows too.
+    show_if = models.JSONField(
+        null=True, blank=True, help_text=_("A rule on earlier answers: the question is asked only when it holds."))
+    constraint = models.JSONField(
+        null=True, blank=True, help_text=_("A rule the answer must keep ('.' is the answer itself)."))
+    constraint_message = models.TextField(blank=True, help_text=_("Shown when the constraint does not hold."))
+    required_message = models.TextField(blank=True, help_text=_("Shown when a required question is left blank."))
 
     objects = models.Manager()
     cached = DefinitionManager()

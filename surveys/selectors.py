@@ -9,6 +9,7 @@ functions return. Answers and respondents are read in ``respondents.selectors``.
 from dataclasses import dataclass, field
 
 from surveys.caching import definition_memo
+from surveys.flow import SurveyFlow, flow_compile
 from surveys.models import Choice, Page, Question, Survey
 
 
@@ -31,24 +32,6 @@ class PageDefinition:
     @property
     def number(self):
         return self.page.position
-
-    @property
-    def is_first(self):
-        return self.page.position == 1
-
-    @property
-    def is_last(self):
-        return self.page.position == self.page_count
-
-    @property
-    def progress(self):
-        """Percent of the survey before this page."""
-        return progress_percent(page=self.number, page_count=self.page_count)
-
-
-def progress_percent(*, page, page_count):
-    """Return the percent of a survey's pages that come before page ``page``."""
-    return round(100 * (page - 1) / page_count)
 
 
 def survey_get(*, survey_id):
@@ -125,3 +108,24 @@ def required_questions(*, survey):
         return [(positions[q.page_id], q) for q in answerable_questions(survey=survey) if q.required]
 
     return definition_memo.get(("required", survey.pk), build)
+
+
+def survey_flow(*, survey) -> SurveyFlow:
+    """Return the survey's compiled show_if and constraint rules (``surveys/flow.py``)."""
+    return definition_memo.get(("flow", survey.pk), lambda: _survey_flow(survey))
+
+
+def _survey_flow(survey):
+    pages = survey_pages(survey=survey)
+    questions = list(Question.cached.filter(survey_id=survey.pk))
+    choices = {}
+    if any(q.show_if is not None or q.constraint is not None for q in questions) or any(
+            p.show_if is not None for p in pages):
+        for choice in Choice.cached.filter(question__survey_id=survey.pk).order_by("question_id", "position"):
+            choices.setdefault(choice.question_id, []).append(choice)
+    return flow_compile(page_count=len(pages), pages=pages, questions=questions, choices=choices)
+
+
+def question_ids(*, survey) -> dict[str, int]:
+    """Return ``{code: question id}`` of every question of the survey that takes an answer."""
+    return definition_memo.get(("ids", survey.pk), lambda: {q.code: q.pk for q in answerable_questions(survey=survey)})

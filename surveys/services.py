@@ -21,7 +21,7 @@ def survey_create(*, document):
             thank_you=data["thank_you"], status=data["status"],
         )
         pages = Page.objects.bulk_create(
-            Page(survey=survey, position=number, title=page["title"], intro=page["intro"])
+            Page(survey=survey, position=number, title=page["title"], intro=page["intro"], show_if=page["show_if"])
             for number, page in enumerate(data["pages"], start=1)
         )
         # Grids first, so that their rows can point at them.
@@ -58,4 +58,8 @@ def _question_fields(question, position):
         "min_value": question["min_value"],
         "max_value": question["max_value"],
         "max_length": question["max_length"],
+        "show_if": question["show_if"],
+        "constraint": question["constraint"],
+        "constraint_message": question["constraint_message"],
+        "required_message": question["required_message"],
     }

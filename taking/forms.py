@@ -1,11 +1,14 @@
 """Forms of the survey-taking views: the login form and the form of one survey page."""
+import json
 from dataclasses import dataclass, field
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from respondents.models import Nav
 from surveys.models import Question
+from surveys.rules import default_message, rule_codes, rule_describe, rule_evaluate
 
 
 class LoginForm(forms.Form):
@@ -23,22 +26,28 @@ class PageForm(forms.Form):
     finishes, so a person may skip a question and come back to it. A field
     named for a question that is not on this page is an error, and so is a
     second value for a question that takes one.
+
+    The survey's rules (``flow``, with ``facts``: the saved answers to other
+    pages that they read) decide which questions are asked: whatever is posted
+    for a question that is not asked is ignored, neither checked nor saved. An
+    asked question's constraint is checked against its answer. ``route`` is
+    then where this page stands among the pages that apply, with its answers.
     """
 
     save_id = forms.UUIDField(error_messages={"required": _("The page is missing its save id: reload it.")})
     nav = forms.ChoiceField(choices=Nav.choices)
 
-    def __init__(self, definition, data=None):
+    def __init__(self, definition, data=None, *, flow, facts=None):
         super().__init__(data=data)
         self.definition = definition
+        self.flow = flow
+        self.facts = facts or {}
+        self.asked = set(definition.answerable)
+        self.route = None
+        # The answers the rules read (other pages' and this page's), once cleaned.
+        self.answers = {}
         for code, question in definition.answerable.items():
             self.fields[f"q-{code}"] = _field_for(question)
-
-    def clean_nav(self):
-        nav = self.cleaned_data["nav"]
-        if nav == Nav.FINISH and not self.definition.is_last:
-            raise forms.ValidationError(_("Finish is only possible on the last page."))
-        return nav
 
     def full_clean(self):
         super().full_clean()
@@ -52,14 +61,42 @@ class PageForm(forms.Form):
                 self._errors[name] = self.error_class([_("There is no such question on this page.")])
             elif not isinstance(field_, forms.MultipleChoiceField) and len(self.data.getlist(name)) > 1:
                 self._errors[name] = self.error_class([_("Give one answer only.")])
+        self._apply_rules()
         for name in self._errors:
             self.cleaned_data.pop(name, None)
 
+    def _apply_rules(self):
+        flow, number = self.flow, self.definition.number
+        if number not in flow.ruled_pages and not flow.page_rules:
+            self.route = flow.route(number)
+        else:
+            values = {
+                code: "" if f"q-{code}" in self._errors else _to_stored(question, self.cleaned_data.get(f"q-{code}"))
+                for code, question in self.definition.answerable.items()
+            }
+            answers = self.answers = flow.effective({**self.facts, **values}, codes=flow.reads | set(values))
+            self.asked = {code for code in values if flow.asks(code, answers)}
+            for code in values.keys() - self.asked:
+                self._errors.pop(f"q-{code}", None)
+                self.cleaned_data.pop(f"q-{code}", None)
+            for code in self.asked:
+                constraint = flow.questions[code].constraint
+                own = answers[code]
+                if constraint is None or own == "" or f"q-{code}" in self._errors:
+                    continue
+                if not rule_evaluate(constraint, answers, own=own):
+                    question = self.definition.answerable[code]
+                    message = question.constraint_message or default_message(question.kind, "constraint")
+                    self._errors[f"q-{code}"] = self.error_class([message])
+            self.route = flow.route(number, answers)
+        if self.cleaned_data.get("nav") == Nav.FINISH and not self.route.is_last:
+            self._errors["nav"] = self.error_class([_("Finish is only possible on the last page.")])
+
     def stored_values(self):
-        """Return ``{question: stored text}`` for every answerable question on the page."""
+        """Return ``{question: stored text}`` for every question on the page that is asked."""
         return {
             question: _to_stored(question, self.cleaned_data.get(f"q-{code}"))
-            for code, question in self.definition.answerable.items()
+            for code, question in self.definition.answerable.items() if code in self.asked
         }
 
 
@@ -89,13 +126,20 @@ def _to_stored(question, value):
 
 @dataclass
 class BoundQuestion:
-    """A question as the page template renders it: what to show filled in, and its errors."""
+    """A question as the page template renders it: what to show filled in, its errors, and when it is asked.
+
+    ``show_if`` (JSON text) is set on a question whose rule reads an answer on
+    this page: survey.js shows and hides it as the person answers, and
+    ``condition`` says in words when to answer it, for a page without JavaScript.
+    """
 
     question: Question
     text: str = ""
     selected: frozenset = frozenset()
     errors: list = field(default_factory=list)
     rows: list = field(default_factory=list)
+    show_if: str = ""
+    condition: str = ""
 
     @property
     def name(self):
@@ -106,14 +150,18 @@ class BoundQuestion:
         return self.question.choice_list
 
 
-def bound_questions(definition, *, saved=None, data=None, errors=None):
-    """Return the page's items as BoundQuestions.
+def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=None):
+    """Return the page's items that may be asked, as BoundQuestions.
 
     Values come from ``data`` (a re-shown POST) when given, else from
-    ``saved`` (``{question_id: stored text}``); ``errors`` maps field names to messages.
+    ``saved`` (``{question_id: stored text}``); ``errors`` maps field names to
+    messages. ``answers`` are the answers the rules read (``flow.effective``):
+    a question whose rules read only other pages' answers is left out when
+    they do not hold; one whose rules read this page's is bound with them.
     """
     errors = errors or {}
     saved = saved or {}
+    ruled = definition.number in flow.ruled_pages
 
     def bind(question):
         name = f"q-{question.code}"
@@ -123,9 +171,45 @@ def bound_questions(definition, *, saved=None, data=None, errors=None):
         else:
             text = saved.get(question.pk, "")
             raw = text.split() if question.kind == Question.Kind.MULTIPLE else [text]
-        return BoundQuestion(
+        bound = BoundQuestion(
             question=question, text=text, selected=frozenset(raw), errors=list(errors.get(name, [])),
-            rows=[bind(row) for row in question.row_list],
+            rows=[row for row in map(bind, question.row_list) if row],
         )
+        if not ruled:
+            return bound
+        if question.is_answerable:
+            rule = flow.questions[question.code]
+            if rule.reads_own_page:
+                bound.show_if = json.dumps(rule.show_if_json, separators=(",", ":"))
+                bound.condition = gettext("Answer if %(condition)s.") % {"condition": rule_describe(
+                    rule.rule, prompts=flow.prompts, choice_labels=flow.choice_labels)}
+            elif not flow.asks(question.code, answers):
+                return None
+        elif not bound.rows:
+            return None
+        else:
+            conditions = {row.condition for row in bound.rows}
+            if len(conditions) == 1 and all(row.show_if for row in bound.rows):
+                bound.condition = conditions.pop()  # said once for the grid
+        return bound
 
-    return [bind(item) for item in definition.items]
+    return [bound for bound in map(bind, definition.items) if bound]
+
+
+def page_rules_data(definition, *, flow, answers):
+    """Return what survey.js needs to decide this page's questions as the person answers, or None.
+
+    ``kinds`` of every question the page's own-page rules read, and
+    ``answers`` (as rules read them) of those on other pages.
+    """
+    if definition.number not in flow.ruled_pages:
+        return None
+    dynamic = [flow.questions[code] for code in definition.answerable if flow.questions[code].reads_own_page]
+    if not dynamic:
+        return None
+    read = set().union(*(rule_codes(q.rule) for q in dynamic))
+    return {
+        "kinds": json.dumps(flow.kinds(read), separators=(",", ":")),
+        "answers": json.dumps({code: answers.get(code, "") for code in read if code not in definition.answerable},
+                              separators=(",", ":")),
+    }

@@ -25,12 +25,12 @@ from config.faults import RETRY_AFTER_SECONDS
 from config.login_limits import respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
 from respondents.services import PageSaveRefused, page_save
-from taking.forms import LoginForm, PageForm, bound_questions
+from taking.forms import LoginForm, PageForm, bound_questions, page_rules_data
 from taking.respondent_session import (
     SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_code, session_end,
     session_ended, session_seen, session_start, survey_closed, survey_is_open,
 )
-from surveys.selectors import page_count, page_definition, survey_get
+from surveys.selectors import page_count, page_definition, survey_flow, survey_get
 
 LOGIN_UNAVAILABLE = gettext_lazy("We cannot log you in right now. Please wait a minute and try again.")
 LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against your slip and try again.")
@@ -117,7 +117,7 @@ def survey_display(request):
         return redirect("surveys:complete")
     # min(): the survey may have lost pages since this respondent's last save.
     number = min(respondent.current_page, page_count(survey=request.survey))
-    return _render_page(request, page_definition(survey=request.survey, number=number))
+    return _show_page(request, page_definition(survey=request.survey, number=number))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -139,7 +139,25 @@ def survey_content(request, number):
     respondent = current_respondent(request)
     if respondent.is_completed:
         return redirect("surveys:complete")
-    return _render_page(request, definition, fragment=is_ajax(request))
+    return _show_page(request, definition, fragment=is_ajax(request), elsewhere="redirect")
+
+
+def _show_page(request, definition, *, fragment=False, elsewhere="show"):
+    """Render ``definition``'s page with the respondent's answers, or, if it does not apply to them, the nearest
+    page that does: shown in its place (``elsewhere="show"``, the resume) or redirected to (a page's own URL)."""
+    survey = definition.survey
+    flow = survey_flow(survey=survey)
+    saved, facts = answers_for_questions(
+        respondent_id=request.respondent_id, questions=definition.answerable.values(), survey=survey, codes=flow.reads)
+    answers = flow.effective(facts)
+    route = flow.route(definition.number, answers)
+    if definition.number not in route.pages:
+        number = route.resolve(definition.number)
+        if elsewhere == "redirect":
+            return redirect("surveys:content", number=number)
+        definition, route = page_definition(survey=survey, number=number), flow.route(number, answers)
+        saved = answers_for_questions(respondent_id=request.respondent_id, questions=definition.answerable.values())[0]
+    return _render_page(request, definition, route=route, answers=answers, saved=saved, fragment=fragment)
 
 
 def survey_change_page(request, number):
@@ -147,15 +165,22 @@ def survey_change_page(request, number):
     definition = page_definition(survey=request.survey, number=number)
     if definition is None:
         return _page_not_found(request, number)
-    form = PageForm(definition, request.POST)
+    flow = survey_flow(survey=request.survey)
+    facts = {}
+    if flow.save_reads.get(number):
+        facts = answers_for_questions(
+            respondent_id=request.respondent_id, questions=(), survey=request.survey, codes=flow.save_reads[number])[1]
+    form = PageForm(definition, request.POST, flow=flow, facts=facts)
     if not form.is_valid():
         if is_ajax(request):
             return JsonResponse({"saved": False, "errors": form.errors}, status=400)
-        return _render_page(request, definition, data=request.POST, errors=form.errors, status=400)
+        return _render_page(request, definition, route=form.route, answers=form.answers, data=request.POST,
+                            errors=form.errors, status=400)
     try:
         result = page_save(
             respondent_id=request.respondent_id, definition=definition, values=form.stored_values(),
             save_id=form.cleaned_data["save_id"], nav=form.cleaned_data["nav"], access_code=session_code(request),
+            route=form.route,
         )
     except PageSaveRefused as refused:
         if refused.reason == PageSaveRefused.GONE:
@@ -170,7 +195,9 @@ def survey_change_page(request, number):
     if result.completed:
         return redirect("surveys:complete")
     if result.missing:
-        return _render_page(request, definition, missing=result.missing)
+        saved = answers_for_questions(respondent_id=request.respondent_id, questions=definition.answerable.values())[0]
+        return _render_page(request, definition, route=form.route, answers=form.answers, saved=saved,
+                            missing=result.missing)
     return redirect("surveys:display")
 
 
@@ -197,14 +224,15 @@ def csrf_failure(request, reason=""):
     return render(request, "taking/message.html", {"message_kind": "csrf", "message": message}, status=403)
 
 
-def _render_page(request, definition, *, fragment=False, data=None, errors=None, missing=None, status=200):
-    saved = None
-    if data is None:
-        saved = answers_for_questions(respondent_id=request.respondent_id, questions=definition.answerable.values())
+def _render_page(request, definition, *, route, answers, saved=None, fragment=False, data=None, errors=None,
+                 missing=None, status=200):
+    flow = survey_flow(survey=definition.survey)
     context = {
         "survey": definition.survey,
         "definition": definition,
-        "items": bound_questions(definition, saved=saved, data=data, errors=errors),
+        "route": route,
+        "rules": page_rules_data(definition, flow=flow, answers=answers),
+        "items": bound_questions(definition, flow=flow, answers=answers, saved=saved, data=data, errors=errors),
         "error_list": _error_list(definition, errors),
         "missing": _missing_summary(missing),
         "save_id": uuid.uuid4(),

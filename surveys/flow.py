@@ -1,0 +1,260 @@
+"""What applies to a respondent: the pages and questions their answers lead to.
+
+A survey's ``show_if`` and ``constraint`` rules (``surveys/rules.py``, stored
+canonical on Page and Question) are compiled once per definition into a
+``SurveyFlow``, kept in the per-process definition memo
+(``surveys.selectors.survey_flow``); everything here is frozen, so requests
+share it safely.
+
+A question is asked when its page's rule holds and its own rule holds (a grid
+row's also needs its grid's). A question that is not asked reads as blank to
+every rule, whatever was saved for it (ODK clears such answers; here they are
+kept, and exported as not applicable), so answers are always evaluated in
+survey order: rules read only earlier answers, so one pass decides them all.
+
+``reads`` is every code whose answer some rule needs, together with the codes
+that decide whether those are asked. A request reads those answers (and no
+others) from the database, in a query it makes anyway where it can.
+"""
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from surveys.rules import AllOf, Rule, RuleQuestion, rule_codes, rule_evaluate, rule_parse, rule_to_json
+
+
+@dataclass(frozen=True)
+class FlowQuestion:
+    """One answerable question as the rules see it."""
+
+    code: str
+    page: int
+    kind: str
+    # Its own show_if and, for a grid row, its grid's (both must hold).
+    rules: tuple[Rule, ...] = ()
+    constraint: Rule | None = None
+    # Its rules read an answer on its own page: asked or not is decided as the
+    # person answers (survey.js), and the page without JavaScript says when to answer.
+    reads_own_page: bool = False
+
+    @property
+    def rule(self):
+        """Its rules as one rule; None when it is always asked (on a page that applies)."""
+        if not self.rules:
+            return None
+        return self.rules[0] if len(self.rules) == 1 else AllOf(rules=self.rules)
+
+    @property
+    def show_if_json(self):
+        """Its rules as one canonical rule (JSON data), for survey.js; None when it is always asked."""
+        return rule_to_json(self.rule) if self.rules else None
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where page ``number`` stands among the pages that apply to a respondent."""
+
+    number: int
+    pages: tuple[int, ...]
+
+    @property
+    def shown_count(self):
+        return len(self.pages)
+
+    @property
+    def shown_number(self):
+        """This page's place among the pages that apply (counted as if it applied, if it does not)."""
+        return sum(1 for p in self.pages if p < self.number) + 1
+
+    @property
+    def is_first(self):
+        return not self.pages or self.number <= self.pages[0]
+
+    @property
+    def is_last(self):
+        return not self.pages or self.number >= self.pages[-1]
+
+    @property
+    def progress(self):
+        """Percent of the pages that apply which come before this one."""
+        return self.progress_at(self.number)
+
+    def progress_at(self, number):
+        if not self.pages:
+            return 0
+        return round(100 * sum(1 for p in self.pages if p < number) / len(self.pages))
+
+    @property
+    def previous(self):
+        """The page Back leads to: the nearest earlier page that applies, else this one."""
+        return max((p for p in self.pages if p < self.number), default=self.number)
+
+    @property
+    def next(self):
+        """The page Next leads to: the nearest later page that applies, else this one."""
+        return min((p for p in self.pages if p > self.number), default=self.number)
+
+    def resolve(self, number):
+        """Return the page to show for ``number``: it, or the first later page that applies, else the last one."""
+        later = [p for p in self.pages if p >= number]
+        if later:
+            return later[0]
+        return self.pages[-1] if self.pages else number
+
+
+@dataclass(frozen=True)
+class SurveyFlow:
+    """A survey's compiled rules, and what they make of a respondent's answers."""
+
+    page_count: int
+    page_rules: Mapping[int, Rule]
+    # Every answerable question, in survey order.
+    questions: Mapping[str, FlowQuestion]
+    reads: frozenset[str]
+    prompts: Mapping[str, str] = field(default_factory=dict)
+    choice_labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    # Page number to what a save of it must read first (``reads_for_save``), and
+    # to whether any rule is at work on it (a show_if or constraint of its questions).
+    save_reads: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    ruled_pages: frozenset[int] = frozenset()
+
+    @property
+    def conditional(self):
+        """Whether anything ever hides: a page or a question has a show_if."""
+        return bool(self.page_rules) or any(q.rules for q in self.questions.values())
+
+    def page_codes(self, number):
+        return [code for code, q in self.questions.items() if q.page == number]
+
+    def kinds(self, codes):
+        return {code: self.questions[code].kind for code in codes}
+
+    def asks(self, code, answers):
+        """Return whether question ``code`` is asked, given ``answers`` as rules read them (``effective``)."""
+        question = self.questions[code]
+        page_rule = self.page_rules.get(question.page)
+        if page_rule is not None and not rule_evaluate(page_rule, answers):
+            return False
+        return all(rule_evaluate(rule, answers) for rule in question.rules)
+
+    def effective(self, stored, *, codes=None):
+        """Return ``stored`` answers (code to stored text) as rules read them: blank where not asked.
+
+        Only ``codes`` (default: ``reads``) and the codes deciding them are
+        kept; each must have its deciders among them, as ``reads`` does.
+        """
+        wanted = self.reads if codes is None else codes
+        answers = {}
+        if not wanted:
+            return answers
+        for code in self.questions:
+            if code in wanted:
+                answers[code] = stored.get(code, "") if self.asks(code, answers) else ""
+        return answers
+
+    def pages(self, answers):
+        """Return the numbers of the pages that apply, given ``answers`` as rules read them."""
+        return tuple(
+            number for number in range(1, self.page_count + 1)
+            if number not in self.page_rules or rule_evaluate(self.page_rules[number], answers)
+        )
+
+    def route(self, number, answers=None):
+        """Return the Route of page ``number``; a survey without page rules needs no ``answers``."""
+        if not self.page_rules:
+            return Route(number=number, pages=tuple(range(1, self.page_count + 1)))
+        return Route(number=number, pages=self.pages(answers or {}))
+
+    def reads_for_save(self, number):
+        """Return the codes whose saved answers a save of page ``number`` needs (besides the page's own).
+
+        Empty when no rule is at work: the save then reads nothing more than it did before rules.
+        """
+        needed = set()
+        if self.page_rules:
+            needed |= self.reads
+        for code in self.page_codes(number):
+            question = self.questions[code]
+            for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
+                needed |= rule_codes(rule)
+        needed = self._with_deciders(needed)
+        return frozenset(needed - set(self.page_codes(number)))
+
+    def _with_deciders(self, codes):
+        """Return ``codes`` and, transitively, the codes whose answers decide whether they are asked."""
+        closed, todo = set(), list(codes)
+        while todo:
+            code = todo.pop()
+            if code in closed or code not in self.questions:
+                continue
+            closed.add(code)
+            question = self.questions[code]
+            page_rule = self.page_rules.get(question.page)
+            for rule in (*question.rules, *((page_rule,) if page_rule else ())):
+                todo.extend(rule_codes(rule))
+        return closed
+
+
+def flow_compile(*, page_count, pages, questions, choices):
+    """Return the SurveyFlow of a survey's definition rows.
+
+    ``pages`` are the survey's Page rows, ``questions`` all its Question rows
+    (grids included), ``choices`` maps a question id to its choices in order.
+    The rules were checked when the document was imported; compiling them
+    again here only turns the stored JSON into the evaluator's dataclasses.
+    """
+    position = {page.pk: page.position for page in pages}
+    grids = {q.pk: q for q in questions if q.grid_id is None}
+
+    def order(q):
+        top = grids[q.grid_id].position if q.grid_id else q.position
+        return (position[q.page_id], top, q.position if q.grid_id else -1)
+
+    ordered = sorted(questions, key=order)
+    known = {}
+    for question in ordered:
+        values = tuple(c.value for c in choices.get(question.grid_id or question.pk, ()))
+        known[question.code] = RuleQuestion(code=question.code, kind=question.kind, choices=values)
+
+    def compiled(raw, path, own=None):
+        return rule_parse(raw, path=path, earlier=known, own=own) if raw is not None else None
+
+    page_rules = {
+        page.position: compiled(page.show_if, f"pages[{page.position}].show_if")
+        for page in pages if page.show_if is not None
+    }
+    page_of = {q.code: position[q.page_id] for q in questions}
+    flow_questions = {}
+    for question in ordered:
+        if not question.is_answerable:
+            continue
+        raw_rules = [grids[question.grid_id].show_if] if question.grid_id else []
+        rules = tuple(compiled(raw, question.code) for raw in [*raw_rules, question.show_if] if raw is not None)
+        page = position[question.page_id]
+        reads_own_page = any(page_of.get(code) == page for rule in rules for code in rule_codes(rule))
+        flow_questions[question.code] = FlowQuestion(
+            code=question.code, page=page, kind=question.kind, rules=rules,
+            constraint=compiled(question.constraint, question.code, own=known[question.code]),
+            reads_own_page=reads_own_page,
+        )
+
+    read = set()
+    for rule in page_rules.values():
+        read |= rule_codes(rule)
+    for question in flow_questions.values():
+        for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
+            read |= rule_codes(rule)
+    flow = SurveyFlow(
+        page_count=page_count, page_rules=page_rules, questions=flow_questions, reads=frozenset(),
+        prompts={q.code: q.prompt for q in questions},
+        choice_labels={
+            (q.code, c.value): c.label for q in questions for c in choices.get(q.grid_id or q.pk, ())
+        },
+    )
+    flow = SurveyFlow(
+        page_count=page_count, page_rules=page_rules, questions=flow_questions,
+        reads=frozenset(flow._with_deciders(read)), prompts=flow.prompts, choice_labels=flow.choice_labels,
+        ruled_pages=frozenset(q.page for q in flow_questions.values() if q.rules or q.constraint),
+    )
+    save_reads = {number: flow.reads_for_save(number) for number in range(1, page_count + 1)}
+    return replace(flow, save_reads=save_reads)
+
