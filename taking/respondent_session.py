@@ -1,8 +1,16 @@
 """Who the respondent is: kept in the session, never taken from a request parameter.
 
-The session holds two ids and the time of the respondent's last request,
-nothing else, so it stays a few bytes in Redis (production) or the database
-(the embedded default).
+The session holds two ids, the code and the time of the respondent's last
+request, and, for a survey with skip logic, the saved answers its rules read
+(``RULE_ANSWERS_KEY``), so it stays small in Redis (production) or the
+database (the embedded default).
+
+The rules' answers are kept so that a page save, like a survey without rules,
+reads nothing before it writes: every page shown reads them from the database
+in the query that reads the page's answers and refreshes the session's copy
+when it differs, and each save updates it with what it saved. A save is so
+judged on the answers its page was shown with; finishing, exports and every
+page shown read the database itself.
 
 Idle timeout: school computers are shared, so a session with no request for
 ``SESSION_IDLE_TIMEOUT_SECONDS`` ends, and the next request is asked to log in
@@ -32,6 +40,7 @@ SEEN_KEY = "seen"
 # withdrawn respondent ends the session on its next request. Sessions live on
 # the server (Redis), never in the cookie.
 CODE_KEY = "code"
+RULE_ANSWERS_KEY = "rule_answers"
 
 
 class SessionEnded(Exception):
@@ -48,6 +57,24 @@ def session_start(request, respondent):
     # took it is known here (config/sessions.py marks a Redis outage `unavailable`).
     request.session.cycle_key()
     return not getattr(request.session, "unavailable", False)
+
+
+def session_rule_answers(request, codes):
+    """Return ``{code: stored text}`` of the answers to ``codes`` the session keeps, or None if it lacks any."""
+    kept = request.session.get(RULE_ANSWERS_KEY) or {}
+    if not codes <= kept.keys():
+        return None
+    return {code: kept[code] for code in codes}
+
+
+def session_keep_rule_answers(request, answers, *, forget=()):
+    """Keep ``answers`` (code to stored text) in the session, and forget ``forget``; write only on a change."""
+    kept = request.session.get(RULE_ANSWERS_KEY) or {}
+    changed = {**kept, **answers}
+    for code in forget:
+        changed.pop(code, None)
+    if changed != kept:
+        request.session[RULE_ANSWERS_KEY] = changed
 
 
 def session_end(request):

@@ -28,7 +28,8 @@ from respondents.services import PageSaveRefused, page_save
 from taking.forms import LoginForm, PageForm, bound_questions, page_rules_data
 from taking.respondent_session import (
     SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_code, session_end,
-    session_ended, session_seen, session_start, survey_closed, survey_is_open,
+    session_ended, session_keep_rule_answers, session_rule_answers, session_seen, session_start, survey_closed,
+    survey_is_open,
 )
 from surveys.selectors import page_count, page_definition, survey_flow, survey_get
 
@@ -149,6 +150,8 @@ def _show_page(request, definition, *, fragment=False, elsewhere="show"):
     flow = survey_flow(survey=survey)
     saved, facts = answers_for_questions(
         respondent_id=request.respondent_id, questions=definition.answerable.values(), survey=survey, codes=flow.reads)
+    if flow.reads:
+        session_keep_rule_answers(request, {code: facts.get(code, "") for code in flow.reads})
     answers = flow.effective(facts)
     route = flow.route(definition.number, answers)
     if definition.number not in route.pages:
@@ -160,25 +163,36 @@ def _show_page(request, definition, *, fragment=False, elsewhere="show"):
     return _render_page(request, definition, route=route, answers=answers, saved=saved, fragment=fragment)
 
 
+def _rule_answers(request, codes):
+    """The saved answers to ``codes`` that a page save's rules read: the session's copy, else the database's."""
+    if not codes:
+        return {}
+    answers = session_rule_answers(request, codes)
+    if answers is None:
+        answers = answers_for_questions(respondent_id=request.respondent_id, questions=(), survey=request.survey,
+                                        codes=codes)[1]
+        answers = {code: answers.get(code, "") for code in codes}
+        session_keep_rule_answers(request, answers)
+    return answers
+
+
 def survey_change_page(request, number):
     """Validate and save page ``number``, then move on as ``nav`` says."""
     definition = page_definition(survey=request.survey, number=number)
     if definition is None:
         return _page_not_found(request, number)
     flow = survey_flow(survey=request.survey)
-    facts = {}
-    if flow.save_reads.get(number):
-        facts = answers_for_questions(
-            respondent_id=request.respondent_id, questions=(), survey=request.survey, codes=flow.save_reads[number])[1]
+    facts = _rule_answers(request, flow.save_reads.get(number))
     form = PageForm(definition, request.POST, flow=flow, facts=facts)
-    if not form.is_valid():
+    values = form.stored_values() if form.is_valid() else None
+    if values is None:
         if is_ajax(request):
             return JsonResponse({"saved": False, "errors": form.errors}, status=400)
         return _render_page(request, definition, route=form.route, answers=form.answers, data=request.POST,
                             errors=form.errors, status=400)
     try:
         result = page_save(
-            respondent_id=request.respondent_id, definition=definition, values=form.stored_values(),
+            respondent_id=request.respondent_id, definition=definition, values=values,
             save_id=form.cleaned_data["save_id"], nav=form.cleaned_data["nav"], access_code=session_code(request),
             route=form.route,
         )
@@ -190,6 +204,10 @@ def survey_change_page(request, number):
             return ajax_error(message, status=409, complete_url=reverse("surveys:complete"))
         return redirect("surveys:complete")
 
+    if flow.reads and not result.replayed:
+        on_page = flow.reads & definition.answerable.keys()
+        saved = {question.code: value for question, value in values.items() if question.code in on_page}
+        session_keep_rule_answers(request, saved, forget=on_page - saved.keys())
     if is_ajax(request):
         return JsonResponse(_save_payload(result))
     if result.completed:

@@ -27,10 +27,14 @@ def test_a_valid_document_creates_pages_questions_grid_rows_and_choices():
     assert Question.objects.get(code="colour").required is True
 
 
-def test_the_demo_survey_has_twelve_pages_of_four_to_six_answerable_questions():
+def test_the_demo_survey_has_thirteen_pages_of_four_to_six_answerable_questions_and_uses_skip_logic():
     survey = make_demo_survey()
     pages = list(Page.objects.filter(survey=survey))
-    assert len(pages) == 12
+    assert len(pages) == 13
+    assert [p.title for p in pages if p.show_if] == ["Your teaching"]
+    shown_if = set(Question.objects.filter(survey=survey).exclude(show_if=None).values_list("code", flat=True))
+    assert shown_if == {"grade", "grade_taught", "grade_child", "overall_why"}
+    assert Question.objects.filter(survey=survey).exclude(constraint=None).count() == 2
     for page in pages:
         answerable = page.questions.exclude(kind=Question.Kind.GRID).count()
         assert 4 <= answerable <= 6, page

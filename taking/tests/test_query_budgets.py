@@ -23,7 +23,7 @@ def taker(client):
     login(client, make_respondents(survey))
     # Warm the definition cache as earlier respondents would have: every page,
     # and the survey-wide list of required questions that finishing reads.
-    for number in range(1, 13):
+    for number in range(1, 14):
         client.get(f"/take/page/{number}/", headers=AJAX)
     client.get("/take/complete/")
     return client
@@ -47,7 +47,7 @@ def test_survey_display_reads_the_respondent_and_the_page_answers(taker, django_
 
 def test_survey_content_reads_the_respondent_and_the_page_answers(taker, django_assert_max_num_queries):
     with django_assert_max_num_queries(2):
-        assert taker.get("/take/page/5/", headers=AJAX).status_code == 200
+        assert taker.get("/take/page/6/", headers=AJAX).status_code == 200
 
 
 def test_survey_change_page_is_one_update_one_upsert_and_one_log_insert(taker, django_assert_max_num_queries):
@@ -58,10 +58,10 @@ def test_survey_change_page_is_one_update_one_upsert_and_one_log_insert(taker, d
 
 def test_finishing_adds_one_read_of_required_answers_and_one_update(taker, django_assert_max_num_queries):
     for number, answers in [(1, {"q-role": "student"}), (2, {f"q-{c}": "1" for c in ("safe_hallways", "safe_outside", "safe_travel", "safe_classroom")}),
-                            (7, {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")})]:
+                            (8, {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")})]:
         save_page(taker, number, answers)
     with django_assert_max_num_queries(5 + TRANSACTION):
-        response = save_page(taker, 12, {"q-recommend": "yes"}, nav="finish")
+        response = save_page(taker, 13, {"q-recommend": "yes"}, nav="finish")
     assert response.json()["completed"] is True
 
 
@@ -86,7 +86,7 @@ def test_with_a_warm_cache_no_view_reads_the_survey_definition_from_the_database
         taker.get("/take/")
         taker.get("/take/page/3/", headers=AJAX)
         save_page(taker, 3, {"q-eng_effort": "4"})
-        save_page(taker, 12, {"q-recommend": "no"}, nav="finish")
+        save_page(taker, 13, {"q-recommend": "no"}, nav="finish")
         taker.get("/take/complete/")
     tables = " ".join(q["sql"] for q in queries)
     assert queries.captured_queries

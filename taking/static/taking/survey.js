@@ -8,8 +8,84 @@
  *    backoff and a cap, telling the person it is retrying; then says what to
  *    do. Any other answer is shown, never retried: a 4xx will not go away;
  *  - warns before an idle session ends (school computers are shared), with a
- *    "Keep me logged in" button, and logs out when nobody answers.
+ *    "Keep me logged in" button, and logs out when nobody answers;
+ *  - shows and hides the questions whose show_if reads an answer on the same
+ *    page as the person answers (SurveyRules below evaluates the rule tree of
+ *    surveys/rules.py as it does: no eval). Without JavaScript those questions
+ *    are all shown, each saying when to answer it, and the server ignores the
+ *    answers to those whose rule does not hold.
  */
+
+// The rule language of surveys/rules.py, evaluated as it is there (ODK's
+// blank semantics); surveys/tests/rule_cases.json holds the cases both agree on.
+var SurveyRules = (function () {
+  "use strict";
+  var NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
+  var DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+  var READ_AS = {
+    integer: "number", date: "date", short_text: "text", long_text: "text", single: "choice", multiple: "choices"
+  };
+
+  function answer(code, answers, own) {
+    var value = code === "." ? own : answers[code];
+    return typeof value === "string" ? value.trim() : "";
+  }
+
+  function isDate(text) {
+    if (!DATE.test(text)) { return false; }
+    var day = new Date(text + "T00:00:00Z");
+    return !isNaN(day.getTime()) && day.toISOString().slice(0, 10) === text;
+  }
+
+  // A value as compared when read as readAs; null when blank or not readable so.
+  function typed(value, readAs) {
+    if (typeof value === "number") { return value; }
+    if (value === "") { return null; }
+    if (readAs === "number") { return NUMBER.test(value) ? parseFloat(value) : null; }
+    if (readAs === "date") { return isDate(value) ? value : null; }
+    return value;
+  }
+
+  function holds(op, left, right) {
+    switch (op) {
+      case "equals": return left === right;
+      case "not_equals": return left !== right;
+      case "gt": return left > right;
+      case "ge": return left >= right;
+      case "lt": return left < right;
+      default: return left <= right;
+    }
+  }
+
+  function words(text) {
+    return text.split(/\s+/).filter(function (word) { return word !== ""; });
+  }
+
+  // Whether rule holds for answers (code to stored text); kinds maps each code
+  // the rule reads to its question's kind ("." to the constrained question's).
+  function evaluate(rule, answers, kinds, own) {
+    var op = rule.op;
+    if (op === "and") { return rule.rules.every(function (r) { return evaluate(r, answers, kinds, own); }); }
+    if (op === "or") { return rule.rules.some(function (r) { return evaluate(r, answers, kinds, own); }); }
+    if (op === "not") { return !evaluate(rule.rule, answers, kinds, own); }
+    var text = answer(rule.q, answers, own);
+    if (op === "answered") { return text !== ""; }
+    if (op === "selected") { return words(text).indexOf(String(rule.value)) !== -1; }
+    if (op === "count") { return holds(rule.cmp, words(text).length, rule.value); }
+    var readAs = READ_AS[kinds[rule.q]];
+    var left = typed(text, readAs);
+    if (op === "in") {
+      return left !== null && rule.values.some(function (v) { return typed(v, readAs) === left; });
+    }
+    var right = rule.value !== null && typeof rule.value === "object" ?
+      typed(answer(rule.value.q, answers, own), readAs) : typed(rule.value, readAs);
+    if (left === null || right === null) { return op === "not_equals"; }
+    return holds(op, left, right);
+  }
+
+  return { evaluate: evaluate };
+}());
+
 (function () {
   "use strict";
 
@@ -176,7 +252,8 @@
         busy = false;
         if (push) { history.pushState({ url: url }, "", url); }
         var page = container.querySelector(".survey-page");
-        document.title = "Page " + page.dataset.page + " of " + page.dataset.pageCount;
+        document.title = page.querySelector(".progress label").textContent;
+        applyRules();
         window.scrollTo(0, 0);
         container.querySelector(".page-title").focus();
         say("");
@@ -253,6 +330,50 @@
         });
       }, function () { retry(null); });
   }
+
+  // --- Questions asked only for some answers on the same page.
+  // This page's answer to each question, as the server stores it.
+  function pageAnswer(form, name) {
+    var inputs = form.querySelectorAll('[name="' + name + '"]');
+    var values = [];
+    inputs.forEach(function (input) {
+      if (input.type === "radio" || input.type === "checkbox") {
+        if (input.checked) { values.push(input.value); }
+      } else {
+        values.push(input.value);
+      }
+    });
+    return values.join(" ").trim();
+  }
+
+  function applyRules() {
+    var form = container.querySelector("form.survey-form");
+    if (!form || !form.dataset.ruleKinds) { return; }
+    var kinds = JSON.parse(form.dataset.ruleKinds);
+    var answers = JSON.parse(form.dataset.ruleAnswers || "{}");
+    // What a rule reads of this page: its answer, or blank for a question
+    // not asked; rules read only earlier questions, so one pass in order decides.
+    form.querySelectorAll("[name^='q-']").forEach(function (input) {
+      var code = input.name.slice(2);
+      if (!(code in answers)) { answers[code] = pageAnswer(form, input.name); }
+    });
+    form.querySelectorAll("[data-show-if]").forEach(function (element) {
+      var shown = SurveyRules.evaluate(JSON.parse(element.dataset.showIf), answers, kinds);
+      element.hidden = !shown;
+      element.querySelectorAll("input, textarea, select").forEach(function (input) {
+        input.disabled = !shown;
+        if (!shown) { answers[input.name.slice(2)] = ""; }
+      });
+    });
+    form.querySelectorAll(".condition").forEach(function (note) { note.hidden = true; });
+    form.querySelectorAll("fieldset.grid").forEach(function (grid) {
+      var rows = grid.querySelectorAll("tr.grid-row");
+      grid.hidden = rows.length > 0 && Array.prototype.every.call(rows, function (row) { return row.hidden; });
+    });
+  }
+
+  container.addEventListener("change", applyRules);
+  container.addEventListener("input", applyRules);
 
   // --- Idle timeout (WCAG 2.2.1: warn, and let the person stay with one press).
   var idleSeconds = parseInt(container.dataset.idleSeconds || "0", 10);
@@ -373,5 +494,6 @@
     if (event.state && event.state.url) { loadPage(event.state.url, false); }
   });
   history.replaceState({ url: container.querySelector("form.survey-form").action }, "", window.location.href);
+  applyRules();
   heardFromServer();
 }());
