@@ -170,8 +170,8 @@ class SurveyFlow:
         Empty when no rule is at work: the save then reads nothing more than it did before rules.
         """
         needed = set()
-        if self.page_rules:
-            needed |= self.reads
+        for rule in self.page_rules.values():  # where Back, Next and the progress lead
+            needed |= rule_codes(rule)
         for code in self.page_codes(number):
             question = self.questions[code]
             for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):

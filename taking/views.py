@@ -31,6 +31,7 @@ from taking.respondent_session import (
     session_ended, session_keep_rule_answers, session_rule_answers, session_seen, session_start, survey_closed,
     survey_is_open,
 )
+from surveys.rules import default_message
 from surveys.selectors import page_count, page_definition, survey_flow, survey_get
 
 LOGIN_UNAVAILABLE = gettext_lazy("We cannot log you in right now. Please wait a minute and try again.")
@@ -283,12 +284,16 @@ def _page_not_found(request, number):
 
 
 def _missing_summary(missing):
-    """Return ``[{"page": n, "url": ..., "fields": [{"name", "prompt"}]}]`` for templates and JSON."""
+    """Return ``[{"page": n, "url": ..., "fields": [{"name", "prompt", "message"}]}]`` for templates and JSON."""
     return [
         {
             "page": number,
             "url": reverse("surveys:content", args=[number]),
-            "fields": [{"name": f"q-{q.code}", "prompt": q.prompt} for q in questions],
+            "fields": [
+                {"name": f"q-{q.code}", "prompt": q.prompt,
+                 "message": q.required_message or default_message(q.kind, "required")}
+                for q in questions
+            ],
         }
         for number, questions in sorted((missing or {}).items())
     ]

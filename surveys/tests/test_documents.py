@@ -110,3 +110,79 @@ def test_a_grid_row_inherits_required_unless_it_says_otherwise():
     survey_create(document=document)
     assert Question.objects.get(code="safe").required is True
     assert Question.objects.get(code="happy").required is False
+
+
+# Skip logic and constraints in the document
+
+def ruled_document():
+    """The small survey with a page, a question, a grid row and a constraint ruled by earlier answers."""
+    document = small_document()
+    first, second, third = (page["questions"] for page in document["pages"])
+    first[2]["show_if"] = {"op": "selected", "q": "pets", "value": "cat"}
+    first[2]["constraint"] = {"op": "ge", "q": ".", "value": 7}
+    first[2]["constraint_message"] = "Cats need owners of seven or more."
+    second[0]["rows"][1]["show_if"] = {"op": "equals", "q": "safe", "value": "2"}
+    document["pages"][2]["show_if"] = {"op": "equals", "q": "colour", "value": "red"}
+    third[1]["required_message"] = "Please say whether you would take it again."
+    return document
+
+
+def test_rules_are_stored_canonical_with_their_messages():
+    document = ruled_document()
+    document["pages"][0]["questions"][2]["constraint"]["value"] = 7
+    survey = survey_create(document=document)
+    age = Question.objects.get(code="age")
+    assert age.show_if == {"op": "selected", "q": "pets", "value": "cat"}
+    assert age.constraint == {"op": "ge", "q": ".", "value": 7}
+    assert age.constraint_message == "Cats need owners of seven or more."
+    assert Question.objects.get(code="happy").show_if == {"op": "equals", "q": "safe", "value": "2"}
+    assert Question.objects.get(code="again").required_message == "Please say whether you would take it again."
+    assert survey.pages.get(position=3).show_if == {"op": "equals", "q": "colour", "value": "red"}
+    assert survey.pages.get(position=1).show_if is None
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d["pages"][0].update(show_if={"op": "answered", "q": "colour"}),
+     "pages[1].show_if.q: 'colour' does not come before this rule: a rule reads only earlier answers"),
+    (lambda d: d["pages"][0]["questions"][0].update(show_if={"op": "answered", "q": "pets"}),
+     "pages[1].questions[1].show_if.q: 'pets' does not come before this rule: a rule reads only earlier answers"),
+    (lambda d: d["pages"][1].update(show_if={"op": "answered", "q": "nobody"}),
+     "pages[2].show_if.q: there is no question 'nobody'"),
+    (lambda d: d["pages"][1].update(show_if={"op": "equals", "q": "colour", "value": "green"}),
+     "pages[2].show_if.value: 'green' is not a choice of 'colour'"),
+    (lambda d: d["pages"][1].update(show_if={"op": "gt", "q": "nickname", "value": 3}),
+     "pages[2].show_if.op: 'gt' compares integer or date answers; 'nickname' is a short text question"),
+    (lambda d: d["pages"][2].update(show_if={"op": "answered", "q": "school"}),
+     "pages[3].show_if.q: 'school' is a grid, which takes no answer: name one of its rows"),
+    (lambda d: d["pages"][1]["questions"][0]["rows"][0].update(show_if={"op": "answered", "q": "happy"}),
+     "pages[2].questions[1].rows[1].show_if.q: 'happy' does not come before this rule: a rule reads only earlier answers"),
+    (lambda d: d["pages"][0]["questions"][2].update(constraint={"op": "le", "q": "age", "value": 3}),
+     "pages[1].questions[3].constraint.q: 'age' is the question this constraint belongs to: write '.' for its value"),
+    (lambda d: d["pages"][0]["questions"][2].update(show_if={"op": "le", "q": ".", "value": 3}),
+     "pages[1].questions[3].show_if.q: '.' (the question's own value) is only allowed in a constraint"),
+    (lambda d: d["pages"][1]["questions"][0].update(constraint={"op": "answered", "q": "."}),
+     "pages[2].questions[1].constraint: a grid takes no answer: give its rows constraints"),
+    (lambda d: d["pages"][0]["questions"][3].update(constraint_message="Too long."),
+     "pages[1].questions[4].constraint_message: only a question with a constraint shows a constraint message"),
+    (lambda d: d["pages"][0]["questions"][3].update(required_message="Say it."),
+     "pages[1].questions[4].required_message: only a required question shows a required message"),
+    (lambda d: d["pages"][0]["questions"][2].update(show_if={"op": "selected"}),
+     "pages[1].questions[3].show_if.q: is required"),
+    (lambda d: d["pages"][0]["questions"][2].update(show_if="pets = cat"),
+     "pages[1].questions[3].show_if: must be an object with an op"),
+])
+def test_a_rule_that_reads_what_it_cannot_is_refused_with_its_path_and_nothing_is_written(change, expected):
+    document = ruled_document()
+    change(document)
+    assert expected in problems_of(document)
+
+
+def test_every_rule_problem_is_reported_with_the_other_problems():
+    document = ruled_document()
+    document["pages"][0]["questions"][0]["show_if"] = {"op": "answered", "q": "again"}
+    document["pages"][2]["show_if"] = {"op": "eval", "q": "colour"}
+    document["pages"][1]["questions"][1]["kind"] = "essay"
+    problems = problems_of(document)
+    assert "pages[1].questions[1].show_if.q: 'again' does not come before this rule: a rule reads only earlier answers" in problems
+    assert any(p.startswith("pages[3].show_if.op: 'eval' is not one of") for p in problems)
+    assert any(p.startswith("pages[2].questions[2].kind:") for p in problems)

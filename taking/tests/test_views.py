@@ -314,7 +314,9 @@ class TestCompletion:
         body = response.json()
         assert response.status_code == 200
         assert body["saved"] is True and body["completed"] is False and body["complete_url"] is None
-        assert body["missing"] == [{"page": 1, "url": "/take/page/1/", "fields": [{"name": "q-colour", "prompt": "Favourite colour?"}]}]
+        # "message" was added beside the keys the contract had: the required message (here the default of its kind).
+        assert body["missing"] == [{"page": 1, "url": "/take/page/1/", "fields": [
+            {"name": "q-colour", "prompt": "Favourite colour?", "message": "Please choose an answer."}]}]
         assert body["next_page"] == 1
         assert answers_of(respondent)["again"] == "2"
         assert Respondent.objects.get(pk=respondent.pk).status == Respondent.Status.IN_PROGRESS
@@ -392,3 +394,124 @@ def test_ping_answers_ok_without_touching_the_database(client, django_assert_num
     with django_assert_num_queries(0):
         response = client.get("/ping/")
     assert response.status_code == 200 and response.content == b"ok"
+
+
+class TestSkipLogic:
+    """The demo survey's rules: a teachers' page 5, grade questions per role, a why? after a low rating."""
+
+    @pytest.fixture
+    def demo_taker(self, client):
+        from surveys.tests.factories import make_demo_survey
+
+        respondent = make_respondents(make_demo_survey())
+        login(client, respondent)
+        client.respondent = respondent
+        return client
+
+    def test_next_and_back_skip_the_teachers_page_for_a_student(self, demo_taker):
+        assert save_page(demo_taker, 1, {"q-role": "student"}).json()["next_page"] == 2
+        body = save_page(demo_taker, 4).json()
+        assert (body["next_page"], body["next_url"]) == (6, "/take/page/6/")
+        assert save_page(demo_taker, 6, nav="back").json()["next_page"] == 4
+
+    def test_a_teacher_gets_the_teachers_page(self, demo_taker):
+        save_page(demo_taker, 1, {"q-role": "teacher"})
+        assert save_page(demo_taker, 4).json()["next_page"] == 5
+        page = demo_taker.get("/take/page/5/", headers={"X-Requested-With": "XMLHttpRequest"}).content.decode()
+        assert "Your teaching" in page and "Page 5 of 13" in page
+
+    def test_progress_counts_only_the_pages_that_apply(self, demo_taker):
+        save_page(demo_taker, 1, {"q-role": "student"})
+        assert save_page(demo_taker, 6).json()["progress"] == round(100 * 5 / 12)  # 5 of the 12 come before 7
+        page = demo_taker.get("/take/page/7/").content.decode()
+        assert "Page 6 of 12" in page
+        save_page(demo_taker, 1, {"q-role": "teacher"})
+        assert "Page 7 of 13" in demo_taker.get("/take/page/7/").content.decode()
+
+    def test_a_page_that_does_not_apply_sends_the_person_to_the_next_that_does(self, demo_taker):
+        save_page(demo_taker, 1, {"q-role": "parent"})
+        response = demo_taker.get("/take/page/5/")
+        assert (response.status_code, response["Location"]) == (302, "/take/page/6/")
+
+    def test_resume_lands_on_a_page_that_applies(self, demo_taker):
+        respondent = demo_taker.respondent
+        save_page(demo_taker, 1, {"q-role": "teacher"})
+        save_page(demo_taker, 4)  # to the teachers' page
+        # The role changes (another device, the same code): page 5 no longer applies.
+        Answer.objects.filter(respondent=respondent, question__code="role").update(value="student")
+        Respondent.objects.filter(pk=respondent.pk).update(current_page=5)
+        page = demo_taker.get("/take/").content.decode()
+        assert 'data-page="6"' in page and "Your teaching" not in page
+
+    def test_answers_to_questions_not_asked_are_ignored_and_earlier_answers_kept(self, demo_taker):
+        respondent = demo_taker.respondent
+        save_page(demo_taker, 1, {"q-role": "student", "q-grade": "7", "q-grade_taught": "9"})
+        assert answers_of(respondent)["grade"] == "7" and "grade_taught" not in answers_of(respondent)
+        # A teacher now: grade is not asked, so the student's answer stays as it was, not blanked.
+        save_page(demo_taker, 1, {"q-role": "teacher", "q-grade": "x", "q-grade_taught": "9"})
+        answers = answers_of(respondent)
+        assert (answers["grade"], answers["grade_taught"]) == ("7", "9")
+
+    def test_a_bad_answer_to_a_question_not_asked_is_not_an_error(self, demo_taker):
+        response = save_page(demo_taker, 1, {"q-role": "teacher", "q-grade": "not a grade"})
+        assert response.status_code == 200 and response.json()["saved"] is True
+
+    def test_a_constraint_on_an_earlier_answer_shows_its_own_message(self, demo_taker):
+        response = save_page(demo_taker, 1, {"q-role": "student", "q-years_at_school": "14"})
+        assert response.status_code == 400
+        assert response.json()["errors"]["q-years_at_school"] == [
+            "A student cannot have been at one school for more than 13 years: please check the number."]
+        assert not Answer.objects.filter(respondent=demo_taker.respondent).exists()
+        assert save_page(demo_taker, 1, {"q-role": "teacher", "q-years_at_school": "14"}).status_code == 200
+
+    def test_a_constraint_reading_another_pages_answer(self, demo_taker):
+        save_page(demo_taker, 1, {"q-role": "teacher", "q-years_at_school": "10"})
+        response = save_page(demo_taker, 5, {"q-teach_years": "4"})
+        assert response.json()["errors"]["q-teach_years"] == [
+            "This is fewer years than you have been at this school: please check both numbers."]
+        assert save_page(demo_taker, 5, {"q-teach_years": "10"}).json()["saved"] is True
+
+    def test_finish_requires_only_the_questions_asked(self, demo_taker):
+        grid = {f"q-{c}": "2" for c in ("safe_hallways", "safe_outside", "safe_travel", "safe_classroom")}
+        learning = {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")}
+        save_page(demo_taker, 1, {"q-role": "teacher"})
+        save_page(demo_taker, 2, grid)
+        save_page(demo_taker, 8, learning)
+        body = save_page(demo_taker, 13, {"q-recommend": "yes"}, nav="finish").json()
+        assert body["completed"] is False
+        assert body["missing"] == [{"page": 5, "url": "/take/page/5/", "fields": [
+            {"name": "q-teach_years", "prompt": "How many years have you been teaching, counting every school?",
+             "message": "Please tell us how many years you have been teaching."}]}]
+        # As a student the teachers' required question is not asked: the same answers finish.
+        save_page(demo_taker, 1, {"q-role": "student"})
+        assert save_page(demo_taker, 13, {"q-recommend": "yes"}, nav="finish").json()["completed"] is True
+
+    def test_finish_is_offered_on_the_last_page_that_applies(self, demo_taker):
+        page = demo_taker.get("/take/page/13/").content.decode()
+        assert 'value="finish"' in page
+        response = save_page(demo_taker, 12, nav="finish")
+        assert response.status_code == 400 and "nav" in response.json()["errors"]
+
+    def test_without_javascript_a_question_ruled_by_its_page_says_when_to_answer_it(self, demo_taker):
+        import html
+
+        page = html.unescape(demo_taker.get("/take/").content.decode())
+        assert "Answer if you chose “Teacher” for “Which best describes you?”." in page
+        assert 'data-show-if="{"op":"equals","q":"role","value":"teacher"}"' in page
+        assert 'data-rule-kinds="{"role":"single"}"' in page
+
+    def test_a_question_ruled_by_another_pages_answer_is_left_out_when_it_does_not_apply(self, demo_taker):
+        from surveys.models import Question
+
+        # Move the grade questions' rule off their page: a rule read from page 1, decided on page 2.
+        survey = demo_taker.respondent.survey
+        Question.objects.filter(survey=survey, code="bullying_seen").update(
+            show_if={"op": "equals", "q": "role", "value": "student"})
+        from surveys.caching import clear_definition_cache
+
+        clear_definition_cache()
+        save_page(demo_taker, 1, {"q-role": "teacher"})
+        assert "q-bullying_seen" not in demo_taker.get("/take/page/2/").content.decode()
+        save_page(demo_taker, 1, {"q-role": "student"})
+        page = demo_taker.get("/take/page/2/").content.decode()
+        assert "q-bullying_seen" in page and "Answer if" not in page

@@ -215,7 +215,7 @@ var SurveyRules = (function () {
       missing.map(function (page) {
         return {
           text: "Page " + page.page, href: page.url, pageLink: true,
-          after: ": " + page.fields.map(function (f) { return f.prompt; }).join("; ")
+          after: ": " + page.fields.map(function (f) { return f.prompt + " (" + f.message + ")"; }).join("; ")
         };
       }));
   }
