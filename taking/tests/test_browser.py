@@ -393,3 +393,92 @@ def test_an_idle_page_warns_lets_the_person_stay_and_otherwise_logs_out(page, li
     page.goto(live_server.url + "/take/")
     expect(page.get_by_label("Access code")).to_be_visible()
     assert not Answer.objects.exists()  # the unsaved choice stayed in the browser
+
+
+# ---------------------------------------------------------------- skip logic in the browser
+
+def test_survey_js_evaluates_every_golden_rule_case_as_the_server_does(page, live_server):
+    import json
+    from pathlib import Path
+
+    cases = json.loads((Path(__file__).resolve().parents[2] / "surveys" / "tests" / "rule_cases.json").read_text())
+    log_in(page, live_server.url, make_respondents(make_survey()))
+    kinds = {code: question["kind"] for code, question in cases["questions"].items()}
+    results = page.evaluate(
+        """([cases, kinds]) => cases.map(c => SurveyRules.evaluate(
+             c.rule, c.answers, c.of ? Object.assign({}, kinds, {".": kinds[c.of]}) : kinds, c.own))""",
+        [cases["cases"], kinds],
+    )
+    wrong = [case["name"] for case, result in zip(cases["cases"], results, strict=True) if result != case["expected"]]
+    assert not wrong and len(results) == len(cases["cases"]) >= 100
+
+
+def test_questions_show_and_hide_as_the_person_answers_and_only_what_is_asked_is_saved(page, live_server):
+    respondent = make_respondents(make_demo_survey())
+    log_in(page, live_server.url, respondent)
+    grades = {name: page.locator(f"#field-q-{name}") for name in ("grade", "grade_taught", "grade_child")}
+    for field in grades.values():
+        expect(field).to_be_hidden()  # no role chosen yet
+    expect(page.locator(".condition:visible")).to_have_count(0)  # the words are for a page without JavaScript
+
+    page.get_by_label("Parent or guardian").check()
+    expect(grades["grade_child"]).to_be_visible()
+    expect(grades["grade"]).to_be_hidden()
+    grades["grade_child"].get_by_label("Grade 8").check()
+    page.get_by_label("Student").check()
+    expect(grades["grade_child"]).to_be_hidden()
+    expect(grades["grade"]).to_be_visible()
+    grades["grade"].get_by_label("Grade 6").check()
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    # The parent's grade was hidden when saved: not asked, not stored.
+    assert {k: v for k, v in saved_answers(respondent).items() if v} == {"role": "student", "grade": "6"}
+
+    # A low rating asks why; a better one does not.
+    page.goto(live_server.url + "/take/page/13/")
+    why = page.locator("#field-q-overall_why")
+    expect(why).to_be_hidden()
+    page.get_by_label("Poor", exact=True).check()
+    expect(why).to_be_visible()
+    page.get_by_label("Why did you give your school a low rating?").fill("The roof leaks.")
+    page.get_by_label("Very good").check()
+    expect(why).to_be_hidden()
+    page.get_by_label("Very poor").check()
+    expect(why).to_be_visible()
+    expect(page.get_by_label("Why did you give your school a low rating?")).to_have_value("The roof leaks.")
+
+
+def test_a_student_skips_the_teachers_page_going_on_and_coming_back(page, live_server):
+    respondent = make_respondents(make_demo_survey())
+    log_in(page, live_server.url, respondent)
+    page.get_by_label("Student").check()
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    expect(page.get_by_text("Page 2 of 12")).to_be_visible()
+    page.goto(live_server.url + "/take/page/4/")
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 6)
+    expect(page.get_by_text("Page 5 of 12")).to_be_visible()
+    page.get_by_role("button", name="Back").click()
+    expect_page(page, 4)
+
+
+def test_without_javascript_every_question_shows_when_to_answer_it_and_the_server_decides(browser, live_server):
+    respondent = make_respondents(make_demo_survey())
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, respondent)
+        for name in ("grade", "grade_taught", "grade_child"):
+            expect(page.locator(f"#field-q-{name}")).to_be_visible()
+        expect(page.locator("#field-q-grade_taught")).to_contain_text(
+            "Answer if you chose “Teacher” for “Which best describes you?”.")
+        page.get_by_label("Teacher").check()
+        page.locator("#field-q-grade").get_by_label("Grade 7").check()
+        page.locator("#field-q-grade_taught").get_by_label("Grade 10").check()
+        page.get_by_role("button", name="Next").click()
+        expect_page(page, 2)
+        answers = saved_answers(respondent)
+        assert answers["grade_taught"] == "10" and "grade" not in answers
+    finally:
+        context.close()
