@@ -1,18 +1,23 @@
 """The codebook every export writes beside its data: ``<stem>-codebook.xlsx``.
 
 Sheet "Variables": one row per column of the data file (its name in this
-export, the question code, page, kind, prompt, choices, required, how SPSS and
-Stata read it, its missing-value codes, the definition's version). Sheet
+export, the question code, page, kind, prompt, choices, required, when it is
+asked (its skip logic in words and as its rule), how SPSS and Stata read it,
+its missing-value codes, the definition's version). Sheet
 "About": the export itself (survey, format, options, counts, suppression,
 when). Texts are written as text, never as formulas, as in the XLSX export.
 """
-from respondents.export_variables import MISSING_CODES
+import json
+
+from respondents.export_variables import MISSING_CODES, NOT_ASKED_CELL
+from surveys.rules import AllOf, rule_describe, rule_to_json
+from surveys.selectors import survey_flow
 
 VARIABLE_COLUMNS = [
-    "variable", "question code", "page", "kind", "prompt", "choices", "required", "type", "measurement level",
-    "missing values", "definition version",
+    "variable", "question code", "page", "kind", "prompt", "choices", "required", "asked when", "type",
+    "measurement level", "missing values", "definition version",
 ]
-_WIDTHS = [24, 24, 6, 12, 60, 40, 9, 9, 12, 40, 40]
+_WIDTHS = [24, 24, 6, 12, 60, 40, 9, 40, 9, 12, 40, 40]
 
 
 def codebook_write(*, path, survey, plan, format, statistics, about):
@@ -34,6 +39,7 @@ def codebook_write(*, path, survey, plan, format, statistics, about):
         for column, width in enumerate(_WIDTHS):
             sheet.set_column(column, column, width, wrap)
         sheet.freeze_panes(1, 0)
+        asked_when = _asked_when(survey)
         for row, v in enumerate(plan.variables, start=1):
             sheet.write_row(row, 0, [
                 v.name if statistics else v.heading,
@@ -43,6 +49,7 @@ def codebook_write(*, path, survey, plan, format, statistics, about):
                 v.label,
                 "\n".join(f"{value} = {label}" for value, label in v.choices),
                 ("yes" if v.required else "no") if v.is_question else "",
+                asked_when.get(v.field, "always") if v.is_question else "",
                 "numeric" if v.numeric else "string",
                 v.level,
                 _missing(v, statistics=statistics),
@@ -60,21 +67,40 @@ def codebook_write(*, path, survey, plan, format, statistics, about):
         workbook.close()
 
 
+def _asked_when(survey):
+    """Return ``{code: its skip logic in words, then as its rule}`` for each question that is not always asked."""
+    flow = survey_flow(survey=survey)
+    asked = {}
+    for code, question in flow.questions.items():
+        rules = (*((flow.page_rules[question.page],) if question.page in flow.page_rules else ()), *question.rules)
+        if not rules:
+            continue
+        rule = rules[0] if len(rules) == 1 else AllOf(rules=rules)
+        words = rule_describe(rule, prompts=flow.prompts, choice_labels=flow.choice_labels)
+        asked[code] = f"if {words}\n{json.dumps(rule_to_json(rule), ensure_ascii=False)}"
+    return asked
+
+
 def _missing(v, *, statistics):
     if not v.is_question:
         return ""
     if statistics and v.missing:
         return "; ".join(f"{m.code} = {m.label}" for m in v.missing)
     why = " (a legal answer could equal a code)" if statistics else ""
-    return f"empty: page not saved or left blank{why}"
+    return f"empty: page not saved or left blank{why}; {NOT_ASKED_CELL}: not asked (skip logic)"
 
 
 def _missing_rule(*, format, statistics):
     codes = "; ".join(f"{m.code} (Stata {m.stata}) = {m.label}" for m in MISSING_CODES)
     if not statistics:
-        return "An empty cell: the page was not saved (not reached) or the question was left blank."
+        return ("An empty cell: the page was not saved (not reached) or the question was left blank. "
+                f"{NOT_ASKED_CELL}: the question was not asked, because its skip logic (its own or its page's "
+                "show_if) did not hold for the respondent's answers; an answer saved before those answers "
+                f"changed is kept in the system but exported as {NOT_ASKED_CELL}. A free text typed as "
+                f"{NOT_ASKED_CELL} reads the same: the question's skip logic in the codebook tells them apart.")
     return (f"{codes}. Only in variables whose legal answers cannot equal a code (see the Variables sheet); "
-            f"free texts and the others leave both empty. A multiple choice with nothing chosen is left blank. "
+            f"free texts and the others leave both empty and write {NOT_ASKED_CELL} for not asked. "
+            f"A multiple choice with nothing chosen is left blank. "
             f"Line breaks inside texts are written as spaces. "
             + ("Stata: strings have no extended missing values, so the .do file empties coded string cells; "
                "the CSV keeps the codes." if format == "stata" else ""))

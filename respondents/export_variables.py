@@ -13,6 +13,11 @@ saved (not reached yet, left before saving it, or added to the survey after
 they saved that page). ``current_page`` is where the respondent goes next, not
 how far they got (Back lowers it), so it is not used. In the SPSS and Stata
 data these two are ``MISSING_CODES``; in CSV and XLSX both are an empty cell.
+A third is decided by the survey's skip logic (``surveys/flow.py``): a
+question whose show_if (or its page's) does not hold for the respondent's
+answers was not asked, whatever was saved for it before the answers changed
+(it is kept, not exported): ``NOT_ASKED`` (-97, Stata ``.c``) where codes are
+allowed, else ``NOT_ASKED_CELL`` ("NA"), in CSV and XLSX too, never empty.
 A variable carries the codes only when no legal answer can equal them: not a
 free-text question (a respondent may type ``-99``), not an integer question
 whose range admits them, not a choice whose value is one of them. There both
@@ -50,7 +55,10 @@ class MissingCode:
 
 NOT_SAVED = MissingCode(-99, ".a", "Page not saved (not reached)")
 LEFT_BLANK = MissingCode(-98, ".b", "Seen and left blank")
-MISSING_CODES = (NOT_SAVED, LEFT_BLANK)
+NOT_ASKED = MissingCode(-97, ".c", "Not asked: its skip logic (show_if) did not hold")
+MISSING_CODES = (NOT_SAVED, LEFT_BLANK, NOT_ASKED)
+# A question not asked, in CSV and XLSX cells and wherever a variable carries no codes.
+NOT_ASKED_CELL = "NA"
 
 # The roster fields an export may hold, with their labels. ``access_code`` is
 # not one of them: with it anyone could sign in as the respondent.

@@ -54,12 +54,15 @@ from django.utils import timezone
 from respondents.export_variables import (
     IDENTIFYING_FIELDS,
     LEFT_BLANK,
+    NOT_ASKED,
+    NOT_ASKED_CELL,
     NOT_SAVED,
     ROSTER_FIELDS,
     variables_plan,
 )
 from respondents.models import Answer, Respondent
 from surveys.models import Question
+from surveys.selectors import question_ids, survey_flow
 
 FORMATS = ("csv", "xlsx", "spss", "stata")
 MULTIPLE_LAYOUTS = ("joined", "columns")
@@ -182,8 +185,37 @@ def _selection(*, survey, using, school_ids, deidentified):
                    suppressed_respondents=sum(small.values()))
 
 
+# Stands in an export's answers for a question the respondent was not asked (skip logic).
+_NOT_ASKED = object()
+
+
+def _not_asked_marker(survey):
+    """Return a function that marks, in one respondent's ``{question_id: value}``, the questions not asked.
+
+    None for a survey without skip logic.
+    """
+    flow = survey_flow(survey=survey)
+    if not flow.conditional:
+        return None
+    ids = question_ids(survey=survey)
+    conditional = [code for code, q in flow.questions.items() if q.rules or q.page in flow.page_rules]
+    read = [(code, ids[code]) for code in flow.reads]
+
+    def mark(answers):
+        stored = {code: answers[pk] for code, pk in read if pk in answers}
+        effective = flow.effective(stored)
+        for code in conditional:
+            if not flow.asks(code, effective):
+                answers[ids[code]] = _NOT_ASKED
+    return mark
+
+
 def _respondent_answers(*, selection, batch_size=500):
-    """Yield ``(respondent, {question_id: value})`` for each respondent of ``selection``, in id order."""
+    """Yield ``(respondent, {question_id: value})`` for each respondent of ``selection``, in id order.
+
+    A question the respondent was not asked holds ``_NOT_ASKED``.
+    """
+    mark = _not_asked_marker(selection.survey)
     respondents = selection.respondents().select_related("school__district").order_by("pk")
     last_pk = 0
     while True:
@@ -199,6 +231,8 @@ def _respondent_answers(*, selection, batch_size=500):
             for respondent_id, question_id, value in rows:
                 answers[respondent_id][question_id] = value
         for r in batch:
+            if mark:
+                mark(answers[r.pk])
             yield r, answers[r.pk]
 
 
@@ -246,6 +280,15 @@ def _cell_makers(variables, *, statistics, labels=False, typed=False):
 
 
 def _cell_maker(v, *, statistics, labels, typed):
+    make = _answer_cell_maker(v, statistics=statistics, labels=labels, typed=typed)
+    if not v.is_question:
+        return make
+    qid = v.question_id
+    not_asked = NOT_ASKED.code if statistics and NOT_ASKED in v.missing else NOT_ASKED_CELL
+    return lambda respondent, answers: not_asked if answers.get(qid) is _NOT_ASKED else make(respondent, answers)
+
+
+def _answer_cell_maker(v, *, statistics, labels, typed):
     if not v.is_question:
         value = _ROSTER_VALUES[v.field]
         return lambda respondent, _: value(respondent)

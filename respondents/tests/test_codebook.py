@@ -32,8 +32,10 @@ def test_the_codebook_has_one_row_per_variable_of_the_data_file(survey, tmp_path
     by_name = {row["variable"]: row for row in rows}
     assert by_name["colour"] | {"definition version": ""} == {
         "variable": "colour", "question code": "colour", "page": 1, "kind": "single", "prompt": "Favourite colour?",
-        "choices": "red = Red\nblue = Blue", "required": "yes", "type": "string", "measurement level": "nominal",
-        "missing values": "-99 = Page not saved (not reached); -98 = Seen and left blank", "definition version": ""}
+        "choices": "red = Red\nblue = Blue", "required": "yes", "asked when": "always", "type": "string",
+        "measurement level": "nominal", "definition version": "",
+        "missing values": "-99 = Page not saved (not reached); -98 = Seen and left blank; "
+                          "-97 = Not asked: its skip logic (show_if) did not hold"}
     assert by_name["colour"]["definition version"].startswith("1 (definition ")
     assert (by_name["safe"]["page"], by_name["safe"]["measurement level"], by_name["safe"]["choices"]) == (
         2, "ordinal", "1 = Disagree\n2 = Agree")
@@ -45,7 +47,7 @@ def test_the_codebook_has_one_row_per_variable_of_the_data_file(survey, tmp_path
 
 def test_the_csv_codebook_names_its_headings_and_says_missing_is_an_empty_cell(survey, tmp_path):
     rows, about = codebook(survey, tmp_path, "csv", roster_fields=())
-    assert {row["missing values"] for row in rows} == {"empty: page not saved or left blank"}
+    assert {row["missing values"] for row in rows} == {"empty: page not saved or left blank; NA: not asked (skip logic)"}
     assert about["Missing values"].startswith("An empty cell")
 
 

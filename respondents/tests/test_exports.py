@@ -209,7 +209,7 @@ def test_the_spss_syntax_reads_the_csv_beside_it_with_labels_levels_and_missing_
         assert f'{name} "{label}"' in sps
     assert '"red" "Red"\n    "blue" "Blue"' in sps
     assert "  /safe\n    1 \"Disagree\"\n    2 \"Agree\"\n    -99 \"Page not saved (not reached)\"\n" in sps
-    assert "/safe (-99, -98)" in sps and '  colour ("-99", "-98")' in sps and "story (" not in sps
+    assert "/safe (-99, -98, -97)" in sps and '  colour ("-99", "-98", "-97")' in sps and "story (" not in sps
     levels = dict(line.strip(" /").rsplit(" (", 1)[::-1] for line in sps.split("VARIABLE LEVEL\n")[1].split("\n.")[0]
                   .splitlines())
     assert levels["SCALE)"] == "age" and levels["ORDINAL)"] == "safe happy"
@@ -226,7 +226,7 @@ def test_the_stata_do_file_reads_the_csv_beside_it_with_labels_and_extended_miss
     header = result.data.read_text().splitlines()[0].split(",")
     numeric = [header[int(n) - 1] for n in do.split("numericcols(")[1].split(")")[0].split()]
     assert numeric == ["respondent_id", "age", "safe", "happy", "again"]
-    assert "mvdecode age safe happy again, mv(-99=.a \\ -98=.b)" in do
+    assert "mvdecode age safe happy again, mv(-99=.a \\ -98=.b \\ -97=.c)" in do
     assert "foreach v of varlist colour pets born {" in do
     for name in header:
         assert f"label variable {name} `\"" in do
@@ -439,7 +439,7 @@ def test_a_choice_whose_value_is_a_missing_code_gets_no_codes(tmp_path):
     sps = export(survey, tmp_path, "spss", roster_fields=()).syntax.read_text()
     missing = sps.split("MISSING VALUES\n")[1].split("\n.")[0]
     # The unbounded integer question and the choice valued -99 could hold a code as an answer.
-    assert "how_often_do_you_read_at_home_or (-99, -98)" in missing
+    assert "how_often_do_you_read_at_home_or (-99, -98, -97)" in missing
     assert "how_often_do_you_read_at_home__2" not in missing and "a" * 32 not in missing
 
 
@@ -489,3 +489,60 @@ def test_a_state_wide_xlsx_is_written_with_zip64_and_a_school_s_without():
     # A million respondents by 70 columns made XlsxWriter refuse to close the file (make bench-export).
     assert xlsx_needs_zip64(rows=1_000_000, columns=70)
     assert not xlsx_needs_zip64(rows=2_000, columns=70)
+
+
+# ---------------------------------------------------------------- skip logic: not asked is not blank
+
+@pytest.fixture
+def demo_answers(client):
+    """The demo survey: a student who was a teacher first (their teaching answers kept), and a parent."""
+    from respondents.models import Answer
+    from surveys.tests.factories import make_demo_survey
+
+    survey = make_demo_survey()
+    former_teacher, parent = make_respondents(survey, count=2)
+    login(client, former_teacher)
+    save_page(client, 1, {"q-role": "teacher", "q-grade_taught": "9", "q-years_at_school": "3"})
+    save_page(client, 5, {"q-teach_years": "12", "q-teach_time": "2"})
+    save_page(client, 1, {"q-role": "student", "q-grade": "9", "q-years_at_school": "3"})
+    save_page(client, 13, {"q-overall": "4"})
+    client.post("/logout/")
+    login(client, parent)
+    save_page(client, 1, {"q-role": "parent", "q-grade_child": "6"})
+    save_page(client, 13, {"q-overall": "1", "q-overall_why": "Too few buses."})
+    assert Answer.objects.filter(respondent=former_teacher, question__code="teach_years").get().value == "12"
+    return survey
+
+
+def test_a_question_not_asked_is_exported_as_not_applicable_distinct_from_blank(demo_answers, tmp_path):
+    # Without the roster's own grade column, which the question "grade" would share a heading with.
+    student, parent = csv_rows(export(demo_answers, tmp_path, "csv", roster_fields=("respondent_id",)).data)
+    # The former teacher's answers stay in the database, but a student was not asked them.
+    assert (student["teach_years"], student["teach_time"], student["grade_taught"]) == ("NA", "NA", "NA")
+    assert (student["grade"], student["grade_child"], student["overall_why"]) == ("9", "NA", "NA")
+    assert student["first_day"] == ""  # asked, left blank
+    assert (parent["grade_child"], parent["overall_why"], parent["teach_years"]) == ("6", "Too few buses.", "NA")
+    assert parent["tired"] == ""  # asked, page never saved
+
+
+def test_statistics_data_codes_not_asked_as_minus_97_and_the_syntax_declares_it(demo_answers, tmp_path):
+    result = export(demo_answers, tmp_path, "spss", roster_fields=("respondent_id",))
+    student, parent = csv_rows(result.data)
+    assert (student["teach_years"], student["teach_time"], student["grade_child"]) == ("-97", "-97", "-97")
+    assert (student["overall_why"], parent["overall_why"]) == ("NA", "Too few buses.")  # free text: no codes
+    assert (parent["tired"], student["first_day"]) == ("-99", "-98")
+    sps = result.syntax.read_text()
+    assert '    -97 "Not asked: its skip logic (show_if) did not hold"' in sps
+    (tmp_path / "stata").mkdir()
+    do = export(demo_answers, tmp_path / "stata", "stata").syntax.read_text()
+    assert "-97=.c" in do
+
+
+def test_the_codebook_says_when_each_question_is_asked(demo_answers, tmp_path):
+    _, variables = xlsx_rows(export(demo_answers, tmp_path, "csv", roster_fields=()).codebook, "Variables")
+    rows = {row[0]: dict(zip(variables[0], row, strict=True)) for row in variables[1:]}
+    assert rows["role"]["asked when"] == "always"
+    assert rows["teach_years"]["asked when"] == (
+        'if you chose “Teacher” for “Which best describes you?”\n'
+        '{"op": "equals", "q": "role", "value": "teacher"}')
+    assert rows["overall_why"]["asked when"].startswith("if you chose “Very poor” or “Poor” for “Overall,")
