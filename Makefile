@@ -13,7 +13,7 @@ help:
 	@echo "make test-local / test-stack    one of the two runs"
 	@echo "make stack-up / stack-down / stack-status    the one-box production stack (deploy/stack)"
 	@echo "make demo-stack    the demo survey in the stack, served by nginx"
-	@echo "make bench [DURATION=60 THREADS=50 THINK=0]    JMeter through the stack: the table and jmeter/results/bench.json"
+	@echo "make bench [DURATION=60 THREADS=50 THINK=0]    JMeter through the stack, the survey without and with skip logic: the table and jmeter/results/bench.json"
 	@echo "make smoke    a few respondents through the stack with JMeter, and the data check (CI)"
 	@echo "make fuzz [REQUESTS=10000]    adversarial requests through nginx: a status histogram; fails on any 5xx or bad stored value"
 	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
@@ -84,11 +84,12 @@ ROWS ?= 1000000
 THINK ?= 0
 PAGES ?= 20
 
+# The survey, then the same survey with skip logic (same run), then /ping/.
 bench: install
-	jmeter/bench --duration $(DURATION) --threads $(THREADS) --think $(THINK) --pages $(PAGES)
+	jmeter/bench --duration $(DURATION) --threads $(THREADS) --think $(THINK) --pages $(PAGES) --conditions
 
 smoke: install
-	jmeter/bench --smoke
+	jmeter/bench --smoke --conditions
 
 REQUESTS ?= 10000
 

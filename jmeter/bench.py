@@ -1,12 +1,15 @@
 """The survey-taking load, measured through the one-box production stack.
 
-    jmeter/bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N]
-    jmeter/bench --smoke        (CI: a few threads, a few surveys, the data check; no ceiling)
+    jmeter/bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N] [--conditions]
+    jmeter/bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check; no ceiling)
 
 Brings the stack up (or uses the running one), creates a fresh benchmark survey
 and respondents, warms the definition cache, runs jmeter/plans/survey_taking.jmx
 and then, with the same JMeter and the same threads, jmeter/plans/ceiling.jmx
-against /ping/. Prints one table and writes it as JSON to
+against /ping/. With --conditions it runs, between the two, the same survey
+carrying skip logic and constraints that hold for every answer the plan gives
+(``seed_bench_survey --conditions``): the same requests meeting rules, and
+``conditional_ratio`` is its throughput over the plain survey's. Prints one table and writes it as JSON to
 jmeter/results/bench.json (smoke: smoke.json). Exits 1 when a sample failed or
 the data check finds an acknowledged save missing from PostgreSQL (LOST).
 """
@@ -34,45 +37,57 @@ def main():
 
     django.setup()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    slug = manage("seed_bench_survey", "--pages", str(args.pages)).strip()
-    expected_per_page = answerable_per_page(slug)
-    count = args.respondents or (2 * args.threads if args.smoke else args.threads + args.duration * 40)
-    codes_csv = JMETER / "data" / f"{slug}.csv"
-    manage("loadtest_respondents", "--survey", slug, "--count", str(count), "--output", str(codes_csv))
-    warm_csv = JMETER / "data" / f"{slug}-warm.csv"
-    manage("loadtest_respondents", "--survey", slug, "--count", "1", "--output", str(warm_csv))
-
-    print(f"Survey {slug}: {args.pages} pages, {sum(expected_per_page.values())} answers a response; {count} respondents.")
-    print("Warming the cache with one respondent...")
-    jmeter_run("survey_taking", f"{slug}-warm", threads=1, iterations=1, duration=120, think=0, respondents=warm_csv)
+    plain = prepare(args)
+    ruled = prepare(args, conditions=True) if args.conditions else None
 
     if args.smoke:
-        survey = jmeter_run("survey_taking", f"{slug}-smoke", threads=args.threads, iterations=2, duration=300,
-                            think=args.think, respondents=codes_csv)
-        check = data_check(survey["jtl"], slug, expected_per_page)
-        report = {"mode": "smoke", "survey": slug, "threads": args.threads, "failed_samples": survey["failed"],
-                  "retried_samples": survey["retried"],
-                  "samples": survey["samples"], **check}
+        report = {"mode": "smoke", "survey": plain["slug"], "threads": args.threads}
+        for taking, prefix in ((plain, ""), (ruled, "conditional_")):
+            if taking is None:
+                continue
+            run = jmeter_run("survey_taking", f"{taking['slug']}-smoke", threads=args.threads, iterations=2,
+                             duration=300, think=args.think, respondents=taking["codes"])
+            check = data_check(run["jtl"], taking["slug"], taking["expected_per_page"])
+            report.update({f"{prefix}{key}": value for key, value in {
+                "failed_samples": run["failed"], "retried_samples": run["retried"], "samples": run["samples"],
+                **check}.items()})
         write_and_judge(report, RESULTS / "smoke.json", smoke=True)
         return
 
     print(f"Survey-taking load: {args.threads} threads, {args.duration} s, think {args.think} s...")
     cpu_before, tps_before, started = cpu_seconds(), master_transactions(), time.monotonic()
-    survey = jmeter_run("survey_taking", slug, threads=args.threads, iterations=-1, duration=args.duration,
-                        think=args.think, respondents=codes_csv)
+    survey = jmeter_run("survey_taking", plain["slug"], threads=args.threads, iterations=-1, duration=args.duration,
+                        think=args.think, respondents=plain["codes"])
     elapsed = time.monotonic() - started
     cpu_after, tps_after = cpu_seconds(), master_transactions()
     lag = replica_lag()
+    conditional = {}
+    if ruled:
+        print(f"The same survey with skip logic and constraints: {args.threads} threads, {args.duration} s...")
+        run = jmeter_run("survey_taking", ruled["slug"], threads=args.threads, iterations=-1,
+                         duration=args.duration, think=args.think, respondents=ruled["codes"])
+        check = data_check(run["jtl"], ruled["slug"], ruled["expected_per_page"])
+        conditional = {
+            "conditional_survey": ruled["slug"],
+            "conditional_survey_rps": round(run["rps"], 1),
+            "conditional_ratio": round(run["rps"] / survey["rps"], 3) if survey["rps"] else None,
+            "conditional_p99_ms": {v: run["latency"].get(v, {}).get("p99") for v in VIEWS},
+            "conditional_failed_samples": run["failed"],
+            "conditional_lost_answers": check["lost_answers"],
+            "conditional_completed_lost": check["completed_lost"],
+            "conditional_acknowledged_saves": check["acknowledged_saves"],
+        }
     print(f"Ceiling: /ping/ with the same {args.threads} threads for {args.duration} s...")
-    ceiling = jmeter_run("ceiling", f"{slug}-ceiling", threads=args.threads, iterations=-1, duration=args.duration, think=0)
-    check = data_check(survey["jtl"], slug, expected_per_page)
+    ceiling = jmeter_run("ceiling", f"{plain['slug']}-ceiling", threads=args.threads, iterations=-1,
+                         duration=args.duration, think=0)
+    check = data_check(survey["jtl"], plain["slug"], plain["expected_per_page"])
 
     duration_s = survey["duration_s"]
     cpu = {name: round(cpu_after[name] - cpu_before.get(name, 0.0), 1) for name in cpu_after}
     cpu["jmeter"] = round(survey["jmeter_cpu_s"], 1)
     report = {
         "mode": "bench",
-        "survey": slug,
+        "survey": plain["slug"],
         "pages": args.pages,
         "threads": args.threads,
         "duration_s": round(duration_s, 1),
@@ -92,11 +107,30 @@ def main():
         "master_tps": round((tps_after - tps_before) / elapsed, 1),
         "replica_lag_s": lag,
         "cpu_s": cpu,
-        "respondents_created": count,
+        "respondents_created": plain["count"],
         **check,
+        **conditional,
         "machine": machine(),
     }
     write_and_judge(report, RESULTS / "bench.json", smoke=False)
+
+
+def prepare(args, *, conditions=False):
+    """Seed a benchmark survey (with skip logic if ``conditions``) and its respondents; warm the cache with one."""
+    flags = ["--conditions", "--slug", time.strftime("bench-rules-%Y%m%d-%H%M%S")] if conditions else []
+    slug = manage("seed_bench_survey", "--pages", str(args.pages), *flags).strip()
+    expected_per_page = answerable_per_page(slug)
+    count = args.respondents or (2 * args.threads if args.smoke else args.threads + args.duration * 40)
+    codes_csv = JMETER / "data" / f"{slug}.csv"
+    manage("loadtest_respondents", "--survey", slug, "--count", str(count), "--output", str(codes_csv))
+    warm_csv = JMETER / "data" / f"{slug}-warm.csv"
+    manage("loadtest_respondents", "--survey", slug, "--count", "1", "--output", str(warm_csv))
+    kind = "with skip logic" if conditions else "without skip logic"
+    print(f"Survey {slug} ({kind}): {args.pages} pages, {sum(expected_per_page.values())} answers a response; "
+          f"{count} respondents.")
+    print("Warming the cache with one respondent...")
+    jmeter_run("survey_taking", f"{slug}-warm", threads=1, iterations=1, duration=120, think=0, respondents=warm_csv)
+    return {"slug": slug, "expected_per_page": expected_per_page, "codes": codes_csv, "count": count}
 
 
 def parse_args():
@@ -107,6 +141,8 @@ def parse_args():
     parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
     parser.add_argument("--respondents", type=int, help="respondents to create (default: enough for the run)")
     parser.add_argument("--smoke", action="store_true", help="CI: a few threads, two surveys each, the data check")
+    parser.add_argument("--conditions", action="store_true",
+                        help="also run the same survey with skip logic and constraints, and compare (same run)")
     args = parser.parse_args()
     if args.smoke:
         args.threads = min(args.threads, 3)
@@ -342,6 +378,11 @@ def write_and_judge(report, path, *, smoke):
                 ("retried (502/503/504/none)", report["retried_samples"]),
                 ("acknowledged saves", report["acknowledged_saves"]), ("answers in PostgreSQL", report["answers_in_database"]),
                 ("LOST answers", report["lost_answers"]), ("completions lost", report["completed_lost"])]
+        if "conditional_samples" in report:
+            rows += [("with skip logic: samples", report["conditional_samples"]),
+                     ("with skip logic: failed samples", report["conditional_failed_samples"]),
+                     ("with skip logic: acknowledged saves", report["conditional_acknowledged_saves"]),
+                     ("with skip logic: LOST answers", report["conditional_lost_answers"])]
     else:
         rows = [
             ("machine", report["machine"]),
@@ -349,6 +390,10 @@ def write_and_judge(report, path, *, smoke):
             ("survey mix req/s", report["survey_rps"]),
             ("ceiling (/ping/) req/s", report["ceiling_rps"]),
             ("ratio", report["ratio"]),
+            *([("with skip logic req/s", report["conditional_survey_rps"]),
+               ("with skip logic / without", report["conditional_ratio"]),
+               ("with skip logic change_page p99 ms", report["conditional_p99_ms"]["change_page"])]
+              if "conditional_ratio" in report else []),
             *[(f"{view} p50 / p95 / p99 ms", f"{report['p50_ms'][view]} / {report['p95_ms'][view]} / {report['p99_ms'][view]}")
               for view in VIEWS],
             ("completed surveys /s", report["surveys_per_s"]),
@@ -367,6 +412,11 @@ def write_and_judge(report, path, *, smoke):
         print(f"{label:<{width}}  {value}")
     print(f"\nwritten to {path}")
     problems = []
+    if report.get("conditional_lost_answers") or report.get("conditional_completed_lost"):
+        problems.append(f"LOST with skip logic: {report['conditional_lost_answers']} acknowledged answers and "
+                        f"{report['conditional_completed_lost']} completions are not in PostgreSQL")
+    if report.get("conditional_failed_samples"):
+        problems.append(f"{report['conditional_failed_samples']} samples of the survey with skip logic failed")
     if report["lost_answers"] or report["completed_lost"]:
         problems.append(f"LOST: {report['lost_answers']} acknowledged answers and {report['completed_lost']} "
                         "completions are not in PostgreSQL")

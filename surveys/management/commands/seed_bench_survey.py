@@ -19,9 +19,18 @@ LAST_QUESTION = [
 ]
 
 
-def bench_document(*, slug, pages):
-    """Return a survey document of ``pages`` pages with five answerable questions each, every kind present."""
-    return {
+def bench_document(*, slug, pages, conditions=False):
+    """Return a survey document of ``pages`` pages with five answerable questions each, every kind present.
+
+    With ``conditions`` the same survey carries skip logic and constraints
+    that hold for every answer the load plan gives (it answers every question
+    it sees), so the same requests and answers meet rules that are evaluated on
+    each of them: every page after the first is shown if the page before was
+    answered, each page's last question if its single choice is one of its five
+    values, a grid's second row if its first was answered, and the integer
+    questions carry a constraint. ``make bench`` compares the two in one run.
+    """
+    document = {
         "slug": slug,
         "title": f"Load-test survey ({pages} pages)",
         "status": "open",
@@ -40,6 +49,21 @@ def bench_document(*, slug, pages):
             for n in range(1, pages + 1)
         ],
     }
+    if conditions:
+        _add_conditions(document)
+    return document
+
+
+def _add_conditions(document):
+    for n, page in enumerate(document["pages"], start=1):
+        if n > 1:
+            page["show_if"] = {"op": "answered", "q": f"p{n - 1}_single"}
+        single, _, grid, last = page["questions"]
+        last["show_if"] = {"op": "in", "q": single["code"], "values": [c["value"] for c in OFTEN]}
+        grid["rows"][1]["show_if"] = {"op": "answered", "q": grid["rows"][0]["code"]}
+        if last["kind"] == "integer":
+            last["constraint"] = {"op": "le", "q": ".", "value": last["max"]}
+            last["constraint_message"] = "That is more hours than a week of homework could take."
 
 
 class Command(BaseCommand):
@@ -48,14 +72,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--pages", type=int, default=20)
         parser.add_argument("--slug", help="Default: bench-<date-time>.")
+        parser.add_argument("--conditions", action="store_true",
+                            help="The same survey with skip logic and constraints that hold for every answer.")
 
-    def handle(self, *, pages, slug, **options):
+    def handle(self, *, pages, slug, conditions, **options):
         if pages < 1:
             raise CommandError("--pages must be at least 1.")
         slug = slug or f"bench-{timezone.now():%Y%m%d-%H%M%S}"
         try:
             with read_from_master():
-                survey = survey_create(document=bench_document(slug=slug, pages=pages))
+                survey = survey_create(document=bench_document(slug=slug, pages=pages, conditions=conditions))
         except DocumentError as error:
             raise CommandError("; ".join(error.problems)) from error
         self.stdout.write(survey.slug)
