@@ -117,7 +117,7 @@ def main():
 
 def prepare(args, *, conditions=False):
     """Seed a benchmark survey (with skip logic if ``conditions``) and its respondents; warm the cache with one."""
-    flags = ["--conditions", "--slug", time.strftime("bench-rules-%Y%m%d-%H%M%S")] if conditions else []
+    flags = ["--conditions", "--slug", time.strftime("bench-rules-%Y%m%d-%H%M%S", time.gmtime())] if conditions else []
     slug = manage("seed_bench_survey", "--pages", str(args.pages), *flags).strip()
     expected_per_page = answerable_per_page(slug)
     count = args.respondents or (2 * args.threads if args.smoke else args.threads + args.duration * 40)
