@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-local test-stack bench bench-micro bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: messages demo test test-local test-stack bench bench-micro bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make page-weight    what a respondent's browser downloads for the survey page through the stack: requests, raw and gzip bytes"
 	@echo "make lint    ruff: unused names, likely bugs"
+	@echo "make messages    extract the respondent interface's strings into config/locale (Spanish) and compile them (needs gettext)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +50,10 @@ node_modules/.installed: package.json package-lock.json
 install: $(VENV)/.installed node_modules/.installed
 install-dev: $(VENV)/.installed-dev node_modules/.installed
 
+# The respondent interface's catalogue (config/locale); the .mo is committed, so that `make demo` needs no gettext.
+messages: install
+	$(BIN)/python manage.py respondent_messages
+
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
@@ -65,7 +70,7 @@ test: test-local test-stack
 
 # CI sets CI=true: then a missing browser or service is an error, not a skipped test.
 test-local: install-dev
-	deploy/install-packages $(if $(CI),,--optional) chromium
+	deploy/install-packages $(if $(CI),,--optional) chromium gettext
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 # The same suite plus the tests marked `stack`, against the live stack (started if needed).

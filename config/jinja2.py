@@ -7,13 +7,18 @@ already gives templates `request`, `csrf_input` and `csrf_token`.
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import linebreaks
+from django.utils.translation import get_language, gettext, ngettext
 from jinja2 import Environment
 from markupsafe import Markup
 
 
 def environment(**options):
-    env = Environment(**options)
-    env.globals.update(url=lambda name, *args: reverse(name, args=args), static=static)
+    # Interface strings are written {{ _("...") }}, which Django's makemessages
+    # also finds in these templates; a string with placeholders is formatted
+    # with |format(name=...), after translation.
+    env = Environment(**options, extensions=["jinja2.ext.i18n"])
+    env.install_gettext_callables(gettext, ngettext, newstyle=False)
+    env.globals.update(url=lambda name, *args: reverse(name, args=args), static=static, language=get_language)
     env.filters["linebreaks"] = paragraphs
     return env
 

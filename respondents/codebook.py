@@ -76,7 +76,8 @@ def _asked_when(survey):
         if not rules:
             continue
         rule = rules[0] if len(rules) == 1 else AllOf(rules=rules)
-        words = rule_describe(rule, prompts=flow.prompts, choice_labels=flow.choice_labels)
+        prompts, choice_labels = flow.texts(survey.default_language)
+        words = rule_describe(rule, prompts=prompts, choice_labels=choice_labels)
         asked[code] = f"if {words}\n{json.dumps(rule_to_json(rule), ensure_ascii=False)}"
     return asked
 

@@ -152,6 +152,11 @@ def _replay(*, respondent_id, definition, save_id, required, route, access_code=
     )
 
 
+def respondent_set_language(*, respondent_id: int, language: str) -> None:
+    """Keep the language a respondent chose to take the survey in: their next login starts in it."""
+    Respondent.objects.filter(pk=respondent_id).exclude(language=language).update(language=language)
+
+
 @dataclass(frozen=True)
 class RosterEntry:
     external_id: str = ""

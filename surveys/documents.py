@@ -23,6 +23,13 @@ Skip logic and validation (rules of ``surveys/rules.py``)::
          "required_message": "Please tell us how many years you have taught."},
         {"code": "why_low", "kind": "long_text", "show_if": {"op": "in", "q": "rating", "values": ["1", "2"]}}]}
 
+Several languages: ``"languages": ["en", "es"]`` (the default first; the
+site's ``LANGUAGES`` only) and any text a respondent reads (title, intro,
+thank_you, page titles and intros, prompts, help texts, choice labels,
+constraint and required messages) given as ``{"en": "...", "es": "..."}``
+instead of a string. A survey published (``"status": "open"``) must have every
+text in every language it lists (``surveys.services.survey_translation_gaps``).
+
 ``show_if`` (a page, a question, a grid or a grid's row) reads answers to
 questions that come before it: on earlier pages, or earlier on the same page.
 A grid's ``show_if`` holds for its rows too. ``constraint`` reads the same, and
@@ -34,7 +41,10 @@ Every problem is reported at once, each with the path of the element at fault.
 import re
 from dataclasses import dataclass
 
-from surveys.models import Question, Survey
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from surveys.models import Question, Survey, language_validator
 from surveys.rules import RuleError, RuleQuestion, rule_parse, rule_to_json
 
 _CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -56,14 +66,26 @@ class DocumentError(ValueError):
 @dataclass
 class _Checker:
     problems: list
+    languages: tuple = ("en",)
 
     def need(self, condition, path, message):
         if not condition:
             self.problems.append(f"{path}: {message}")
         return condition
 
-    def text(self, data, key, path, *, required=False, max_length=None):
+    def text(self, data, key, path, *, required=False, max_length=None, into=None):
+        """Return the text of ``key`` (in the first language); with ``into`` (an element's translations), a text
+        may be given per language, and the others go there."""
         value = data.get(key, "")
+        if into is not None and isinstance(value, dict):
+            unknown = [lang for lang in value if lang not in self.languages]
+            self.need(not unknown, f"{path}.{key}",
+                      f"{', '.join(map(str, unknown))} is not one of the survey's languages ({', '.join(self.languages)})")
+            for lang in self.languages[1:]:
+                text = self.text(value, lang, f"{path}.{key}", max_length=max_length)
+                if text:
+                    into.setdefault(lang, {})[key] = text
+            return self.text(value, self.languages[0], f"{path}.{key}", required=required, max_length=max_length)
         if not self.need(isinstance(value, str), f"{path}.{key}", "must be text"):
             return ""
         if required:
@@ -75,20 +97,31 @@ class _Checker:
 
 def parse_survey_document(data):
     """Check ``data`` and return it normalised; raise DocumentError listing every problem."""
-    check = _Checker(problems=[])
     if not isinstance(data, dict):
         raise DocumentError(["document: must be an object"])
+    check = _Checker(problems=[])
+    languages = data.get("languages", [settings.LANGUAGE_CODE])
+    try:
+        language_validator(languages)
+        check.need(len(set(languages)) == len(languages), "survey.languages", "lists a language twice")
+    except ValidationError as error:
+        check.problems.append(f"survey.languages: {error.messages[0]}")
+        languages = [settings.LANGUAGE_CODE]
+    check.languages = tuple(dict.fromkeys(languages))
     slug = check.text(data, "slug", "survey", required=True)
     if slug:
         check.need(_SLUG.match(slug), "survey.slug", "holds only letters, digits, '-' and '_' (at most 50)")
     status = data.get("status", Survey.Status.DRAFT)
     check.need(status in Survey.Status.values, "survey.status", f"must be one of {', '.join(Survey.Status.values)}")
+    translations = {}
     survey = {
         "slug": slug,
-        "title": check.text(data, "title", "survey", required=True, max_length=200),
-        "intro": check.text(data, "intro", "survey"),
-        "thank_you": check.text(data, "thank_you", "survey"),
+        "title": check.text(data, "title", "survey", required=True, max_length=200, into=translations),
+        "intro": check.text(data, "intro", "survey", into=translations),
+        "thank_you": check.text(data, "thank_you", "survey", into=translations),
         "status": status,
+        "languages": list(check.languages),
+        "translations": translations,
         "pages": [],
     }
 
@@ -106,10 +139,12 @@ def parse_survey_document(data):
         path = f"pages[{page_index}]"
         if not check.need(isinstance(raw_page, dict), path, "must be an object"):
             continue
+        translations = {}
         page = {
-            "title": check.text(raw_page, "title", path, max_length=200),
-            "intro": check.text(raw_page, "intro", path),
+            "title": check.text(raw_page, "title", path, max_length=200, into=translations),
+            "intro": check.text(raw_page, "intro", path, into=translations),
             "show_if": raw_page.get("show_if"),
+            "translations": translations,
             "questions": [],
         }
         questions = raw_page.get("questions")
@@ -179,7 +214,9 @@ def _parse_choices(check, choices, path):
                       "holds only letters, digits, '_', '.' and '-' (at most 64)"):
             check.need(value not in seen, f"{here}.value", f"'{value}' appears twice")
             seen.add(value)
-        parsed.append({"value": value, "label": check.text(choice, "label", here, required=True, max_length=300)})
+        translations = {}
+        label = check.text(choice, "label", here, required=True, max_length=300, into=translations)
+        parsed.append({"value": value, "label": label, "translations": translations})
     return parsed
 
 
@@ -195,25 +232,30 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
     check.need(grid or kind in _KINDS, f"{path}.kind", f"must be one of {', '.join(sorted(_KINDS))}")
     required = raw.get("required", grid["required"] if grid else False)
     check.need(isinstance(required, bool), f"{path}.required", "must be true or false")
+    translations = {}
     question = {
         "code": code,
         "kind": kind,
-        "prompt": check.text(raw, "prompt", path, required=True),
-        "help_text": check.text(raw, "help_text", path),
+        "prompt": check.text(raw, "prompt", path, required=True, into=translations),
+        "help_text": check.text(raw, "help_text", path, into=translations),
         "required": required is True,
         "min_value": None,
         "max_value": None,
         "max_length": None,
         "show_if": raw.get("show_if"),
         "constraint": raw.get("constraint"),
-        "constraint_message": check.text(raw, "constraint_message", path, max_length=500),
-        "required_message": check.text(raw, "required_message", path, max_length=500),
+        "constraint_message": check.text(raw, "constraint_message", path, max_length=500, into=translations),
+        "required_message": check.text(raw, "required_message", path, max_length=500, into=translations),
+        "translations": translations,
         "choices": [],
         "rows": [],
     }
     if grid:
         if not question["required_message"] and question["required"]:
             question["required_message"] = grid["required_message"]
+            for lang, texts in grid["translations"].items():
+                if "required_message" in texts:
+                    translations.setdefault(lang, {})["required_message"] = texts["required_message"]
         for key in ("kind", "choices", "rows"):
             check.need(key not in raw, f"{path}.{key}", "a grid row takes the grid's kind and choices")
         return question

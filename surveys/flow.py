@@ -16,10 +16,12 @@ survey order: rules read only earlier answers, so one pass decides them all.
 that decide whether those are asked. A request reads those answers (and no
 others) from the database, in a query it makes anyway where it can.
 """
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
-from surveys.rules import AllOf, Rule, RuleQuestion, rule_codes, rule_evaluate, rule_parse, rule_to_json
+from surveys.rules import AllOf, Rule, RuleQuestion, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,11 @@ class FlowQuestion:
     def show_if_json(self):
         """Its rules as one canonical rule (JSON data), for survey.js; None when it is always asked."""
         return rule_to_json(self.rule) if self.rules else None
+
+    @cached_property
+    def show_if_text(self):
+        """``show_if_json`` as compact JSON text (the page's ``data-show-if``)."""
+        return json.dumps(self.show_if_json, separators=(",", ":"), ensure_ascii=False) if self.rules else ""
 
 
 @dataclass(frozen=True)
@@ -110,12 +117,19 @@ class SurveyFlow:
     # Every answerable question, in survey order.
     questions: Mapping[str, FlowQuestion]
     reads: frozenset[str]
-    prompts: Mapping[str, str] = field(default_factory=dict)
-    choice_labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
-    # Page number to what a save of it must read first (``reads_for_save``), and
+    # The prompts (code to text) and choice labels ((code, value) to text) rules are described with, per language.
+    prompts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    choice_labels: Mapping[str, Mapping[tuple[str, str], str]] = field(default_factory=dict)
+    # Page number to the other pages' answers that showing or saving it needs (``reads_for_page``), and
     # to whether any rule is at work on it (a show_if or constraint of its questions).
-    save_reads: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    page_reads: Mapping[int, frozenset[str]] = field(default_factory=dict)
     ruled_pages: frozenset[int] = frozenset()
+    # The codes a save needs from the session's copy of the rules' answers (taking/respondent_session.py).
+    session_codes: frozenset[str] = frozenset()
+    # In survey order: ``reads`` (key 0), and ``page_reads[n]`` with page n's codes (key n): what ``effective`` walks.
+    evaluation_order: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    # (code, language) to a question's rule in words, described once.
+    _described: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def conditional(self):
@@ -128,6 +142,12 @@ class SurveyFlow:
     def kinds(self, codes):
         return {code: self.questions[code].kind for code in codes}
 
+    def texts(self, language):
+        """Return ``(prompts, choice_labels)`` in ``language``, else in the survey's first language."""
+        first = next(iter(self.prompts), None)
+        language = language if language in self.prompts else first
+        return self.prompts.get(language, {}), self.choice_labels.get(language, {})
+
     def asks(self, code, answers):
         """Return whether question ``code`` is asked, given ``answers`` as rules read them (``effective``)."""
         question = self.questions[code]
@@ -136,20 +156,31 @@ class SurveyFlow:
             return False
         return all(rule_evaluate(rule, answers) for rule in question.rules)
 
-    def effective(self, stored, *, codes=None):
+    def effective(self, stored, *, page=0, codes=None):
         """Return ``stored`` answers (code to stored text) as rules read them: blank where not asked.
 
-        Only ``codes`` (default: ``reads``) and the codes deciding them are
-        kept; each must have its deciders among them, as ``reads`` does.
+        Kept are the codes of ``reads`` (``page`` 0), or what page ``page``
+        needs (``page_reads``) and its questions' codes, or only ``codes``,
+        which must hold the codes deciding each of them, as ``reads`` does.
         """
-        wanted = self.reads if codes is None else codes
+        if codes is None:
+            order = self.evaluation_order.get(page, ())
+        else:
+            order = [code for code in self.questions if code in codes]
         answers = {}
-        if not wanted:
-            return answers
-        for code in self.questions:
-            if code in wanted:
-                answers[code] = stored.get(code, "") if self.asks(code, answers) else ""
+        for code in order:
+            answers[code] = stored.get(code, "") if self.asks(code, answers) else ""
         return answers
+
+    def condition_words(self, code, language):
+        """Return question ``code``'s rule in plain words, in ``language`` (a clause to follow "if")."""
+        key = (code, language)
+        words = self._described.get(key)
+        if words is None:
+            prompts, choice_labels = self.texts(language)
+            words = self._described[key] = rule_describe(
+                self.questions[code].rule, prompts=prompts, choice_labels=choice_labels)
+        return words
 
     def pages(self, answers):
         """Return the numbers of the pages that apply, given ``answers`` as rules read them."""
@@ -164,10 +195,11 @@ class SurveyFlow:
             return Route(number=number, pages=tuple(range(1, self.page_count + 1)))
         return Route(number=number, pages=self.pages(answers or {}))
 
-    def reads_for_save(self, number):
-        """Return the codes whose saved answers a save of page ``number`` needs (besides the page's own).
+    def reads_for_page(self, number):
+        """Return the codes whose saved answers showing or saving page ``number`` needs (besides the page's own):
+        where Back, Next and the progress lead (every page's rule), and what its questions' rules read.
 
-        Empty when no rule is at work: the save then reads nothing more than it did before rules.
+        Empty when no rule is at work: the page then reads nothing more than it did before rules.
         """
         needed = set()
         for rule in self.page_rules.values():  # where Back, Next and the progress lead
@@ -194,7 +226,7 @@ class SurveyFlow:
         return closed
 
 
-def flow_compile(*, page_count, pages, questions, choices):
+def flow_compile(*, page_count, pages, questions, choices, languages=()):
     """Return the SurveyFlow of a survey's definition rows.
 
     ``pages`` are the survey's Page rows, ``questions`` all its Question rows
@@ -243,18 +275,24 @@ def flow_compile(*, page_count, pages, questions, choices):
     for question in flow_questions.values():
         for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
             read |= rule_codes(rule)
+    languages = languages or ("",)
     flow = SurveyFlow(
         page_count=page_count, page_rules=page_rules, questions=flow_questions, reads=frozenset(),
-        prompts={q.code: q.prompt for q in questions},
-        choice_labels={
-            (q.code, c.value): c.label for q in questions for c in choices.get(q.grid_id or q.pk, ())
-        },
+        prompts={lang: {q.code: q.translated("prompt", lang) for q in questions} for lang in languages},
+        choice_labels={lang: {
+            (q.code, c.value): c.translated("label", lang) for q in questions for c in choices.get(q.grid_id or q.pk, ())
+        } for lang in languages},
     )
     flow = SurveyFlow(
         page_count=page_count, page_rules=page_rules, questions=flow_questions,
         reads=frozenset(flow._with_deciders(read)), prompts=flow.prompts, choice_labels=flow.choice_labels,
         ruled_pages=frozenset(q.page for q in flow_questions.values() if q.rules or q.constraint),
     )
-    save_reads = {number: flow.reads_for_save(number) for number in range(1, page_count + 1)}
-    return replace(flow, save_reads=save_reads)
+    page_reads = {number: flow.reads_for_page(number) for number in range(1, page_count + 1)}
+    order = {0: tuple(code for code in flow.questions if code in flow.reads)}
+    for number in range(1, page_count + 1):
+        wanted = page_reads[number]
+        order[number] = tuple(code for code, q in flow.questions.items() if code in wanted or q.page == number)
+    return replace(flow, page_reads=page_reads, session_codes=frozenset().union(*page_reads.values()),
+                   evaluation_order=order)
 

@@ -9,15 +9,23 @@ tree, canonical and checked when the document was imported): ``show_if`` on a
 Page or a Question, ``constraint`` on a Question. ``surveys/flow.py`` compiles
 them once per definition and says what applies to a respondent.
 
-Room left for later work: translated labels will add a translation table
-keyed by object and language; XLSForm import will build the same rows through
-``surveys.services.survey_create``.
+Texts a respondent reads may be given per language: each row keeps its text
+in the survey's first language in its own fields and the others in
+``translations`` (``{"es": {"prompt": "...", "help_text": "..."}}``);
+``translated(field)`` returns the text in the active language, or the first
+language's when it has none (which publishing refuses: see
+``surveys.documents.missing_translations``). ``Survey.languages`` lists the
+languages a survey is offered in, its default first.
+
+XLSForm import will build the same rows through ``surveys.services.survey_create``.
 """
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from surveys.caching import CachingMixin, DefinitionManager
@@ -34,7 +42,29 @@ choice_value_validator = RegexValidator(
 )
 
 
-class Survey(CachingMixin, models.Model):
+class Translated(models.Model):
+    """A definition row whose texts may be given in several languages."""
+
+    # {language: {field: text}} for every language but the survey's first.
+    translations = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def translated(self, field, language=None):
+        """Return the text of ``field`` in ``language`` (default: the active one), else in the first language."""
+        text = self.translations.get(language or get_language() or "", {}).get(field) if self.translations else None
+        return text if text else getattr(self, field)
+
+
+def language_validator(value):
+    codes = {code for code, _name in settings.LANGUAGES}
+    if not isinstance(value, list) or not value or any(code not in codes for code in value):
+        raise ValidationError(_("A list of one or more of the languages the site speaks: %(codes)s."),
+                              params={"codes": ", ".join(sorted(codes))})
+
+
+class Survey(CachingMixin, Translated, models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
         OPEN = "open", _("Open")
@@ -48,6 +78,8 @@ class Survey(CachingMixin, models.Model):
     opens_at = models.DateTimeField(null=True, blank=True)
     closes_at = models.DateTimeField(null=True, blank=True)
     version = models.PositiveIntegerField(default=1)
+    languages = models.JSONField(default=list, blank=True, validators=[language_validator],
+                                 help_text=_("The languages the survey is offered in, its default first."))
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -72,6 +104,14 @@ class Survey(CachingMixin, models.Model):
                 "A survey needs at least one page before it can be opened: save it as a draft, add pages, then open it."
             )})
 
+    @property
+    def default_language(self):
+        return self.languages[0] if self.languages else settings.LANGUAGE_CODE
+
+    def offers(self, language):
+        """Return whether respondents may take the survey in ``language``."""
+        return language in (self.languages or [settings.LANGUAGE_CODE])
+
     def is_open(self, now=None):
         """Return whether respondents may take the survey at ``now``."""
         now = now or timezone.now()
@@ -84,7 +124,7 @@ class Survey(CachingMixin, models.Model):
         return True
 
 
-class Page(CachingMixin, models.Model):
+class Page(CachingMixin, Translated, models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="pages")
     position = models.PositiveSmallIntegerField(help_text=_("Page number, from 1."))
     title = models.CharField(max_length=200, blank=True)
@@ -106,7 +146,7 @@ class Page(CachingMixin, models.Model):
         return f"{self.survey.slug} page {self.position}"
 
 
-class Question(CachingMixin, models.Model):
+class Question(CachingMixin, Translated, models.Model):
     class Kind(models.TextChoices):
         SINGLE = "single", _("Single choice")
         MULTIPLE = "multiple", _("Multiple choice")
@@ -178,7 +218,7 @@ class Question(CachingMixin, models.Model):
         return self.max_length or self.DEFAULT_MAX_LENGTH.get(self.kind)
 
 
-class Choice(CachingMixin, models.Model):
+class Choice(CachingMixin, Translated, models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
     position = models.PositiveSmallIntegerField()
     value = models.CharField(max_length=64, validators=[choice_value_validator], help_text=_("Stored and exported."))

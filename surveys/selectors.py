@@ -123,7 +123,8 @@ def _survey_flow(survey):
             p.show_if is not None for p in pages):
         for choice in Choice.cached.filter(question__survey_id=survey.pk).order_by("question_id", "position"):
             choices.setdefault(choice.question_id, []).append(choice)
-    return flow_compile(page_count=len(pages), pages=pages, questions=questions, choices=choices)
+    return flow_compile(page_count=len(pages), pages=pages, questions=questions, choices=choices,
+                        languages=tuple(survey.languages))
 
 
 def question_ids(*, survey) -> dict[str, int]:

@@ -3,12 +3,13 @@ import json
 from dataclasses import dataclass, field
 
 from django import forms
-from django.utils.translation import gettext
+from django.conf import settings
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from respondents.models import Nav
 from surveys.models import Question
-from surveys.rules import default_message, rule_codes, rule_describe, rule_evaluate
+from surveys.rules import default_message, rule_codes, rule_evaluate
 
 
 class LoginForm(forms.Form):
@@ -16,6 +17,13 @@ class LoginForm(forms.Form):
         label=_("Access code"), max_length=40, strip=True,
         widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters", "spellcheck": "false"}),
     )
+
+
+class LanguageForm(forms.Form):
+    """The language switcher: one of the site's languages, and the page to go back to."""
+
+    language = forms.ChoiceField(choices=settings.LANGUAGES)
+    next = forms.CharField(required=False, max_length=2000)
 
 
 class PageForm(forms.Form):
@@ -74,7 +82,7 @@ class PageForm(forms.Form):
                 code: "" if f"q-{code}" in self._errors else _to_stored(question, self.cleaned_data.get(f"q-{code}"))
                 for code, question in self.definition.answerable.items()
             }
-            answers = self.answers = flow.effective({**self.facts, **values}, codes=flow.reads | set(values))
+            answers = self.answers = flow.effective({**self.facts, **values}, page=number)
             self.asked = {code for code in values if flow.asks(code, answers)}
             for code in values.keys() - self.asked:
                 self._errors.pop(f"q-{code}", None)
@@ -86,7 +94,7 @@ class PageForm(forms.Form):
                     continue
                 if not rule_evaluate(constraint, answers, own=own):
                     question = self.definition.answerable[code]
-                    message = question.constraint_message or default_message(question.kind, "constraint")
+                    message = question.translated("constraint_message") or default_message(question.kind, "constraint")
                     self._errors[f"q-{code}"] = self.error_class([message])
             self.route = flow.route(number, answers)
         if self.cleaned_data.get("nav") == Nav.FINISH and not self.route.is_last:
@@ -180,9 +188,9 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
         if question.is_answerable:
             rule = flow.questions[question.code]
             if rule.reads_own_page:
-                bound.show_if = json.dumps(rule.show_if_json, separators=(",", ":"))
-                bound.condition = gettext("Answer if %(condition)s.") % {"condition": rule_describe(
-                    rule.rule, prompts=flow.prompts, choice_labels=flow.choice_labels)}
+                bound.show_if = rule.show_if_text
+                bound.condition = gettext("Answer if %(condition)s.") % {
+                    "condition": flow.condition_words(question.code, get_language())}
             elif not flow.asks(question.code, answers):
                 return None
         elif not bound.rows:

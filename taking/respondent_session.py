@@ -26,6 +26,7 @@ from functools import wraps
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from config.errors import ajax_error, is_ajax, try_again
@@ -41,17 +42,20 @@ SEEN_KEY = "seen"
 # the server (Redis), never in the cookie.
 CODE_KEY = "code"
 RULE_ANSWERS_KEY = "rule_answers"
+# The language the respondent takes the survey in: the roster's, or the one they switched to.
+LANGUAGE_KEY = "language"
 
 
 class SessionEnded(Exception):
     """The session names a respondent who no longer exists; ``respondent_required`` answers it."""
 
 
-def session_start(request, respondent):
+def session_start(request, respondent, *, language):
     """Log ``respondent`` in, on a new session key (no session fixation); return False if it could not be stored."""
     request.session[RESPONDENT_KEY] = respondent.pk
     request.session[SURVEY_KEY] = respondent.survey_id
     request.session[CODE_KEY] = respondent.access_code
+    request.session[LANGUAGE_KEY] = language
     request.session[SEEN_KEY] = int(time.time())
     # cycle_key stores the data under the new key at once, so whether the store
     # took it is known here (config/sessions.py marks a Redis outage `unavailable`).
@@ -75,6 +79,36 @@ def session_keep_rule_answers(request, answers, *, forget=()):
         changed.pop(code, None)
     if changed != kept:
         request.session[RULE_ANSWERS_KEY] = changed
+
+
+def chosen_language(request):
+    """The language the person chose with the switcher before logging in (its cookie), or None."""
+    language = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    return language if language in dict(settings.LANGUAGES) else None
+
+
+def survey_language(survey, respondent, request):
+    """The language a respondent logging in takes ``survey`` in: the one they chose on the login page, else the
+    roster's, else the survey's first, whichever the survey offers first."""
+    for language in (chosen_language(request), respondent.language):
+        if language and survey.offers(language):
+            return language
+    return survey.default_language
+
+
+def in_language(view):
+    """Run ``view`` in the respondent's language: the session's, else the one chosen on the login page or asked
+    for by the browser; the answer says which (Content-Language)."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        language = request.session.get(LANGUAGE_KEY) or translation.get_language_from_request(request)
+        with translation.override(language):
+            response = view(request, *args, **kwargs)
+        response.headers.setdefault("Content-Language", language)
+        return response
+
+    return wrapper
 
 
 def session_end(request):

@@ -8,6 +8,7 @@ app_name = "surveys"
 urlpatterns = [
     path("", views.survey_login, name="login"),
     path("logout/", views.survey_logout, name="logout"),
+    path("language/", views.survey_switch_language, name="language"),
     path("take/", views.survey_display, name="display"),
     path("take/complete/", views.survey_complete, name="complete"),
     path("take/keep-alive/", views.survey_keep_alive, name="keep-alive"),

@@ -13,6 +13,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -24,12 +25,13 @@ from config.errors import ajax_error, is_ajax
 from config.faults import RETRY_AFTER_SECONDS
 from config.login_limits import respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
-from respondents.services import PageSaveRefused, page_save
-from taking.forms import LoginForm, PageForm, bound_questions, page_rules_data
+from respondents.services import PageSaveRefused, page_save, respondent_set_language
+from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, page_rules_data
+from taking.script_messages import script_messages_json
 from taking.respondent_session import (
     SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_code, session_end,
-    session_ended, session_keep_rule_answers, session_rule_answers, session_seen, session_start, survey_closed,
-    survey_is_open,
+    LANGUAGE_KEY, RESPONDENT_KEY, chosen_language, in_language, session_ended, session_keep_rule_answers,
+    session_rule_answers, session_seen, session_start, survey_closed, survey_is_open, survey_language,
 )
 from surveys.rules import default_message
 from surveys.selectors import page_count, page_definition, survey_flow, survey_get
@@ -42,6 +44,7 @@ CODE_WITHDRAWN = gettext_lazy("This access code is no longer in use. Ask the per
 # Every respondent page is never_cache (Cache-Control: no-store): they show
 # answers and codes, and school computers are shared.
 
+@in_language
 @require_http_methods(["GET", "HEAD", "POST"])
 @never_cache
 @uses_forced_read_router
@@ -63,14 +66,22 @@ def survey_login(request):
             return render(request, "taking/message.html", {"survey": survey, "message_kind": "completed"})
         elif not survey_is_open(survey):
             return survey_closed(request, survey)
-        elif session_start(request, respondent):
-            return redirect("surveys:display")
+        elif session_start(request, respondent, language=survey_language(survey, respondent, request)):
+            return _logged_in(request, respondent)
         else:
             form.add_error(None, LOGIN_UNAVAILABLE)
             response = render(request, "taking/login.html", {"form": form}, status=503)
             response["Retry-After"] = str(RETRY_AFTER_SECONDS)
             return response
     return render(request, "taking/login.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _logged_in(request, respondent):
+    """Go to the survey, in the session's language; one chosen on the login page is kept as the respondent's."""
+    language = request.session[LANGUAGE_KEY]
+    if chosen_language(request) == language != respondent.language:
+        respondent_set_language(respondent_id=respondent.pk, language=language)
+    return redirect("surveys:display")
 
 
 def _too_many_failed_logins(request, form, wait):
@@ -88,6 +99,7 @@ def _too_many_failed_logins(request, form, wait):
     return response
 
 
+@in_language
 @require_POST
 @never_cache
 def survey_logout(request):
@@ -99,6 +111,7 @@ def survey_logout(request):
     return redirect("surveys:login")
 
 
+@in_language
 @require_POST
 @never_cache
 @uses_forced_read_router
@@ -109,6 +122,7 @@ def survey_keep_alive(request):
     return JsonResponse({"logged_in": True, "idle_seconds": page_idle_seconds()})
 
 
+@in_language
 @require_safe
 @never_cache
 @uses_forced_read_router
@@ -122,6 +136,7 @@ def survey_display(request):
     return _show_page(request, page_definition(survey=request.survey, number=number))
 
 
+@in_language
 @require_http_methods(["GET", "HEAD", "POST"])
 @never_cache
 @uses_forced_read_router
@@ -149,19 +164,33 @@ def _show_page(request, definition, *, fragment=False, elsewhere="show"):
     page that does: shown in its place (``elsewhere="show"``, the resume) or redirected to (a page's own URL)."""
     survey = definition.survey
     flow = survey_flow(survey=survey)
-    saved, facts = answers_for_questions(
-        respondent_id=request.respondent_id, questions=definition.answerable.values(), survey=survey, codes=flow.reads)
-    if flow.reads:
-        session_keep_rule_answers(request, {code: facts.get(code, "") for code in flow.reads})
-    answers = flow.effective(facts)
+    saved, answers = _page_answers(request, flow, definition)
     route = flow.route(definition.number, answers)
     if definition.number not in route.pages:
         number = route.resolve(definition.number)
         if elsewhere == "redirect":
             return redirect("surveys:content", number=number)
-        definition, route = page_definition(survey=survey, number=number), flow.route(number, answers)
-        saved = answers_for_questions(respondent_id=request.respondent_id, questions=definition.answerable.values())[0]
+        definition = page_definition(survey=survey, number=number)
+        saved, answers = _page_answers(request, flow, definition)
+        route = flow.route(number, answers)
     return _render_page(request, definition, route=route, answers=answers, saved=saved, fragment=fragment)
+
+
+def _page_answers(request, flow, definition):
+    """Return the page's saved answers ``{question_id: value}``, and the answers its rules read, as they read them
+    (``flow.effective``), from one query; refresh the session's copy of those (``session_keep_rule_answers``)."""
+    number = definition.number
+    codes = flow.page_reads.get(number, frozenset())
+    saved, facts = answers_for_questions(
+        respondent_id=request.respondent_id, questions=definition.answerable.values(), survey=definition.survey,
+        codes=codes)
+    if not codes and number not in flow.ruled_pages and not flow.page_rules:
+        return saved, {}
+    stored = {**facts, **{code: saved.get(q.pk, "") for code, q in definition.answerable.items()}}
+    kept = codes | (flow.session_codes & definition.answerable.keys())
+    if kept:
+        session_keep_rule_answers(request, {code: stored.get(code, "") for code in kept})
+    return saved, flow.effective(stored, page=number)
 
 
 def _rule_answers(request, codes):
@@ -183,7 +212,7 @@ def survey_change_page(request, number):
     if definition is None:
         return _page_not_found(request, number)
     flow = survey_flow(survey=request.survey)
-    facts = _rule_answers(request, flow.save_reads.get(number))
+    facts = _rule_answers(request, flow.page_reads.get(number))
     form = PageForm(definition, request.POST, flow=flow, facts=facts)
     values = form.stored_values() if form.is_valid() else None
     if values is None:
@@ -205,8 +234,8 @@ def survey_change_page(request, number):
             return ajax_error(message, status=409, complete_url=reverse("surveys:complete"))
         return redirect("surveys:complete")
 
-    if flow.reads and not result.replayed:
-        on_page = flow.reads & definition.answerable.keys()
+    if flow.session_codes and not result.replayed:
+        on_page = flow.session_codes & definition.answerable.keys()
         saved = {question.code: value for question, value in values.items() if question.code in on_page}
         session_keep_rule_answers(request, saved, forget=on_page - saved.keys())
     if is_ajax(request):
@@ -220,6 +249,7 @@ def survey_change_page(request, number):
     return redirect("surveys:display")
 
 
+@in_language
 @require_safe
 @never_cache
 @uses_forced_read_router
@@ -233,6 +263,36 @@ def survey_complete(request):
         return redirect("surveys:content", number=min(missing))
     # Nothing required is missing, but the respondent has not pressed Finish yet.
     return redirect("surveys:content", number=page_count(survey=request.survey))
+
+
+@in_language
+@require_POST
+@never_cache
+@uses_forced_read_router
+def survey_switch_language(request):
+    """The language switcher of every respondent page: show the survey (or the login page) in another language.
+
+    A respondent in a session takes the survey in it from now on, and on their next login (it is kept with them);
+    before logging in, it is kept in a cookie and becomes theirs at login if their survey offers it.
+    """
+    form = LanguageForm(request.POST)
+    if not form.is_valid():
+        return render(request, "taking/message.html", {"message": form.errors.as_text()}, status=400)
+    language = form.cleaned_data["language"]
+    survey = survey_get(survey_id=request.session.get("survey_id")) if request.session.get(RESPONDENT_KEY) else None
+    if survey is not None:
+        if not survey.offers(language):
+            return render(request, "taking/message.html", {"survey": survey, "message": _(
+                "This survey is not offered in that language.")}, status=400)
+        request.session[LANGUAGE_KEY] = language
+        respondent_set_language(respondent_id=request.session[RESPONDENT_KEY], language=language)
+    back = form.cleaned_data["next"]
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        back = reverse("surveys:display" if survey else "surveys:login")
+    response = redirect(back)
+    response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, max_age=settings.LANGUAGE_COOKIE_AGE,
+                        samesite="Lax", secure=request.is_secure(), httponly=True)
+    return response
 
 
 def csrf_failure(request, reason=""):
@@ -260,7 +320,7 @@ def _render_page(request, definition, *, route, answers, saved=None, fragment=Fa
     page_html = render_to_string("taking/page.html", context, request=request, using="jinja2")
     if fragment:
         return HttpResponse(page_html, status=status)
-    context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(),
+    context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(), script_messages=script_messages_json(),
                    idle_warning_seconds=settings.SESSION_IDLE_WARNING_SECONDS,
                    idle_minutes=settings.SESSION_IDLE_TIMEOUT_SECONDS // 60)
     return render(request, "taking/take.html", context, status=status)
@@ -269,7 +329,7 @@ def _render_page(request, definition, *, route, answers, saved=None, fragment=Fa
 def _error_list(definition, errors):
     """Return ``[{"name", "prompt", "message"}]`` for the error summary; prompt is empty for non-question fields."""
     return [
-        {"name": name, "prompt": question.prompt if question else "", "message": message}
+        {"name": name, "prompt": question.translated("prompt") if question else "", "message": message}
         for name, messages in (errors or {}).items()
         for question in [definition.answerable.get(name[2:]) if name.startswith("q-") else None]
         for message in messages
@@ -290,8 +350,8 @@ def _missing_summary(missing):
             "page": number,
             "url": reverse("surveys:content", args=[number]),
             "fields": [
-                {"name": f"q-{q.code}", "prompt": q.prompt,
-                 "message": q.required_message or default_message(q.kind, "required")}
+                {"name": f"q-{q.code}", "prompt": q.translated("prompt"),
+                 "message": q.translated("required_message") or default_message(q.kind, "required")}
                 for q in questions
             ],
         }

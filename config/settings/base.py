@@ -75,6 +75,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "taking.context_processors.switch_languages",
             ],
         },
     },
@@ -192,6 +193,9 @@ AXES_VERBOSE = False
 # --- Internationalisation
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("es", "Spanish")]
+# The respondent interface's catalogues live in its apps (taking/locale, surveys/locale); config/locale holds
+# the error pages' (config/errors.py, login limits). `make messages` extracts and compiles them.
+LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
 TIME_ZONE = env("DJANGO_TIME_ZONE", default="America/Chicago")
 USE_I18N = True
 USE_TZ = True

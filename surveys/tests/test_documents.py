@@ -186,3 +186,83 @@ def test_every_rule_problem_is_reported_with_the_other_problems():
     assert "pages[1].questions[1].show_if.q: 'again' does not come before this rule: a rule reads only earlier answers" in problems
     assert any(p.startswith("pages[3].show_if.op: 'eval' is not one of") for p in problems)
     assert any(p.startswith("pages[2].questions[2].kind:") for p in problems)
+
+
+# Several languages
+
+def two_languages(**changes):
+    """The small survey in English and Spanish, every text translated."""
+    document = small_document(languages=["en", "es"], **changes)
+
+    def both(text):
+        return {"en": text, "es": f"ES {text}"}
+
+    document["title"] = both(document["title"])
+    for page in document["pages"]:
+        page["title"] = both(page["title"])
+        for question in page["questions"]:
+            question["prompt"] = both(question["prompt"])
+            for row in question.get("rows", []):
+                row["prompt"] = both(row["prompt"])
+            if isinstance(question.get("choices"), list):
+                for choice in question["choices"]:
+                    choice["label"] = both(choice["label"])
+    for choices in document["choice_lists"].values():
+        for choice in choices:
+            choice["label"] = both(choice["label"])
+    return document
+
+
+def test_texts_per_language_are_stored_with_the_first_language_in_the_fields():
+    survey = survey_create(document=two_languages())
+    assert survey.languages == ["en", "es"] and survey.title == "Small survey"
+    assert survey.translations == {"es": {"title": "ES Small survey"}}
+    colour = Question.objects.get(code="colour")
+    assert (colour.prompt, colour.translated("prompt", "es")) == ("Favourite colour?", "ES Favourite colour?")
+    assert colour.choices.get(value="red").translated("label", "es") == "ES Red"
+    assert Question.objects.get(code="safe").translated("prompt", "es") == "ES I feel safe."
+    assert colour.translated("help_text", "es") == ""  # none in either language
+
+
+def test_publishing_refuses_a_survey_that_lacks_a_text_in_one_of_its_languages_and_lists_every_gap():
+    document = two_languages()
+    document["pages"][0]["questions"][0]["prompt"] = "Favourite colour?"  # English only
+    document["choice_lists"]["agree"][1]["label"] = {"en": "Agree"}
+    problems = problems_of(document)
+    assert problems == [
+        "page 1, question 'colour', prompt: no Spanish (es) text",
+        "question 'school', choice '2', label: no Spanish (es) text",
+        "question 'again', choice '2', label: no Spanish (es) text",
+    ]
+
+
+def test_a_draft_may_lack_translations_and_is_published_once_it_has_them():
+    from surveys.services import survey_publish
+
+    document = two_languages(status="draft")
+    document["title"] = "Small survey"
+    survey = survey_create(document=document)
+    with pytest.raises(DocumentError) as refused:
+        survey_publish(survey=survey)
+    assert refused.value.problems == ["survey, title: no Spanish (es) text"]
+    assert Survey.objects.get().status == "draft"
+    Survey.objects.filter(pk=survey.pk).update(translations={"es": {"title": "Encuesta"}})
+    assert survey_publish(survey=survey).status == "open"
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d.update(languages=["en", "fr"]), "survey.languages: A list of one or more of the languages the site "
+                                                 "speaks: en, es."),
+    (lambda d: d.update(languages="es"), "survey.languages: A list of one or more of the languages the site speaks: "
+                                         "en, es."),
+    (lambda d: d.update(languages=["es", "es"]), "survey.languages: lists a language twice"),
+    (lambda d: d["pages"][0]["questions"][0].update(prompt={"en": "Colour?", "de": "Farbe?"}),
+     "pages[1].questions[1].prompt: de is not one of the survey's languages (en, es)"),
+    (lambda d: d["pages"][0]["questions"][0].update(prompt={"es": "¿Color?"}), "pages[1].questions[1].prompt.en: is required"),
+    (lambda d: d["pages"][0]["questions"][0].update(prompt={"en": "Colour?", "es": 3}),
+     "pages[1].questions[1].prompt.es: must be text"),
+])
+def test_a_malformed_language_or_translation_is_refused(change, expected):
+    document = two_languages()
+    change(document)
+    assert expected in problems_of(document)

@@ -20,7 +20,7 @@ def test_a_survey_without_rules_asks_everything_and_reads_nothing():
     flow = survey_flow(survey=make_survey())
     assert not flow.conditional and not flow.reads and not flow.ruled_pages
     assert flow.route(2).pages == (1, 2, 3)
-    assert all(not codes for codes in flow.save_reads.values())
+    assert all(not codes for codes in flow.page_reads.values())
     assert all(flow.asks(code, {}) for code in flow.questions)
 
 
@@ -55,11 +55,11 @@ def test_reads_holds_every_code_a_rule_reads_and_what_decides_those(demo):
     assert "teach_years" not in demo.reads
 
 
-def test_a_page_save_reads_the_rules_answers_that_are_not_on_its_page(demo):
-    assert demo.save_reads[1] == frozenset()          # role is on the page itself
-    assert demo.save_reads[2] == {"role"}             # the teachers' page: where Next leads
-    assert demo.save_reads[5] == {"role", "years_at_school"}
-    assert demo.save_reads[13] == {"role"}            # overall is on the page itself
+def test_a_page_page_reads_the_rules_answers_that_are_not_on_its_page(demo):
+    assert demo.page_reads[1] == frozenset()          # role is on the page itself
+    assert demo.page_reads[2] == {"role"}             # the teachers' page: where Next leads
+    assert demo.page_reads[5] == {"role", "years_at_school"}
+    assert demo.page_reads[13] == {"role"}            # overall is on the page itself
 
 
 def test_a_grid_row_takes_its_grids_rule_and_its_own(demo):

@@ -515,3 +515,82 @@ class TestSkipLogic:
         save_page(demo_taker, 1, {"q-role": "student"})
         page = demo_taker.get("/take/page/2/").content.decode()
         assert "q-bullying_seen" in page and "Answer if" not in page
+
+
+class TestLanguages:
+    """The demo survey is offered in English and Spanish; the small survey in English only."""
+
+    @pytest.fixture
+    def demo(self):
+        from surveys.tests.factories import make_demo_survey
+
+        return make_demo_survey()
+
+    def test_the_roster_language_chooses_the_language_of_every_page(self, client, demo):
+        login(client, make_respondents(demo, language="es"))
+        response = client.get("/take/")
+        page = response.content.decode()
+        assert response["Content-Language"] == "es"
+        assert '<html lang="es">' in page and 'lang="es"' in page
+        assert "Página 1 de 12" in page and "¿Qué le describe mejor?" in page and "Siguiente" in page
+        assert "Encuesta sobre el clima escolar (demostración)" in page and "Maestro o maestra" in page
+        # The words of a condition, and the script's messages, are Spanish too.
+        assert "Responda si eligió «Maestro o maestra» en «¿Qué le describe mejor?»." in page
+        assert "Guardando…" in page
+
+    def test_errors_and_required_messages_are_in_the_respondents_language(self, client, demo):
+        login(client, make_respondents(demo, language="es"))
+        body = save_page(client, 1, {"q-role": "student", "q-years_at_school": "14"}).json()
+        assert body["errors"]["q-years_at_school"] == [
+            "Un estudiante no puede haber estado más de 13 años en una escuela: revise el número."]
+        body = save_page(client, 1, {"q-role": "teacher", "q-years_at_school": "x"}).json()
+        assert body["errors"]["q-years_at_school"] == ["Introduzca un número entero."]  # Django's own catalogue
+        save_page(client, 1, {"q-role": "teacher"})
+        body = save_page(client, 13, nav="finish").json()
+        fields = {f["name"]: f for page in body["missing"] for f in page["fields"]}
+        assert fields["q-teach_years"]["message"] == "Díganos cuántos años lleva enseñando."
+        assert fields["q-recommend"] == {"name": "q-recommend", "prompt": "¿Recomendaría esta escuela a un amigo?",
+                                         "message": "Elija una respuesta."}
+
+    def test_a_language_the_survey_does_not_offer_falls_back_to_its_first(self, client, survey):
+        login(client, make_respondents(survey, language="es"))
+        response = client.get("/take/")
+        assert response["Content-Language"] == "en" and "Page 1 of 3" in response.content.decode()
+
+    def test_the_switcher_changes_the_language_and_the_respondent_keeps_it(self, client, demo):
+        respondent = make_respondents(demo)
+        login(client, respondent)
+        assert "Página" not in client.get("/take/").content.decode()
+        response = client.post("/language/", {"language": "es", "next": "/take/"})
+        assert (response.status_code, response["Location"]) == (302, "/take/")
+        assert "Página 1 de 12" in client.get("/take/").content.decode()
+        respondent.refresh_from_db()
+        assert respondent.language == "es"
+        # Another browser: the next login starts in Spanish.
+        other = Client()
+        login(other, respondent)
+        assert other.get("/take/")["Content-Language"] == "es"
+
+    def test_the_switcher_on_the_login_page_carries_into_the_survey(self, client, demo):
+        respondent = make_respondents(demo)  # the roster says English
+        assert "Iniciar sesión en la encuesta" not in client.get("/").content.decode()
+        client.post("/language/", {"language": "es", "next": "/"})
+        assert "Iniciar sesión en la encuesta" in client.get("/").content.decode()
+        login(client, respondent)
+        assert client.get("/take/")["Content-Language"] == "es"
+        respondent.refresh_from_db()
+        assert respondent.language == "es"
+
+    def test_a_language_the_survey_does_not_offer_is_refused(self, taker, respondent):
+        response = taker.post("/language/", {"language": "es", "next": "/take/"})
+        assert response.status_code == 400
+        respondent.refresh_from_db()
+        assert respondent.language == "en"
+
+    @pytest.mark.parametrize("data", [{"language": "fr"}, {}, {"language": "es", "next": "https://elsewhere.example/"}])
+    def test_a_bad_switch_is_refused_or_goes_home(self, client, data):
+        response = client.post("/language/", data)
+        if "next" in data:
+            assert (response.status_code, response["Location"]) == (302, "/")
+        else:
+            assert response.status_code == 400

@@ -23,12 +23,16 @@ def bench_document(*, slug, pages, conditions=False):
     """Return a survey document of ``pages`` pages with five answerable questions each, every kind present.
 
     With ``conditions`` the same survey carries skip logic and constraints
-    that hold for every answer the load plan gives (it answers every question
-    it sees), so the same requests and answers meet rules that are evaluated on
-    each of them: every page after the first is shown if the page before was
-    answered, each page's last question if its single choice is one of its five
-    values, a grid's second row if its first was answered, and the integer
-    questions carry a constraint. ``make bench`` compares the two in one run.
+    shaped like a real one's (pages for some respondents only, decided by an
+    answer on the first page, as a role would; follow-up questions decided on
+    their own page) that hold for every answer the load plan gives (it answers
+    every question it sees), so the same requests and answers meet rules that
+    are evaluated on each of them: every page after the first is shown if the
+    first page's single choice was answered (every third page: if it is one of
+    its five values), each page's last question if its single choice is one
+    of its five values, a grid's second row if its first was answered, and the
+    integer questions carry a constraint. ``make bench`` compares the two in
+    one run.
     """
     document = {
         "slug": slug,
@@ -57,7 +61,8 @@ def bench_document(*, slug, pages, conditions=False):
 def _add_conditions(document):
     for n, page in enumerate(document["pages"], start=1):
         if n > 1:
-            page["show_if"] = {"op": "answered", "q": f"p{n - 1}_single"}
+            page["show_if"] = ({"op": "in", "q": "p1_single", "values": [c["value"] for c in OFTEN]} if n % 3 == 0
+                               else {"op": "answered", "q": "p1_single"})
         single, _, grid, last = page["questions"]
         last["show_if"] = {"op": "in", "q": single["code"], "values": [c["value"] for c in OFTEN]}
         grid["rows"][1]["show_if"] = {"op": "answered", "q": grid["rows"][0]["code"]}

@@ -100,6 +100,16 @@ var SurveyRules = (function () {
   var TIMEOUT_MS = 40000;        // nginx gives up on the server after 35 s
   var RETRYABLE = { 502: true, 503: true, 504: true };
   var busy = false;
+  // The page's messages, in the person's language (taking/script_messages.py).
+  var MESSAGES = JSON.parse(container.dataset.messages || "{}");
+
+  function t(key, values) {
+    var text = MESSAGES[key] || key;
+    Object.keys(values || {}).forEach(function (name) {
+      text = text.split("%(" + name + ")s").join(String(values[name]));
+    });
+    return text;
+  }
 
   function say(text, problem) {
     status.textContent = text;
@@ -141,10 +151,10 @@ var SurveyRules = (function () {
 
   // What to tell the person about an answer that is neither JSON nor retryable.
   function statusMessage(status) {
-    if (status === 413) { return "This is too much to send at once. Shorten your longest answers, then try again."; }
-    if (status === 429) { return "Too many tries from your network. Please wait a minute, then try again."; }
-    if (status === 401 || status === 403) { return "Your session has ended. Please log in again with your access code; your saved answers are kept."; }
-    return "Something went wrong (error " + status + "). Please try again in a minute.";
+    if (status === 413) { return t("too_large"); }
+    if (status === 429) { return t("too_many"); }
+    if (status === 401 || status === 403) { return t("session_ended"); }
+    return t("server_error", { status: status });
   }
 
   function clearErrors(form) {
@@ -207,14 +217,14 @@ var SurveyRules = (function () {
         }
       });
     });
-    summary("Nothing on this page was saved. Please fix:", items);
+    summary(t("fix_title"), items);
   }
 
   function showMissing(missing) {
-    summary("Your answers are saved, but some required questions are not answered yet:",
+    summary(t("missing_title"),
       missing.map(function (page) {
         return {
-          text: "Page " + page.page, href: page.url, pageLink: true,
+          text: t("page", { number: page.page }), href: page.url, pageLink: true,
           after: ": " + page.fields.map(function (f) { return f.prompt + " (" + f.message + ")"; }).join("; ")
         };
       }));
@@ -226,11 +236,11 @@ var SurveyRules = (function () {
       attempt += 1;
       if (attempt >= MAX_ATTEMPTS) {
         busy = false;
-        say("Your answers are saved, but the next page could not be loaded.", true);
-        summary("The next page could not be loaded", [{ text: "Load it again", href: url }]);
+        say(t("next_not_loaded"), true);
+        summary(t("next_not_loaded_title"), [{ text: t("load_again"), href: url }]);
         return;
       }
-      say("Your answers are saved. We could not load the next page: trying again (attempt " + attempt + ")…", true);
+      say(t("next_retrying", { attempt: attempt }), true);
       return new Promise(function (resolve) {
         setTimeout(function () { resolve(loadPage(url, push, attempt)); }, retryDelay(attempt, response));
       });
@@ -263,50 +273,48 @@ var SurveyRules = (function () {
 
   function handleSaved(form, body) {
     if (body.complete_url) {
-      say("Saved. Finishing…");
+      say(t("finishing"));
       window.location.assign(body.complete_url);
       return;
     }
     if (body.missing && body.missing.length) {
       setBusy(form, false);
-      say("Saved.");
+      say(t("saved"));
       showMissing(body.missing);
       return;
     }
-    say("Saved. Loading page " + body.next_page + "…");
+    say(t("loading_page", { number: body.next_page }));
     loadPage(body.next_url, true);
   }
 
   function handleRefused(form, response, body) {
     setBusy(form, false);
     if (response.status === 400 && body.errors) {
-      say("Not saved: please fix the answers marked below.", true);
+      say(t("fix_below"), true);
       showFieldErrors(form, body.errors);
       return;
     }
-    var message = (body.errors && body.errors.__all__ && body.errors.__all__[0]) || "This page could not be saved.";
+    var message = (body.errors && body.errors.__all__ && body.errors.__all__[0]) || t("could_not_save");
     say(message, true);
     if (body.complete_url) {
       window.location.assign(body.complete_url);
     } else if (body.login_url) {
-      summary(message, [{ text: "Log in again", href: body.login_url }]);
+      summary(message, [{ text: t("log_in_again"), href: body.login_url }]);
     }
   }
 
   function save(form, data, attempt) {
     setBusy(form, true);
-    if (!attempt) { say("Saving…"); }
+    if (!attempt) { say(t("saving")); }
     function retry(response) {
       attempt = (attempt || 0) + 1;
       if (attempt >= MAX_ATTEMPTS) {
         setBusy(form, false);
-        say("This page is not saved yet: the survey server could not be reached. Check that you are online, " +
-            "then press the button again. Your earlier pages are saved.", true);
+        say(t("unreachable"), true);
         return;
       }
       var delay = retryDelay(attempt, response);
-      say("Connection problem: your answers are not saved yet. Retrying in " + Math.round(delay / 1000) +
-          " s (attempt " + attempt + " of " + (MAX_ATTEMPTS - 1) + ")… Please keep this page open.", true);
+      say(t("retrying", { seconds: Math.round(delay / 1000), attempt: attempt, attempts: MAX_ATTEMPTS - 1 }), true);
       setTimeout(function () { save(form, data, attempt); }, delay);
     }
     var headers = Object.assign({ "X-CSRFToken": data.get("csrfmiddlewaretoken") }, AJAX);
@@ -318,7 +326,7 @@ var SurveyRules = (function () {
         if (RETRYABLE[response.status]) { return retry(response); }
         if (!isJson(response)) {
           setBusy(form, false);
-          say(statusMessage(response.status) + " This page is not saved.", true);
+          say(statusMessage(response.status) + " " + t("not_saved_suffix"), true);
           return;
         }
         return response.json().then(function (body) {
@@ -395,9 +403,8 @@ var SurveyRules = (function () {
 
   function warningText(deadline) {
     var seconds = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-    var when = seconds >= 90 ? "in about " + Math.round(seconds / 60) + " minutes" : "in " + seconds + " seconds";
-    return "To keep your answers private on a shared computer, you will be logged out " + when +
-      " because nothing has happened on this page. Your saved answers are kept.";
+    return seconds >= 90 ? t("idle_minutes", { minutes: Math.round(seconds / 60) }) :
+      t("idle_seconds", { seconds: seconds });
   }
 
   function showWarning(deadline) {
@@ -409,14 +416,14 @@ var SurveyRules = (function () {
     warning.setAttribute("aria-describedby", "idle-warning-text");
     var heading = document.createElement("h2");
     heading.id = "idle-warning-title";
-    heading.textContent = "Are you still there?";
+    heading.textContent = t("still_there");
     var text = document.createElement("p");
     text.id = "idle-warning-text";
     text.textContent = warningText(deadline);
     var button = document.createElement("button");
     button.type = "button";
     button.className = "button primary";
-    button.textContent = "Keep me logged in";
+    button.textContent = t("keep_logged_in");
     button.addEventListener("click", keepAlive);
     warning.appendChild(heading);
     warning.appendChild(text);
@@ -466,7 +473,7 @@ var SurveyRules = (function () {
           response.json().then(function (body) { window.location.assign(body.login_url); });
         }
       }, function () {
-        if (warning) { warning.querySelector("p").textContent = "We could not reach the server. Press the button again."; }
+        if (warning) { warning.querySelector("p").textContent = t("no_server"); }
       });
   }
 

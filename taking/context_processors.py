@@ -1,0 +1,11 @@
+"""What every respondent page's header needs: the languages the person may switch to."""
+from django.conf import settings
+from django.utils.translation import get_language_info
+
+
+def switch_languages(request):
+    """``switch_languages``: ``[(code, name in that language)]``: the survey's languages for a respondent in a
+    session, else every language the site speaks (the login page)."""
+    survey = getattr(request, "survey", None)
+    codes = survey.languages if survey is not None and survey.languages else [code for code, _ in settings.LANGUAGES]
+    return {"switch_languages": [(code, get_language_info(code)["name_local"].capitalize()) for code in codes]}
