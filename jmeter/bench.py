@@ -105,6 +105,7 @@ def compare_conditions(args, plain, ruled):
     """Run the survey with and without skip logic in alternating pairs (this machine's speed drifts within minutes,
     so one run of each says little); return the median ratio, every pair's, and the data check of the runs with it."""
     ratios, failed, lost, completed_lost, saves, p99 = [], 0, 0, 0, 0, []
+    cpu_ms = {True: [], False: []}  # gunicorn CPU per request, each run: steadier than throughput here
     for round_ in range(1, args.compare_rounds + 1):
         order = [(ruled, True), (plain, False)] if round_ % 2 else [(plain, False), (ruled, True)]
         rps = {}
@@ -112,9 +113,11 @@ def compare_conditions(args, plain, ruled):
             label = "with" if with_rules else "without"
             print(f"Compare, round {round_}: {label} skip logic, {args.compare_duration} s...")
             codes = respondents_csv(taking, args.threads + args.compare_duration * 40, f"r{round_}")
+            before = cpu_seconds()["gunicorn"]
             run = jmeter_run("survey_taking", f"{taking['slug']}-r{round_}", threads=args.threads, iterations=-1,
                              duration=args.compare_duration, think=args.think, respondents=codes)
             rps[with_rules] = run["rps"]
+            cpu_ms[with_rules].append(round(1000 * (cpu_seconds()["gunicorn"] - before) / max(run["samples"], 1), 3))
             failed += run["failed"]
             if with_rules:
                 check = data_check(run["jtl"], taking["slug"], taking["expected_per_page"])
@@ -124,10 +127,15 @@ def compare_conditions(args, plain, ruled):
                 p99.append(run["latency"].get("change_page", {}).get("p99"))
         ratios.append(round(rps[True] / rps[False], 3) if rps[False] else None)
     known = sorted(r for r in ratios if r is not None)
+    with_cpu, without_cpu = sorted(cpu_ms[True]), sorted(cpu_ms[False])
     return {
         "conditional_survey": ruled["slug"],
         "conditional_ratio": known[len(known) // 2] if known else None,
         "conditional_ratios": ratios,
+        "conditional_gunicorn_cpu_ms_per_request": cpu_ms[True],
+        "unconditional_gunicorn_cpu_ms_per_request": cpu_ms[False],
+        "conditional_cpu_ratio": round(with_cpu[len(with_cpu) // 2] / without_cpu[len(without_cpu) // 2], 3)
+        if without_cpu and without_cpu[len(without_cpu) // 2] else None,
         "conditional_change_page_p99_ms": p99,
         "conditional_failed_samples": failed,
         "conditional_lost_answers": lost,
@@ -423,6 +431,10 @@ def write_and_judge(report, path, *, smoke):
             ("ratio", report["ratio"]),
             *([("with skip logic / without (median)", report["conditional_ratio"]),
                ("  each pair", " ".join(str(r) for r in report["conditional_ratios"])),
+               ("  gunicorn CPU ms/request with", " ".join(map(str, report["conditional_gunicorn_cpu_ms_per_request"]))),
+               ("  gunicorn CPU ms/request without",
+                " ".join(map(str, report["unconditional_gunicorn_cpu_ms_per_request"]))),
+               ("  CPU with / without (medians)", report["conditional_cpu_ratio"]),
                ("  with skip logic change_page p99 ms", " ".join(str(p) for p in report["conditional_change_page_p99_ms"]))]
               if "conditional_ratio" in report else []),
             *[(f"{view} p50 / p95 / p99 ms", f"{report['p50_ms'][view]} / {report['p95_ms'][view]} / {report['p99_ms'][view]}")

@@ -482,3 +482,57 @@ def test_without_javascript_every_question_shows_when_to_answer_it_and_the_serve
         assert answers["grade_taught"] == "10" and "grade" not in answers
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------- languages
+
+def test_a_person_takes_the_demo_survey_in_spanish_from_the_roster(page, live_server):
+    survey = make_demo_survey()
+    respondent = make_respondents(survey, language="es")
+    log_in(page, live_server.url, respondent)
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.get_by_role("heading", name="Sobre usted")).to_be_visible()
+    page.get_by_label("Estudiante").check()
+    expect(page.get_by_text("¿En qué grado está?")).to_be_visible()
+    # A constraint's own message, in Spanish.
+    page.get_by_label("¿Cuántos años lleva en esta escuela?").fill("20")
+    page.get_by_role("button", name="Siguiente").click()
+    expect(page.locator("#error-q-years_at_school")).to_contain_text("Un estudiante no puede haber estado más de 13")
+    expect(page.locator(".error-summary")).to_contain_text("No se guardó nada de esta página. Corrija:")
+    page.get_by_label("¿Cuántos años lleva en esta escuela?").fill("2")
+
+    # A student's 12 pages, the teachers' page skipped.
+    expected = {}
+    shown = [n for n in range(1, 14) if n != 5]
+    for index, number in enumerate(shown, start=1):
+        expect_page(page, number)
+        expect(page.get_by_text(f"Página {index} de 12")).to_be_visible()
+        expected.update(answer_page(page, 0 if number == 1 else number))
+        if number == 1:
+            expected["years_at_school"] = "2"
+            page.get_by_label("¿Cuántos años lleva en esta escuela?").fill("2")
+        name = "Terminar" if number == 13 else "Siguiente"
+        page.get_by_role("button", name=name, exact=True).click()
+    page.wait_for_url(re.compile(r"/take/complete/$"))
+    expect(page.get_by_role("heading", name="¡Gracias!")).to_be_visible()
+    expect(page.get_by_text("Gracias por responder la Encuesta sobre el clima escolar.")).to_be_visible()
+    respondent.refresh_from_db()
+    assert respondent.status == Respondent.Status.COMPLETED
+    assert {k: v for k, v in saved_answers(respondent).items() if v} == {k: v for k, v in expected.items() if v}
+
+
+def test_the_language_switcher_changes_the_page_and_is_remembered(page, live_server):
+    respondent = make_respondents(make_demo_survey())
+    page.goto(live_server.url + "/")
+    page.get_by_role("button", name="Español").click()
+    expect(page.get_by_role("heading", name="Iniciar sesión en la encuesta")).to_be_visible()
+    page.get_by_label("Código de acceso").fill(respondent.formatted_access_code)
+    page.get_by_role("button", name="Comenzar").click()
+    expect(page.get_by_text("Página 1 de 12")).to_be_visible()
+    page.get_by_role("button", name="English").click()
+    expect(page.get_by_text("Page 1 of 12")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.get_by_role("button", name="Español").click()
+    expect(page.get_by_role("button", name="Siguiente")).to_be_visible()
+    respondent.refresh_from_db()
+    assert respondent.language == "es"
