@@ -6,10 +6,12 @@ tests and ``make fuzz`` can prove that nothing invalid was ever stored.
 """
 import datetime
 import re
+from decimal import Decimal
 
 from surveys.models import Question
 
 _INTEGER = re.compile(r"^-?[0-9]+$")
+_DECIMAL = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,6})?$")
 
 
 def answer_value_problem(question, value, choice_values):
@@ -37,6 +39,15 @@ def answer_value_problem(question, value, choice_values):
         if not _INTEGER.match(value):
             return f"{value!r} is not a whole number"
         number = int(value)
+        if question.min_value is not None and number < question.min_value:
+            return f"{number} is below the minimum {question.min_value}"
+        if question.max_value is not None and number > question.max_value:
+            return f"{number} is above the maximum {question.max_value}"
+        return None
+    if kind == Question.Kind.DECIMAL:
+        if not _DECIMAL.match(value):
+            return f"{value!r} is not a decimal number"
+        number = Decimal(value)
         if question.min_value is not None and number < question.min_value:
             return f"{number} is below the minimum {question.min_value}"
         if question.max_value is not None and number > question.max_value:

@@ -219,7 +219,7 @@ def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
 def _question_reading(question, choices):
     """Return how SPSS and Stata read ``question``: numeric, level, width, value labels, missing codes."""
     kind, codes = question.kind, {m.code for m in MISSING_CODES}
-    if kind == Question.Kind.INTEGER:
+    if kind in Question.NUMBER_KINDS:
         low, high = question.min_value, question.max_value
         admits = any((low is None or low <= code) and (high is None or code <= high) for code in codes)
         return {"numeric": True, "level": SCALE, "missing": () if admits else MISSING_CODES}

@@ -34,7 +34,8 @@ text in every language it lists (``surveys.services.survey_translation_gaps``).
 questions that come before it: on earlier pages, or earlier on the same page.
 A grid's ``show_if`` holds for its rows too. ``constraint`` reads the same, and
 ``"."`` for the question's own answer; ``constraint_message`` and
-``required_message`` replace the defaults (``rules.default_message``).
+``required_message`` replace the defaults (``rules.default_message``); a
+number's ``constraint_message`` is shown for its min and max too.
 
 Every problem is reported at once, each with the path of the element at fault.
 """
@@ -182,8 +183,10 @@ def _compile_rules(check, pages, codes):
             check.need(question["constraint"] is None, f"{path}.constraint",
                        "a grid takes no answer: give its rows constraints")
         question["constraint"] = rule(question["constraint"], f"{path}.constraint", own=own)
-        check.need(question["constraint"] is not None or not question["constraint_message"],
-                   f"{path}.constraint_message", "only a question with a constraint shows a constraint message")
+        bounded = question["min_value"] is not None or question["max_value"] is not None
+        check.need(question["constraint"] is not None or bounded or not question["constraint_message"],
+                   f"{path}.constraint_message",
+                   "only a question with a constraint (or a number's min or max) shows a constraint message")
         check.need(question["required"] or not question["required_message"] or question["kind"] == Question.Kind.GRID,
                    f"{path}.required_message", "only a required question shows a required message")
         earlier[question["code"]] = own
@@ -280,7 +283,7 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
     else:
         check.need("rows" not in raw, f"{path}.rows", "only a grid has rows")
 
-    if kind == Question.Kind.INTEGER:
+    if kind in Question.NUMBER_KINDS:
         for key in ("min", "max"):
             value = raw.get(key)
             if check.need(value is None or (isinstance(value, int) and not isinstance(value, bool)),
@@ -290,7 +293,7 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
         check.need(low is None or high is None or low <= high, path, "min is above max")
     else:
         for key in ("min", "max"):
-            check.need(key not in raw, f"{path}.{key}", "only an integer question has min and max")
+            check.need(key not in raw, f"{path}.{key}", "only a number question (integer, decimal) has min and max")
 
     if kind in _TEXT_KINDS:
         max_length = raw.get("max_length")

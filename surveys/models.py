@@ -154,9 +154,11 @@ class Question(CachingMixin, Translated, models.Model):
         SHORT_TEXT = "short_text", _("Short text")
         LONG_TEXT = "long_text", _("Long text")
         INTEGER = "integer", _("Integer")
+        DECIMAL = "decimal", _("Decimal number")
         DATE = "date", _("Date")
 
     CHOICE_KINDS = (Kind.SINGLE, Kind.MULTIPLE, Kind.GRID)
+    NUMBER_KINDS = (Kind.INTEGER, Kind.DECIMAL)
     DEFAULT_MAX_LENGTH = {Kind.SHORT_TEXT: 255, Kind.LONG_TEXT: 5000}
 
     # Denormalised from page.survey so that codes are unique per survey and the
@@ -175,8 +177,8 @@ class Question(CachingMixin, Translated, models.Model):
     prompt = models.TextField()
     help_text = models.TextField(blank=True)
     required = models.BooleanField(default=False)
-    min_value = models.IntegerField(null=True, blank=True, help_text=_("Integer questions only."))
-    max_value = models.IntegerField(null=True, blank=True, help_text=_("Integer questions only."))
+    min_value = models.IntegerField(null=True, blank=True, help_text=_("Number questions only."))
+    max_value = models.IntegerField(null=True, blank=True, help_text=_("Number questions only."))
     max_length = models.PositiveIntegerField(null=True, blank=True, help_text=_("Text questions only."))
     # Rules of surveys/rules.py, canonical JSON; a grid's show_if applies to its rows too.
     show_if = models.JSONField(

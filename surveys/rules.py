@@ -69,6 +69,7 @@ the page form, which uses Django's defaults, agrees without building messages
 on every save).
 """
 import datetime
+import math
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -104,6 +105,7 @@ _KEYS = {
 _NUMBER, _DATE, _TEXT, _CHOICE, _CHOICES = "number", "date", "text", "choice", "choices"
 _READ_AS = {
     Question.Kind.INTEGER: _NUMBER,
+    Question.Kind.DECIMAL: _NUMBER,
     Question.Kind.DATE: _DATE,
     Question.Kind.SHORT_TEXT: _TEXT,
     Question.Kind.LONG_TEXT: _TEXT,
@@ -112,7 +114,7 @@ _READ_AS = {
 }
 _KIND_NAMES = {
     Question.Kind.SINGLE: "single-choice", Question.Kind.MULTIPLE: "multiple-choice", Question.Kind.GRID: "grid",
-    Question.Kind.INTEGER: "integer", Question.Kind.DATE: "date",
+    Question.Kind.INTEGER: "integer", Question.Kind.DECIMAL: "decimal", Question.Kind.DATE: "date",
     Question.Kind.SHORT_TEXT: "short text", Question.Kind.LONG_TEXT: "long text",
 }
 _NUMBER_TEXT = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
@@ -374,7 +376,11 @@ class _Parser:
     def literal(self, raw, question, read_as, path):
         """Return ``raw`` as a Literal fit for ``question`` read as ``read_as``, or None (with the reason noted)."""
         whole = isinstance(raw, int) and not isinstance(raw, bool)
-        if read_as == _NUMBER:
+        if read_as == _NUMBER and question.kind == Question.Kind.DECIMAL:
+            number = isinstance(raw, float) and math.isfinite(raw)
+            if self.need(whole or number, path, f"must be a number, as {_named(question)}"):
+                return Literal(json=raw, typed=Decimal(str(raw)))
+        elif read_as == _NUMBER:
             if self.need(whole, path, f"must be a whole number, as {_named(question)}"):
                 return Literal(json=raw, typed=Decimal(raw))
         elif read_as == _DATE:
@@ -395,7 +401,8 @@ class _Parser:
 
 
 def _named(question):
-    return f"'{question.code}' is a {_KIND_NAMES.get(question.kind, question.kind)} question"
+    kind = _KIND_NAMES.get(question.kind, question.kind)
+    return f"'{question.code}' is {'an' if kind[0] in 'aeiou' else 'a'} {kind} question"
 
 
 def _not_multiple(op, question):
@@ -649,10 +656,11 @@ _DEFAULT_MESSAGES = {
     },
     "invalid": {
         _K.INTEGER: forms.IntegerField.default_error_messages["invalid"],
+        _K.DECIMAL: forms.DecimalField.default_error_messages["invalid"],
         _K.DATE: forms.DateField.default_error_messages["invalid"],
     },
-    "min_value": {_K.INTEGER: MinValueValidator.message},
-    "max_value": {_K.INTEGER: MaxValueValidator.message},
+    "min_value": {_K.INTEGER: MinValueValidator.message, _K.DECIMAL: MinValueValidator.message},
+    "max_value": {_K.INTEGER: MaxValueValidator.message, _K.DECIMAL: MaxValueValidator.message},
 }
 
 

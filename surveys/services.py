@@ -1,4 +1,7 @@
 """Writes of survey definitions."""
+import json
+from pathlib import Path
+
 from django.conf import settings
 from django.db import transaction
 
@@ -52,6 +55,35 @@ def survey_create(*, document):
         # bulk_create sends no signals: drop cached definition queries by hand.
         definitions_changed([survey, *pages, *(o for o, _ in tops), *rows, *choices])
     return survey
+
+
+def survey_document_read(*, source, filename: str, publish: bool = False) -> dict:
+    """Return the survey document in ``source`` (a path or a binary file): our JSON (``.json``) or an XLSForm
+    workbook (``.xlsx``, always a draft unless ``publish``); raise DocumentError listing every problem."""
+    from surveys.xlsform import xlsform_document
+
+    suffix = Path(filename).suffix.lower()
+    if suffix == ".xlsx":
+        return xlsform_document(source, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
+    if suffix != ".json":
+        raise DocumentError([f"{filename}: a survey is a .json document or an .xlsx XLSForm"])
+    try:
+        raw = source.read() if hasattr(source, "read") else Path(source).read_bytes()
+        document = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DocumentError([f"{filename}: not a JSON document ({error})"]) from error
+    if publish and isinstance(document, dict):
+        document["status"] = Survey.Status.OPEN
+    return document
+
+
+def survey_import(*, source, filename: str, publish: bool = False, dry_run: bool = False) -> Survey | dict:
+    """Check the survey in ``source`` (``survey_document_read``) and create it; with ``dry_run`` only check it
+    and return the checked document. Raise DocumentError listing every problem; nothing is written then."""
+    document = survey_document_read(source=source, filename=filename, publish=publish)
+    if dry_run:
+        return parse_survey_document(document)
+    return survey_create(document=document)
 
 
 def _question_fields(question, position):

@@ -19,6 +19,10 @@ class LoginForm(forms.Form):
     )
 
 
+# A decimal answer: up to 12 digits before the point and 6 after.
+DECIMAL_DIGITS, DECIMAL_PLACES = 18, 6
+
+
 class LanguageForm(forms.Form):
     """The language switcher: one of the site's languages, and the page to go back to."""
 
@@ -114,8 +118,15 @@ def _field_for(question):
         return forms.ChoiceField(required=False, choices=[(c.value, c.label) for c in question.choice_list])
     if kind == Question.Kind.MULTIPLE:
         return forms.MultipleChoiceField(required=False, choices=[(c.value, c.label) for c in question.choice_list])
-    if kind == Question.Kind.INTEGER:
-        return forms.IntegerField(required=False, min_value=question.min_value, max_value=question.max_value)
+    if kind in Question.NUMBER_KINDS:
+        # A number's own constraint message explains its min and max too; Django's texts otherwise.
+        message = question.constraint_message and question.translated("constraint_message")
+        messages = {"min_value": message, "max_value": message} if message else None
+        if kind == Question.Kind.INTEGER:
+            return forms.IntegerField(required=False, min_value=question.min_value, max_value=question.max_value,
+                                      error_messages=messages)
+        return forms.DecimalField(required=False, min_value=question.min_value, max_value=question.max_value,
+                                  max_digits=DECIMAL_DIGITS, decimal_places=DECIMAL_PLACES, error_messages=messages)
     if kind == Question.Kind.DATE:
         return forms.DateField(required=False, input_formats=["%Y-%m-%d"])
     return forms.CharField(required=False, max_length=question.text_max_length)
@@ -129,6 +140,8 @@ def _to_stored(question, value):
         return " ".join(c.value for c in question.choice_list if c.value in chosen)
     if question.kind == Question.Kind.DATE:
         return value.isoformat()
+    if question.kind == Question.Kind.DECIMAL:
+        return format(value, "f")  # 1E+3 typed is stored 1000
     return str(value)
 
 

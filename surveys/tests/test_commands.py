@@ -38,10 +38,10 @@ def test_seed_demo_adds_respondents_when_the_unused_codes_run_out():
 
 def test_seed_bench_survey_makes_pages_of_five_answerable_questions_of_every_kind():
     out = io.StringIO()
-    call_command("seed_bench_survey", "--pages", "4", "--slug", "bench-test", stdout=out)
+    call_command("seed_bench_survey", "--pages", "5", "--slug", "bench-test", stdout=out)
     assert out.getvalue().strip() == "bench-test"
     survey = Survey.objects.get(slug="bench-test")
-    assert survey.is_open() and survey.pages.count() == 4
+    assert survey.is_open() and survey.pages.count() == 5
     for page in survey.pages.all():
         assert page.questions.exclude(kind=Question.Kind.GRID).count() == 5
     assert set(survey.questions.values_list("kind", flat=True)) == set(Question.Kind.values)

@@ -163,7 +163,8 @@ def test_rules_are_stored_canonical_with_their_messages():
     (lambda d: d["pages"][1]["questions"][0].update(constraint={"op": "answered", "q": "."}),
      "pages[2].questions[1].constraint: a grid takes no answer: give its rows constraints"),
     (lambda d: d["pages"][0]["questions"][3].update(constraint_message="Too long."),
-     "pages[1].questions[4].constraint_message: only a question with a constraint shows a constraint message"),
+     "pages[1].questions[4].constraint_message: only a question with a constraint (or a number's min or max) "
+     "shows a constraint message"),
     (lambda d: d["pages"][0]["questions"][3].update(required_message="Say it."),
      "pages[1].questions[4].required_message: only a required question shows a required message"),
     (lambda d: d["pages"][0]["questions"][2].update(show_if={"op": "selected"}),

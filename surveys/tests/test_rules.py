@@ -74,7 +74,7 @@ def test_the_golden_cases_cover_every_op_and_are_at_least_sixty():
     ({"op": "answered", "q": "."}, "rule.q: '.' (the question's own value) is only allowed in a constraint"),
     ({"op": "le", "q": "years", "value": {"q": "."}},
      "rule.value.q: '.' (the question's own value) is only allowed in a constraint"),
-    ({"op": "selected", "q": "age", "value": 3}, "rule.op: 'selected' reads a choice question; 'age' is a integer "
+    ({"op": "selected", "q": "age", "value": 3}, "rule.op: 'selected' reads a choice question; 'age' is an integer "
                                                  "question"),
     ({"op": "count", "q": "nickname", "cmp": "ge", "value": 1},
      "rule.op: 'count' reads a choice question; 'nickname' is a short text question"),
@@ -89,9 +89,9 @@ def test_the_golden_cases_cover_every_op_and_are_at_least_sixty():
     ({"op": "equals", "q": "role", "value": "pupil"}, "rule.value: 'pupil' is not a choice of 'role'"),
     ({"op": "selected", "q": "pets", "value": "cow"}, "rule.value: 'cow' is not a choice of 'pets'"),
     ({"op": "equals", "q": "role", "value": ["teacher"]}, "rule.value: must be one of the choice values of 'role'"),
-    ({"op": "equals", "q": "age", "value": "12"}, "rule.value: must be a whole number, as 'age' is a integer question"),
-    ({"op": "gt", "q": "age", "value": 12.5}, "rule.value: must be a whole number, as 'age' is a integer question"),
-    ({"op": "gt", "q": "age", "value": True}, "rule.value: must be a whole number, as 'age' is a integer question"),
+    ({"op": "equals", "q": "age", "value": "12"}, "rule.value: must be a whole number, as 'age' is an integer question"),
+    ({"op": "gt", "q": "age", "value": 12.5}, "rule.value: must be a whole number, as 'age' is an integer question"),
+    ({"op": "gt", "q": "age", "value": True}, "rule.value: must be a whole number, as 'age' is an integer question"),
     ({"op": "lt", "q": "first_day", "value": "2024-02-30"},
      "rule.value: must be a date written YYYY-MM-DD, as 'first_day' is a date question"),
     ({"op": "lt", "q": "first_day", "value": "20240201"},
@@ -101,7 +101,7 @@ def test_the_golden_cases_cover_every_op_and_are_at_least_sixty():
     ({"op": "equals", "q": "nickname", "value": 3}, "rule.value: must be text, as 'nickname' is a short text question"),
     ({"op": "equals", "q": "nickname", "value": "x" * 5001}, "rule.value: is longer than 5000 characters"),
     ({"op": "le", "q": "years", "value": {"q": "first_day"}},
-     "rule.value.q: cannot compare 'years' is a integer question with 'first_day' is a date question"),
+     "rule.value.q: cannot compare 'years' is an integer question with 'first_day' is a date question"),
     ({"op": "le", "q": "years", "value": {"q": "age", "x": 1}}, "rule.value: an answer to compare with is written "
                                                                 "{\"q\": code}"),
     ({"op": "in", "q": "grade", "values": []}, "rule.values: must be a list of 1 to 200 values"),
@@ -126,7 +126,7 @@ def test_every_problem_of_a_rule_is_reported_at_once_each_with_its_path():
     assert problems_of(raw) == [
         "rule.rules[1].value: 'pupil' is not a choice of 'role'",
         "rule.rules[2].rules[1].q: there is no question 'nobody'",
-        "rule.rules[2].rules[2].value: must be a whole number, as 'age' is a integer question",
+        "rule.rules[2].rules[2].value: must be a whole number, as 'age' is an integer question",
         "rule.rules[3].rule.value: is required",
     ]
 
@@ -142,7 +142,7 @@ def test_a_constraint_checks_literals_against_its_own_questions_kind():
     assert problems_of({"op": "selected", "q": ".", "value": "cow"}, own="pets") == [
         "rule.value: 'cow' is not a choice of 'pets'"]
     assert problems_of({"op": "gt", "q": ".", "value": "3"}, own="years") == [
-        "rule.value: must be a whole number, as 'years' is a integer question"]
+        "rule.value: must be a whole number, as 'years' is an integer question"]
 
 
 def test_a_choice_value_written_as_a_number_is_read_as_its_text():

@@ -16,6 +16,7 @@ LAST_QUESTION = [
     {"kind": "short_text", "prompt": "In a few words, what would make this better?", "max_length": 120},
     {"kind": "date", "prompt": "About when did this last happen?"},
     {"kind": "long_text", "prompt": "Is there anything else you want to tell us?", "max_length": 1000},
+    {"kind": "decimal", "prompt": "About how many hours do you sleep on a school night?", "min": 0, "max": 24},
 ]
 
 
@@ -66,7 +67,7 @@ def _add_conditions(document):
         single, _, grid, last = page["questions"]
         last["show_if"] = {"op": "in", "q": single["code"], "values": [c["value"] for c in OFTEN]}
         grid["rows"][1]["show_if"] = {"op": "answered", "q": grid["rows"][0]["code"]}
-        if last["kind"] == "integer":
+        if last["kind"] in ("integer", "decimal"):
             last["constraint"] = {"op": "le", "q": ".", "value": last["max"]}
             last["constraint_message"] = "That is more hours than a week of homework could take."
 

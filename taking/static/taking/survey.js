@@ -23,7 +23,7 @@ var SurveyRules = (function () {
   var NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
   var DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
   var READ_AS = {
-    integer: "number", date: "date", short_text: "text", long_text: "text", single: "choice", multiple: "choices"
+    integer: "number", decimal: "number", date: "date", short_text: "text", long_text: "text", single: "choice", multiple: "choices"
   };
 
   function answer(code, answers, own) {

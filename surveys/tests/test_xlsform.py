@@ -1,0 +1,295 @@
+"""XLSForm import: workbooks built here with openpyxl, read through pyxform's reader, taken as a respondent would."""
+import html
+
+import openpyxl
+import pytest
+from django.core.management import CommandError, call_command
+
+from respondents.models import Answer
+from respondents.tests.factories import login, make_respondents, save_page
+from surveys.documents import DocumentError
+from surveys.models import Page, Question, Survey
+from surveys.services import survey_import, survey_publish
+from surveys.xlsform import XPathError, xpath_rule
+
+pytestmark = pytest.mark.django_db
+
+SURVEY_HEADER = ["type", "name", "label::English (en)", "label::Español (es)", "hint::English (en)",
+                 "hint::Español (es)", "required", "required_message::English (en)",
+                 "required_message::Español (es)", "constraint", "constraint_message::English (en)",
+                 "constraint_message::Español (es)", "relevant", "appearance"]
+CHOICES_HEADER = ["list_name", "name", "label::English (en)", "label::Español (es)"]
+
+
+def row(type_, name="", en="", es="", *, hint=("", ""), required="", required_message=("", ""), constraint="",
+        constraint_message=("", ""), relevant="", appearance=""):
+    return [type_, name, en, es, *hint, required, *required_message, constraint, *constraint_message, relevant,
+            appearance]
+
+
+def workbook(path, survey, choices, settings=None, *, survey_header=SURVEY_HEADER, choices_header=CHOICES_HEADER):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "survey"
+    for values in [survey_header, *survey]:
+        sheet.append(values)
+    sheet = book.create_sheet("choices")
+    for values in [choices_header, *choices]:
+        sheet.append(values)
+    sheet = book.create_sheet("settings")
+    for values in settings or [["form_id", "form_title::English (en)", "form_title::Español (es)",
+                                "default_language"],
+                               ["climate_xls", "School climate", "Clima escolar", "English (en)"]]:
+        sheet.append(values)
+    book.save(path)
+    return path
+
+
+CHOICES = [
+    ["role", "student", "Student", "Estudiante"],
+    ["role", "teacher", "Teacher", "Maestro"],
+    ["agree", "1", "Disagree", "En desacuerdo"],
+    ["agree", "2", "Agree", "De acuerdo"],
+    ["agree", "3", "Strongly agree", "Muy de acuerdo"],
+    ["pets", "cat", "Cat", "Gato"],
+    ["pets", "dog", "Dog", "Perro"],
+    ["pets", "none", "None", "Ninguno"],
+]
+
+
+def sixty_pages():
+    """A realistic form: a first page about the person, then 59 pages of a grid, choices, numbers and texts;
+    every fifth page only for teachers; a why? after disagreeing; constraints on earlier answers."""
+    rows = [
+        row("begin group", "about", "About you", "Sobre usted", appearance="field-list"),
+        row("note", "welcome", "There are no right or wrong answers.", "No hay respuestas correctas ni incorrectas."),
+        row("select_one role", "role", "Which best describes you?", "¿Qué le describe mejor?", required="yes",
+            required_message=("Please say who you are.", "Diga quién es.")),
+        row("integer", "age", "How old are you?", "¿Cuántos años tiene?", constraint=". >= 5 and . <= 99",
+            constraint_message=("An age from 5 to 99.", "Una edad de 5 a 99.")),
+        row("integer", "years", "Years at this school?", "¿Años en esta escuela?",
+            hint=("Count this year.", "Cuente este año."), constraint=". >= 0 and . <= ${age}",
+            constraint_message=("No more years than your age.", "No más años que su edad.")),
+        row("decimal", "hours", "Hours of sleep?", "¿Horas de sueño?", constraint=". >= 0 and . <= 24"),
+        row("date", "arrived", "When did you arrive?", "¿Cuándo llegó?"),
+        row("end group"),
+    ]
+    for n in range(2, 61):
+        teachers = n % 5 == 0
+        rows += [
+            row("begin group", f"page{n}", f"Section {n}", f"Sección {n}", appearance="field-list",
+                relevant="${role} = 'teacher'" if teachers else ""),
+            row("begin group", f"grid{n}", "How much do you agree?", "¿Cuánto está de acuerdo?",
+                appearance="table-list"),
+            row("select_one agree", f"g{n}_a", f"Statement {n}a", f"Afirmación {n}a", required="yes"),
+            row("select_one agree", f"g{n}_b", f"Statement {n}b", f"Afirmación {n}b"),
+            row("end group"),
+            row("select_multiple pets", f"pets{n}", "Which pets?", "¿Qué mascotas?",
+                constraint="not(selected(., 'none') and count-selected(.) > 1)",
+                constraint_message=("'None' goes alone.", "'Ninguno' va solo.")),
+            row("text", f"why{n}", "Why do you disagree?", "¿Por qué no está de acuerdo?",
+                relevant=f"${{g{n}_a}} = '1'", appearance="multiline"),
+            row("text", f"word{n}", "One word about it", "Una palabra al respecto"),
+            row("end group"),
+        ]
+    return rows
+
+
+def test_a_sixty_page_workbook_with_grids_conditions_constraints_and_two_languages_becomes_a_survey(tmp_path):
+    path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
+    survey = survey_import(source=str(path), filename="climate.xlsx")
+    assert (survey.slug, survey.title, survey.status, survey.languages) == (
+        "climate_xls", "School climate", "draft", ["en", "es"])
+    assert survey.translations == {"es": {"title": "Clima escolar"}}
+    pages = list(Page.objects.filter(survey=survey).order_by("position"))
+    assert len(pages) == 60 and pages[0].intro == "There are no right or wrong answers."
+    assert pages[4].show_if == {"op": "equals", "q": "role", "value": "teacher"} and pages[3].show_if is None
+    role = Question.objects.get(survey=survey, code="role")
+    assert role.required and role.translated("required_message", "es") == "Diga quién es."
+    age = Question.objects.get(survey=survey, code="age")
+    assert (age.kind, age.min_value, age.max_value, age.constraint) == ("integer", 5, 99, None)
+    years = Question.objects.get(survey=survey, code="years")
+    assert (years.min_value, years.constraint) == (0, {"op": "le", "q": ".", "value": {"q": "age"}})
+    assert years.translated("help_text", "es") == "Cuente este año."
+    assert Question.objects.get(survey=survey, code="hours").kind == "decimal"
+    grid = Question.objects.get(survey=survey, code="grid7")
+    assert grid.kind == "grid" and [r.code for r in grid.rows.order_by("position")] == ["g7_a", "g7_b"]
+    assert [c.translated("label", "es") for c in grid.choices.order_by("position")] == [
+        "En desacuerdo", "De acuerdo", "Muy de acuerdo"]
+    why = Question.objects.get(survey=survey, code="why7")
+    assert (why.kind, why.show_if) == ("long_text", {"op": "equals", "q": "g7_a", "value": "1"})
+    assert Question.objects.get(survey=survey, code="pets7").constraint == {"op": "not", "rule": {
+        "op": "and", "rules": [{"op": "selected", "q": ".", "value": "none"},
+                               {"op": "count", "q": ".", "cmp": "gt", "value": 1}]}}
+    assert Question.objects.filter(survey=survey).exclude(kind="grid").count() == 5 + 59 * 5
+
+
+def test_what_the_respondent_sees_matches_the_workbook(tmp_path, client):
+    path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
+    survey = survey_publish(survey=survey_import(source=str(path), filename="climate.xlsx"))
+    respondent = make_respondents(survey, language="es")
+    login(client, respondent)
+    page = html.unescape(client.get("/take/").content.decode())
+    for text in ("Sobre usted", "No hay respuestas correctas ni incorrectas.", "¿Qué le describe mejor?",
+                 "Estudiante", "Maestro", "¿Años en esta escuela?", "Cuente este año.", "Página 1 de 48"):
+        assert text in page, text
+    body = save_page(client, 1, {"q-role": "student", "q-age": "12", "q-years": "13"}).json()
+    assert body["errors"] == {"q-years": ["No más años que su edad."]}
+    body = save_page(client, 1, {"q-role": "student", "q-age": "120"}).json()
+    assert body["errors"] == {"q-age": ["Una edad de 5 a 99."]}
+    assert save_page(client, 1, {"q-role": "student", "q-age": "12", "q-years": "3"}).json()["next_page"] == 2
+    # A student skips the teachers' pages (every fifth).
+    assert save_page(client, 4, {"q-g4_a": "2"}).json()["next_page"] == 6
+    page = html.unescape(client.get("/take/page/7/").content.decode())
+    assert "Afirmación 7a" in page and "¿Por qué no está de acuerdo?" in page
+    assert "Responda si eligió «En desacuerdo» en «Afirmación 7a»." in page
+    assert save_page(client, 7, {"q-pets7": ["none", "cat"]}).json()["errors"] == {"q-pets7": ["'Ninguno' va solo."]}
+    save_page(client, 7, {"q-g7_a": "3", "q-why7": "ignored"})
+    assert not Answer.objects.filter(respondent=respondent, question__code="why7").exists()
+
+
+def test_a_dry_run_checks_and_writes_nothing(tmp_path):
+    path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
+    document = survey_import(source=str(path), filename="climate.xlsx", dry_run=True)
+    assert len(document["pages"]) == 60 and not Survey.objects.exists()
+
+
+def problems_of(tmp_path, survey_rows, choices=CHOICES, settings=None, **headers):
+    path = workbook(tmp_path / "broken.xlsx", survey_rows, choices, settings, **headers)
+    with pytest.raises(DocumentError) as refused:
+        survey_import(source=str(path), filename="broken.xlsx")
+    assert not Survey.objects.exists() and not Question.objects.exists()
+    return refused.value.problems
+
+
+def page(*rows, relevant=""):
+    return [row("begin group", "p", "Page", "Página", appearance="field-list", relevant=relevant), *rows,
+            row("end group")]
+
+
+ROLE = row("select_one role", "role", "Role?", "¿Rol?")
+
+
+@pytest.mark.parametrize(("rows", "expected"), [
+    (page(ROLE, row("calculate", "total", "Total", "Total")),
+     "survey sheet, row 4, column type: 'calculate' is not supported (types read: select_one, select_multiple, "
+     "integer, decimal, text, date, note, begin/end group)"),
+    (page(ROLE, row("geopoint", "where", "Where?", "¿Dónde?")), "survey sheet, row 4, column type: 'geopoint' is not "
+                                                              "supported"),
+    ([ROLE, *page(row("text", "t", "T", "T"))], "survey sheet, row 2, column type: 'select_one role' is outside any "
+                                                "page: put every question in a group with appearance field-list"),
+    (page(row("select_one colours", "c", "Colour?", "¿Color?")),
+     "survey sheet, row 3, column type: no choice list named 'colours'"),
+    (page(ROLE, row("text", "t", "T", "T", relevant="${role} == 'teacher'")),
+     "survey sheet, row 4, column relevant: expected ${question}, '.', a text or a number, found '='"),
+    (page(ROLE, row("text", "t", "T", "T", relevant="string-length(${role}) > 3")),
+     "survey sheet, row 4, column relevant: 'string-length' is not supported"),
+    (page(row("text", "t", "T", "T", relevant="${role} = 'teacher'"), ROLE),
+     "survey sheet, row 3, column relevant: 'role' does not come before this rule: a rule reads only earlier answers"),
+    (page(ROLE, row("text", "t", "T", "T", relevant="${nobody} = 'x'")),
+     "survey sheet, row 4, column relevant: there is no question 'nobody'"),
+    (page(ROLE, row("text", "t", "T", "T", relevant="${role} = 'pilot'")),
+     "survey sheet, row 4, column relevant: 'pilot' is not a choice of 'role'"),
+    (page(ROLE, row("text", "role", "Again", "Otra vez")),
+     "survey sheet, row 4, column name: 'role' is already used at pages[1].questions[1]"),
+    (page(ROLE, row("integer", "n", "N", "N", required="maybe")),
+     "survey sheet, row 4, column required: 'maybe' is not yes or no"),
+    (page(row("begin group", "g", "Grid", "Cuadrícula", appearance="table-list"),
+          row("select_one agree", "a", "A", "A"), row("select_one role", "b", "B", "B"), row("end group")),
+     "survey sheet, row 5, column type: every row of a grid shares one list: this one is 'role', the grid's is 'agree'"),
+    (page(row("begin group", "g", "Group", "Grupo", appearance="minimal"), ROLE, row("end group")),
+     "survey sheet, row 3, column appearance: a group inside a page must be a grid (appearance table-list) of "
+     "select_one rows"),
+    (page(ROLE)[:-1], "survey sheet, row 2, column type: this group is never ended (end group)"),
+    (page(ROLE, row("note", "n", "A note", "Una nota")),
+     "survey sheet, row 4, column type: a note is shown as its page's introduction: put it before the page's first "
+     "question"),
+    (page(ROLE, row("integer", "n", "N", "N", constraint=". > 'ten'")),
+     "survey sheet, row 4, column constraint: must be a whole number, as 'n' is an integer question"),
+    (page(ROLE, row("text", "t", "", "")), "survey sheet, row 4, column label: is required"),
+    (page(ROLE, row("text", "t", "T", "")), "page 1, question 't', prompt: no Spanish (es) text"),
+    (page(ROLE, row("text", "bad-name", "T", "T")),
+     "survey sheet, row 4, column name: starts with a letter and holds only letters, digits and '_' (at most 64)"),
+    (page(ROLE, row("text", "t", "T", "T", appearance="minimal")),
+     "survey sheet, row 4, column appearance: 'minimal' is not supported here"),
+])
+def test_every_kind_of_problem_is_reported_by_sheet_row_and_column_and_nothing_is_written(tmp_path, rows, expected):
+    if "no Spanish" in expected:
+        # Missing translations refuse publishing, not a draft.
+        path = workbook(tmp_path / "draft.xlsx", rows, CHOICES)
+        survey = survey_import(source=str(path), filename="draft.xlsx")
+        with pytest.raises(DocumentError) as refused:
+            survey_publish(survey=survey)
+        assert refused.value.problems == [expected]
+        return
+    problems = problems_of(tmp_path, rows)
+    assert any(problem.startswith(expected) for problem in problems), problems
+
+
+def test_unsupported_columns_sheets_and_languages_are_reported(tmp_path):
+    header = [*SURVEY_HEADER, "choice_filter", "label::Deutsch (de)"]
+    rows = [[*r, "", ""] for r in page(ROLE)]
+    problems = problems_of(tmp_path, rows, survey_header=header)
+    assert "survey sheet, row 1, column choice_filter: is not supported (columns read: appearance, constraint, " \
+           "constraint_message, hint, label, name, relevant, required, required_message, type)" in problems
+    assert "survey sheet, row 1, column label::Deutsch (de): 'Deutsch (de)' is not a language of this site: write " \
+           "it 'Name (code)' with a code of en, es" in problems
+
+
+def test_choice_problems_point_at_the_choices_sheet(tmp_path):
+    choices = [*CHOICES, ["role", "student", "Student again", "Estudiante otra vez"], ["", "x", "X", "X"]]
+    problems = problems_of(tmp_path, page(ROLE), choices)
+    assert "choices sheet, row 10, column name: 'student' appears twice" in problems
+    assert "choices sheet, row 11, column list_name: is empty" in problems
+
+
+def test_a_file_that_is_not_a_workbook_is_refused(tmp_path):
+    path = tmp_path / "survey.xlsx"
+    path.write_text("not a workbook")
+    with pytest.raises(DocumentError) as refused:
+        survey_import(source=str(path), filename="survey.xlsx")
+    assert refused.value.problems[0].startswith("workbook: cannot be read as an XLSForm (.xlsx)")
+
+
+def test_the_command_imports_a_workbook_or_a_json_document_and_prints_every_problem(tmp_path, capsys):
+    from surveys.tests.factories import DEMO_DOCUMENT
+
+    path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
+    call_command("import_survey", str(path), "--dry-run")
+    assert "'climate_xls', 60 pages" in capsys.readouterr().out and not Survey.objects.exists()
+    call_command("import_survey", str(path), "--publish")
+    assert Survey.objects.get(slug="climate_xls").status == "open"
+    call_command("import_survey", str(DEMO_DOCUMENT))
+    assert Survey.objects.filter(slug="school-climate-demo").exists()
+    broken = workbook(tmp_path / "broken.xlsx", page(ROLE, row("calculate", "x", "X", "X")), CHOICES)
+    with pytest.raises(CommandError, match="1 problem; nothing was written"):
+        call_command("import_survey", str(broken))
+    assert "survey sheet, row 4, column type: 'calculate' is not supported" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("expression", "own", "rule"), [
+    ("${role} = 'teacher'", False, {"op": "equals", "q": "role", "value": "teacher"}),
+    ("${age} >= 18", False, {"op": "ge", "q": "age", "value": 18}),
+    ("18 < ${age}", False, {"op": "gt", "q": "age", "value": 18}),
+    ("${a} != ${b}", False, {"op": "not_equals", "q": "a", "value": {"q": "b"}}),
+    ("${c} != ''", False, {"op": "answered", "q": "c"}),
+    ("${c} = ''", False, {"op": "not", "rule": {"op": "answered", "q": "c"}}),
+    ("selected(${pets}, 'cat')", False, {"op": "selected", "q": "pets", "value": "cat"}),
+    ("count-selected(${pets}) <= 2", False, {"op": "count", "q": "pets", "cmp": "le", "value": 2}),
+    ("not(${x} = 'a') and (${y} = 'b' or ${z} > 3)", False, {"op": "and", "rules": [
+        {"op": "not", "rule": {"op": "equals", "q": "x", "value": "a"}},
+        {"op": "or", "rules": [{"op": "equals", "q": "y", "value": "b"}, {"op": "gt", "q": "z", "value": 3}]}]}),
+    (". <= ${age}", True, {"op": "le", "q": ".", "value": {"q": "age"}}),
+    (". > 2.5", True, {"op": "gt", "q": ".", "value": 2.5}),
+])
+def test_xpath_in_the_usual_forms_compiles_into_the_rule_language(expression, own, rule):
+    assert xpath_rule(expression, own=own) == rule
+
+
+@pytest.mark.parametrize("expression", [
+    ". > 3", "${a} = ", "${a} = 'x' and", "selected(${a})", "${a} + 1 > 2", "today() > ${d}", "${a} = 'x')",
+    "count-selected(${a}) > 'two'", "'a' = 'b'",
+])
+def test_anything_else_is_refused_and_never_evaluated(expression):
+    with pytest.raises(XPathError):
+        xpath_rule(expression)

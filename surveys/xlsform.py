@@ -1,0 +1,583 @@
+"""XLSForm workbooks as survey documents: read with pyxform's workbook reader, turned into ``surveys.documents``.
+
+Supported (anything else is a problem, and nothing is written):
+
+- sheets ``survey``, ``choices``, ``settings`` (``form_id`` is the slug,
+  ``form_title`` the title, ``default_language`` the first language);
+- a page is a ``begin group``/``end group`` with ``appearance`` ``field-list``
+  (its ``label`` is the page's title, its ``relevant`` the page's show_if);
+  every question is on a page;
+- a Likert grid is a group with ``appearance`` ``table-list`` inside a page:
+  consecutive ``select_one`` rows sharing one list (the group's ``name`` is
+  the grid's code, its ``label`` the grid's prompt; a row with ``appearance``
+  ``label``, ODK's header row, is left out);
+- types ``select_one L``, ``select_multiple L``, ``integer``, ``decimal``
+  (``min``/``max`` from the constraint's ``. >= n`` and ``. <= n``), ``text``
+  (``appearance`` ``multiline``: long text), ``date``, and ``note`` before a
+  page's first question (the page's intro);
+- columns ``type``, ``name``, ``label``, ``hint``, ``required``,
+  ``required_message``, ``constraint``, ``constraint_message``, ``relevant``,
+  ``appearance``; ``label::Español (es)``-style columns for each language;
+- ``relevant`` and ``constraint`` in the usual XPath forms, compiled into the
+  rule language of ``surveys/rules.py``: ``${q} = 'v'``, ``!=``, ``<``,
+  ``<=``, ``>``, ``>=`` (with a text, a number or another ``${q}``; ``.`` for
+  the question's own value), ``${q} != ''`` (answered), ``selected(${q},
+  'v')``, ``count-selected(${q}) >= n``, ``and``, ``or``, ``not(...)`` and
+  brackets. Nothing is evaluated: the expression is parsed into the tree.
+
+Every problem names its sheet, row and column: ``survey sheet, row 12,
+column relevant: ...``. Problems the survey document's own checks find (a
+rule reading a later question, a duplicate choice value) are named the same
+way, through the rows each element came from.
+"""
+import functools
+import re
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from surveys.documents import DocumentError, parse_survey_document
+from surveys.models import Question, Survey
+
+SURVEY, CHOICES, SETTINGS = "survey", "choices", "settings"
+TRANSLATED = ("label", "hint", "required_message", "constraint_message", "form_title")
+SURVEY_COLUMNS = {"type", "name", "required", "constraint", "relevant", "appearance", "label", "hint",
+                  "required_message", "constraint_message"}
+CHOICE_COLUMNS = {"list_name", "name", "label"}
+SETTINGS_COLUMNS = {"form_id", "form_title", "default_language", "version"}
+_TRUE, _FALSE = {"yes", "true", "1", "true()"}, {"no", "false", "0", "false()", ""}
+_LANGUAGE_COLUMN = re.compile(r"^(?P<column>[a-z_]+)::(?P<name>.*?)\s*(?:\((?P<code>[A-Za-z-]+)\))?$")
+# Where a document's element came from, and which column each of its keys is read from.
+_KEY_COLUMNS = {"code": "name", "kind": "type", "choices": "type", "prompt": "label", "help_text": "hint",
+                "required": "required", "show_if": "relevant", "constraint": "constraint", "title": "label",
+                "min": "constraint", "max": "constraint", "required_message": "required_message",
+                "constraint_message": "constraint_message", "value": "name", "label": "label", "rows": "type"}
+
+
+class XLSFormError(DocumentError):
+    """An XLSForm that cannot be turned into a survey; ``problems`` lists why, by sheet, row and column."""
+
+
+@dataclass
+class _Reader:
+    problems: list = field(default_factory=list)
+    # document path -> (sheet, row), so that the document's own checks point at the workbook.
+    origins: dict = field(default_factory=dict)
+    languages: tuple = ()
+    columns: dict = field(default_factory=dict)  # sheet -> {column: (base column, language or None)}
+
+    def problem(self, sheet, row, column, message):
+        where = f"{sheet} sheet" + (f", row {row}" if row else "") + (f", column {column}" if column else "")
+        self.problems.append(f"{where}: {message}")
+
+
+def xlsform_document(source, *, status=Survey.Status.DRAFT) -> dict:
+    """Return the survey document of the XLSForm workbook ``source`` (a path or file), checked whole.
+
+    Raise XLSFormError listing every problem by sheet, row and column.
+    """
+    from pyxform.errors import PyXFormError
+    from pyxform.xls2json_backends import xlsx_to_dict
+
+    try:
+        book = xlsx_to_dict(source)
+    except (PyXFormError, ValueError) as error:
+        raise XLSFormError([f"workbook: cannot be read as an XLSForm (.xlsx): {error}"]) from error
+    reader = _Reader()
+    for sheet in (SURVEY, CHOICES, SETTINGS):
+        if sheet not in book:
+            reader.problem(sheet, None, None, "is missing" if sheet != SETTINGS else "is missing (form_id, "
+                           "form_title)")
+    if reader.problems:
+        raise XLSFormError(reader.problems)
+    reader.columns = {sheet: _columns(reader, sheet, book.get(f"{sheet}_header") or [{}])
+                      for sheet in (SURVEY, CHOICES, SETTINGS)}
+    settings_row = (book[SETTINGS] or [{}])[0]
+    reader.languages = _languages(reader, settings_row)
+    document = {
+        "slug": settings_row.get("form_id", ""),
+        "title": _texts(reader, SETTINGS, settings_row, "form_title"),
+        "status": status,
+        "languages": list(reader.languages),
+        "choice_lists": _choice_lists(reader, book[CHOICES]),
+        "pages": [],
+    }
+    reader.origins["survey.slug"] = (SETTINGS, 2, "form_id")
+    reader.origins["survey.title"] = (SETTINGS, 2, "form_title")
+    _pages(reader, book[SURVEY], document)
+    try:
+        parse_survey_document(document)
+    except DocumentError as error:
+        # Reported beside the workbook's own problems: every one at once, each once.
+        reader.problems.extend(p for p in map(functools.partial(_located, reader), error.problems)
+                               if p not in reader.problems)
+    if reader.problems:
+        raise XLSFormError(reader.problems)
+    return document
+
+
+def _columns(reader, sheet, header):
+    """Map each column of ``sheet`` to (its base column, its language); note the columns not supported."""
+    supported = {SURVEY: SURVEY_COLUMNS, CHOICES: CHOICE_COLUMNS, SETTINGS: SETTINGS_COLUMNS}[sheet]
+    columns = {}
+    for name in header[0]:
+        match = _LANGUAGE_COLUMN.match(name)
+        base, language = (match["column"], name.split("::", 1)[1].strip()) if match else (name, None)
+        if base not in supported or (language and base not in TRANSLATED):
+            reader.problem(sheet, 1, name, f"is not supported (columns read: {', '.join(sorted(supported))})")
+            continue
+        columns[name] = (base, language)
+    return columns
+
+
+def _languages(reader, settings_row):
+    """Return the survey's languages: ``default_language`` first, then each language a column is written in."""
+    known = dict(settings.LANGUAGES)
+    names = {name.lower(): code for code, name in settings.LANGUAGES}
+
+    def code_of(text, sheet, row, column):
+        match = re.match(r"^(?P<name>.*?)\s*(?:\((?P<code>[A-Za-z-]+)\))?$", text.strip())
+        code = match["code"] or names.get(match["name"].lower()) or match["name"]
+        if code not in known:
+            reader.problem(sheet, row, column, f"{text!r} is not a language of this site: write it 'Name (code)' "
+                           f"with a code of {', '.join(known)}")
+            return None
+        return code
+
+    default = settings_row.get("default_language")
+    languages = [code_of(default, SETTINGS, 2, "default_language")] if default else []
+    for sheet in (SURVEY, CHOICES, SETTINGS):
+        for column, (_base, language) in reader.columns[sheet].items():
+            if language:
+                code = code_of(language, sheet, 1, column)
+                reader.columns[sheet][column] = (_base, code)
+                languages.append(code)
+    languages = [code for code in dict.fromkeys(languages) if code]
+    return tuple(languages or [settings.LANGUAGE_CODE])
+
+
+def _texts(reader, sheet, row, base):
+    """Return the text of ``base`` in ``row`` as the document wants it: a string, or {language: text}."""
+    texts = {}
+    for column, (column_base, language) in reader.columns[sheet].items():
+        if column_base == base and row.get(column):
+            texts[language or reader.languages[0]] = row[column]
+    if not texts:
+        return ""
+    if len(reader.languages) == 1:
+        return texts.get(reader.languages[0], "")
+    return texts
+
+
+def _choice_lists(reader, rows):
+    lists = {}
+    for index, row in enumerate(rows, start=2):
+        if not row:
+            continue
+        name, value = row.get("list_name", ""), row.get("name", "")
+        if not name:
+            reader.problem(CHOICES, index, "list_name", "is empty")
+            continue
+        choice = {"value": value, "label": _texts(reader, CHOICES, row, "label")}
+        path = f"choice_lists.{name}[{len(lists.get(name, [])) + 1}]"
+        reader.origins[path] = (CHOICES, index, None)
+        lists.setdefault(name, []).append(choice)
+    return lists
+
+
+@dataclass
+class _Group:
+    kind: str  # "page" or "grid"
+    row: int
+    element: dict
+    path: str
+    list_name: str = ""
+
+
+def _pages(reader, rows, document):
+    """Walk the survey sheet into pages, questions and grids."""
+    stack = []
+    page = None
+    for index, row in enumerate(rows, start=2):
+        if not row:
+            continue
+        type_ = re.sub(r"\s+", " ", row.get("type", "")).strip()
+        head, _, rest = type_.partition(" ")
+        if type_ in ("begin group", "begin_group"):
+            appearance = row.get("appearance", "")
+            if not stack and appearance == "field-list":
+                page = {"title": _texts(reader, SURVEY, row, "label"), "questions": []}
+                path = f"pages[{len(document['pages']) + 1}]"
+                if row.get("relevant"):
+                    page["show_if"] = _rule(reader, row, index, "relevant")
+                reader.origins[path] = (SURVEY, index, None)
+                document["pages"].append(page)
+                stack.append(_Group("page", index, page, path))
+            elif stack and stack[-1].kind == "page" and appearance == "table-list":
+                grid = {"code": row.get("name", ""), "kind": Question.Kind.GRID,
+                        "prompt": _texts(reader, SURVEY, row, "label"), "rows": []}
+                _common(reader, row, index, grid)
+                path = f"{stack[-1].path}.questions[{len(page['questions']) + 1}]"
+                reader.origins[path] = (SURVEY, index, None)
+                page["questions"].append(grid)
+                stack.append(_Group("grid", index, grid, path))
+            elif stack:
+                reader.problem(SURVEY, index, "appearance", "a group inside a page must be a grid (appearance "
+                               "table-list) of select_one rows")
+                stack.append(_Group("other", index, {}, ""))
+            else:
+                reader.problem(SURVEY, index, "appearance", "a page is a group with appearance field-list")
+                stack.append(_Group("other", index, {}, ""))
+            continue
+        if type_ in ("end group", "end_group"):
+            if not stack:
+                reader.problem(SURVEY, index, "type", "ends a group that was not begun")
+            else:
+                group = stack.pop()
+                if group.kind == "grid" and not group.element["rows"]:
+                    reader.problem(SURVEY, group.row, "type", "a grid (table-list) needs select_one rows")
+            continue
+        if not stack or stack[-1].kind == "other":
+            if stack or not type_:
+                continue  # inside a group already refused; or a row with no type
+            reader.problem(SURVEY, index, "type", f"'{type_}' is outside any page: put every question in a group "
+                           "with appearance field-list")
+            continue
+        group = stack[-1]
+        if group.kind == "grid":
+            _grid_row(reader, row, index, group, head, rest)
+            continue
+        if head == "note":
+            if page["questions"]:
+                reader.problem(SURVEY, index, "type", "a note is shown as its page's introduction: put it before "
+                               "the page's first question")
+            elif row.get("relevant"):
+                reader.problem(SURVEY, index, "relevant", "a note is the page's introduction: it has no condition")
+            else:
+                intro = _texts(reader, SURVEY, row, "label")
+                page["intro"] = _joined(page.get("intro", ""), intro)
+            continue
+        question = _question(reader, row, index, head, rest)
+        if question is not None:
+            path = f"{group.path}.questions[{len(page['questions']) + 1}]"
+            reader.origins[path] = (SURVEY, index, None)
+            page["questions"].append(question)
+    for group in stack:
+        reader.problem(SURVEY, group.row, "type", "this group is never ended (end group)")
+    if not document["pages"] and not reader.problems:
+        reader.problem(SURVEY, None, None, "has no page: a page is a group with appearance field-list")
+
+
+def _joined(first, second):
+    if not first:
+        return second
+    if isinstance(first, str) and isinstance(second, str):
+        return f"{first}\n\n{second}"
+    first = first if isinstance(first, dict) else {}
+    second = second if isinstance(second, dict) else {}
+    return {lang: "\n\n".join(t for t in (first.get(lang, ""), second.get(lang, "")) if t)
+            for lang in dict.fromkeys([*first, *second])}
+
+
+_KINDS = {"integer": Question.Kind.INTEGER, "decimal": Question.Kind.DECIMAL, "date": Question.Kind.DATE,
+          "select_one": Question.Kind.SINGLE, "select_multiple": Question.Kind.MULTIPLE}
+
+
+def _question(reader, row, index, head, rest):
+    if head in ("select_one", "select_multiple"):
+        if not rest or " " in rest:
+            reader.problem(SURVEY, index, "type", f"write '{head} LIST' with the name of a list of the choices sheet")
+            return None
+        question = {"kind": _KINDS[head], "choices": rest}
+    elif head == "text":
+        long = "multiline" in row.get("appearance", "").split()
+        question = {"kind": Question.Kind.LONG_TEXT if long else Question.Kind.SHORT_TEXT}
+    elif head in _KINDS and not rest:
+        question = {"kind": _KINDS[head]}
+    else:
+        reader.problem(SURVEY, index, "type", f"'{row.get('type')}' is not supported (types read: select_one, "
+                       "select_multiple, integer, decimal, text, date, note, begin/end group)")
+        return None
+    question.update(code=row.get("name", ""), prompt=_texts(reader, SURVEY, row, "label"))
+    _common(reader, row, index, question)
+    appearance = row.get("appearance", "")
+    if appearance and appearance not in ("multiline",) or (appearance == "multiline" and head != "text"):
+        reader.problem(SURVEY, index, "appearance", f"'{appearance}' is not supported here")
+    return question
+
+
+def _common(reader, row, index, element):
+    """Set what every question and grid may carry: hint, required, messages, relevant, constraint."""
+    hint = _texts(reader, SURVEY, row, "hint")
+    if hint:
+        element["help_text"] = hint
+    required = row.get("required", "").strip().lower()
+    if required not in _TRUE | _FALSE:
+        reader.problem(SURVEY, index, "required", f"{row.get('required')!r} is not yes or no")
+    element["required"] = required in _TRUE
+    for key in ("required_message", "constraint_message"):
+        text = _texts(reader, SURVEY, row, key)
+        if text:
+            element[key] = text
+    if row.get("relevant"):
+        element["show_if"] = _rule(reader, row, index, "relevant")
+    if row.get("constraint"):
+        constraint = _rule(reader, row, index, "constraint", own=True)
+        if element.get("kind") in Question.NUMBER_KINDS and constraint:
+            constraint = _take_bounds(element, constraint)
+        if constraint:
+            element["constraint"] = constraint
+
+
+def _grid_row(reader, row, index, group, head, rest):
+    grid = group.element
+    if head != "select_one" or not rest or " " in rest:
+        reader.problem(SURVEY, index, "type", "a grid (table-list) holds only select_one rows of one list")
+        return
+    if row.get("appearance") == "label":
+        return  # ODK's header row of a table-list: the grid's own heading shows the choices
+    if group.list_name and rest != group.list_name:
+        reader.problem(SURVEY, index, "type", f"every row of a grid shares one list: this one is '{rest}', "
+                       f"the grid's is '{group.list_name}'")
+        return
+    group.list_name = rest
+    grid["choices"] = rest
+    if row.get("appearance") not in (None, "", "list-nolabel"):
+        reader.problem(SURVEY, index, "appearance", f"'{row.get('appearance')}' is not supported in a grid")
+    grid_row = {"code": row.get("name", ""), "prompt": _texts(reader, SURVEY, row, "label")}
+    _common(reader, row, index, grid_row)
+    grid_row.pop("help_text", None)
+    path = f"{group.path}.rows[{len(grid['rows']) + 1}]"
+    reader.origins[path] = (SURVEY, index, None)
+    grid["rows"].append(grid_row)
+
+
+def _take_bounds(question, constraint):
+    """Move the whole-number bounds of a number question's constraint (``. >= n``, ``. <= n``; ``. > n`` and
+    ``. < n`` too for an integer) to its min and max; return what is left of the constraint, or None."""
+    parts = constraint["rules"] if constraint["op"] == "and" else [constraint]
+    left = []
+    for part in parts:
+        bound = _bound(part, question["kind"])
+        if bound and bound[0] not in question:
+            question[bound[0]] = bound[1]
+        else:
+            left.append(part)
+    if not left:
+        return None
+    return left[0] if len(left) == 1 else {"op": "and", "rules": left}
+
+
+def _bound(part, kind):
+    value = part.get("value")
+    if part.get("q") != "." or not isinstance(value, int) or isinstance(value, bool):
+        return None
+    strict = kind == Question.Kind.INTEGER  # > 4 is >= 5 only for whole numbers
+    return {"ge": ("min", value), "le": ("max", value),
+            "gt": ("min", value + 1) if strict else None, "lt": ("max", value - 1) if strict else None,
+            }.get(part["op"])
+
+
+def _rule(reader, row, index, column, *, own=False):
+    try:
+        return xpath_rule(row[column], own=own)
+    except XPathError as error:
+        reader.problem(SURVEY, index, column, f"{error} in {row[column]!r}")
+        return None
+
+
+def _located(reader, problem):
+    """Name the sheet, row and column of a problem the document's checks found (``pages[2].questions[1]...``)."""
+    path, _, message = problem.partition(": ")
+    best = ""
+    for prefix in reader.origins:
+        if (path == prefix or path.startswith(prefix + ".") or path.startswith(prefix + "[")) and len(prefix) > len(
+                best):
+            best = prefix
+    if not best:
+        return f"workbook: {problem}"
+    sheet, row, column = reader.origins[best]
+    key = path[len(best):].lstrip(".").split(".")[0].split("[")[0]
+    column = column or _KEY_COLUMNS.get(key, key) or None
+    where = f"{sheet} sheet" + (f", row {row}" if row else "") + (f", column {column}" if column else "")
+    return f"{where}: {message}"
+
+
+# XPath, as XLSForms write relevant and constraint
+
+class XPathError(ValueError):
+    """An expression outside what ``xpath_rule`` reads."""
+
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<ref>\$\{(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)\})
+  | (?P<text>'[^']*'|"[^"]*")
+  | (?P<number>-?\d+(?:\.\d+)?)
+  | (?P<op>!=|<=|>=|=|<|>)
+  | (?P<punct>[(),])
+  | (?P<dot>\.(?![\d]))
+  | (?P<word>[A-Za-z][A-Za-z\-]*)
+)""", re.VERBOSE)
+_OPS = {"=": "equals", "!=": "not_equals", ">": "gt", ">=": "ge", "<": "lt", "<=": "le"}
+_FLIPPED = {"equals": "equals", "not_equals": "not_equals", "gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
+
+
+def xpath_rule(expression, *, own=False):
+    """Return the rule (``surveys/rules.py``, JSON data) an XLSForm ``relevant`` or ``constraint`` writes.
+
+    ``own``: a constraint, where ``.`` is the question's own value. Raise
+    XPathError for anything else; nothing is ever evaluated.
+    """
+    tokens = _tokens(expression)
+    parser = _XPath(tokens, own=own)
+    rule = parser.disjunction()
+    if parser.at < len(tokens):
+        raise XPathError(f"unexpected {tokens[parser.at][1]!r}")
+    return rule
+
+
+def _tokens(expression):
+    tokens, at = [], 0
+    expression = expression.strip()
+    while at < len(expression):
+        match = _TOKEN.match(expression, at)
+        if not match or match.end() == at:
+            raise XPathError(f"cannot read {expression[at:at + 12]!r}")
+        at = match.end()
+        if match["ref"]:
+            tokens.append(("ref", match["name"]))
+        elif match["text"] is not None:
+            tokens.append(("text", match["text"][1:-1]))
+        elif match["number"]:
+            number = match["number"]
+            tokens.append(("number", int(number) if "." not in number else float(number)))
+        elif match["word"]:
+            word = match["word"]
+            if word not in ("and", "or", "not", "selected", "count-selected"):
+                raise XPathError(f"'{word}' is not supported (read: and, or, not(), selected(), count-selected())")
+            tokens.append((word, word))
+        else:
+            kind = next(name for name in ("op", "punct", "dot") if match[name])
+            tokens.append((kind, match[kind]))
+    return tokens
+
+
+@dataclass
+class _XPath:
+    tokens: list
+    own: bool
+    at: int = 0
+
+    def peek(self):
+        return self.tokens[self.at][0] if self.at < len(self.tokens) else None
+
+    def take(self, kind):
+        if self.peek() != kind:
+            found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
+            raise XPathError(f"expected {kind!r}, found {found}")
+        token = self.tokens[self.at]
+        self.at += 1
+        return token[1]
+
+    def disjunction(self):
+        rules = [self.conjunction()]
+        while self.peek() == "or":
+            self.take("or")
+            rules.append(self.conjunction())
+        return rules[0] if len(rules) == 1 else {"op": "or", "rules": rules}
+
+    def conjunction(self):
+        rules = [self.unary()]
+        while self.peek() == "and":
+            self.take("and")
+            rules.append(self.unary())
+        return rules[0] if len(rules) == 1 else {"op": "and", "rules": rules}
+
+    def unary(self):
+        kind = self.peek()
+        if kind == "not":
+            self.take("not")
+            self.take("punct")
+            rule = self.disjunction()
+            self.close()
+            return {"op": "not", "rule": rule}
+        if kind == "punct" and self.tokens[self.at][1] == "(":
+            self.take("punct")
+            rule = self.disjunction()
+            self.close()
+            return rule
+        if kind == "selected":
+            self.take("selected")
+            self.opening()
+            code = self.reference()
+            self.comma()
+            value = self.literal()
+            self.close()
+            return {"op": "selected", "q": code, "value": str(value)}
+        return self.comparison()
+
+    def opening(self):
+        if self.take("punct") != "(":
+            raise XPathError("expected '('")
+
+    def comma(self):
+        if self.take("punct") != ",":
+            raise XPathError("expected ','")
+
+    def close(self):
+        if self.take("punct") != ")":
+            raise XPathError("expected ')'")
+
+    def literal(self):
+        if self.peek() in ("text", "number"):
+            return self.tokens_take()
+        raise XPathError("expected a text or a number")
+
+    def tokens_take(self):
+        token = self.tokens[self.at]
+        self.at += 1
+        return token[1]
+
+    def reference(self):
+        """``${q}``, or ``.`` (the question's own value) in a constraint."""
+        if self.peek() == "dot":
+            self.take("dot")
+            if not self.own:
+                raise XPathError("'.' (the question's own value) is only read in a constraint")
+            return "."
+        return self.take("ref")
+
+    def operand(self):
+        kind = self.peek()
+        if kind in ("ref", "dot"):
+            return ("ref", self.reference())
+        if kind == "count-selected":
+            self.take("count-selected")
+            self.opening()
+            code = self.reference()
+            self.close()
+            return ("count", code)
+        if kind in ("text", "number"):
+            return ("literal", self.tokens_take())
+        found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
+        raise XPathError(f"expected ${{question}}, '.', a text or a number, found {found}")
+
+    def comparison(self):
+        left = self.operand()
+        op = _OPS[self.take("op")]
+        right = self.operand()
+        if left[0] == "literal" and right[0] != "literal":
+            left, right, op = right, left, _FLIPPED[op]
+        if left[0] == "count":
+            if right[0] != "literal" or not isinstance(right[1], int):
+                raise XPathError("count-selected() compares with a whole number")
+            return {"op": "count", "q": left[1], "cmp": op, "value": right[1]}
+        if left[0] != "ref" or right[0] == "count":
+            raise XPathError("a comparison reads a question")
+        if right[0] == "ref":
+            return {"op": op, "q": left[1], "value": {"q": right[1]}}
+        value = right[1]
+        if value == "" and op in ("equals", "not_equals"):
+            answered = {"op": "answered", "q": left[1]}
+            return answered if op == "not_equals" else {"op": "not", "rule": answered}
+        return {"op": op, "q": left[1], "value": value}
