@@ -209,6 +209,12 @@ def value_for(rng, field):
         low, high = (low or 0), (high or 100)
         outside = rng.choice([low - rng.randrange(1, 50), high + rng.randrange(1, 50)])
         return [str(outside if wrong else rng.randrange(low, high + 1))]
+    if kind == "decimal":
+        low, high = (low or 0), (high or 100)
+        if wrong:
+            return [rng.choice([f"{low - rng.uniform(0.01, 50):.3f}", f"{high + rng.uniform(0.01, 50):.3f}", "1e999",
+                                "1.2345678", "nan", "12,5"])]
+        return [f"{rng.uniform(low, high):.{rng.randrange(0, 4)}f}"]
     if kind == "date":
         if wrong:
             return [f"{rng.randrange(1, 3000):04d}-{rng.randrange(0, 14):02d}-{rng.randrange(0, 33):02d}"]

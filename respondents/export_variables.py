@@ -246,9 +246,10 @@ def _question_reading(question, choices):
 def _definition_version(survey, variables):
     """Return the definition's identity: ``Survey.version``, and a digest of what the export's variables say.
 
-    ``Survey.version`` is only what an administrator set (nothing bumps it on
-    an edit), so the digest of codes, kinds, prompts, pages and choices tells
-    two exports of different definitions apart even when the version is the same.
+    ``Survey.version`` counts the versions a survey was given after it was
+    created (``surveys.services.survey_revise``: wording, translations, new
+    questions); the digest of codes, kinds, prompts, pages and choices also
+    tells apart a definition changed another way (the admin site).
     """
     digest = hashlib.sha256()
     for v in variables:

@@ -11,8 +11,9 @@ from respondents.audit import Action, audit_record
 from respondents.models import Answer, Nav, PageSave, Respondent, Roster, School
 from respondents.selectors import missing_required
 from surveys.flow import Route
-from surveys.models import Survey
+from surveys.models import Question, Survey
 from surveys.selectors import required_questions, survey_flow
+from surveys.services import survey_revise
 
 
 class PageSaveRefused(Exception):
@@ -150,6 +151,15 @@ def _replay(*, respondent_id, definition, save_id, required, route, access_code=
         page=first.page, next_page=first.next_page, page_count=definition.page_count,
         completed=first.completed, missing=missing, replayed=True, pages=route.pages,
     )
+
+
+def survey_version_create(*, document) -> Survey:
+    """Revise the survey ``document`` names (by slug) with it: its next version, applied at once to everyone
+    taking it; a change that would strand saved answers is refused (``surveys.services.survey_revise``)."""
+    slug = document.get("slug") if isinstance(document, dict) else None
+    answered = (Question.objects.filter(survey__slug=slug)
+                .filter(Exists(Answer.objects.filter(question=OuterRef("pk")))).values_list("code", flat=True))
+    return survey_revise(document=document, answered=set(answered))
 
 
 def respondent_set_language(*, respondent_id: int, language: str) -> None:

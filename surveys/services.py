@@ -1,5 +1,6 @@
 """Writes of survey definitions."""
 import json
+from collections.abc import Collection
 from pathlib import Path
 
 from django.conf import settings
@@ -55,6 +56,153 @@ def survey_create(*, document):
         # bulk_create sends no signals: drop cached definition queries by hand.
         definitions_changed([survey, *pages, *(o for o, _ in tops), *rows, *choices])
     return survey
+
+
+def survey_revise(*, document, answered: Collection[str]) -> Survey:
+    """Give the survey the document names (by slug) the document's definition, as its next version; return it.
+
+    Wording, translations, rules, new questions and choices, and pages may
+    change at once for everyone taking it (the definition caches are
+    invalidated as for any change). What would strand saved answers is
+    refused, with the reason, for a question that has answers: removing it,
+    changing its kind or its grid, removing or changing a choice value.
+    ``answered`` holds the codes of the questions that have answers
+    (``respondents.services.survey_version_create`` reads them). Questions are
+    matched by code, choices by value, pages by position. The survey keeps
+    its status; an open one must have every text in every language.
+    """
+    data = parse_survey_document(document)
+    with transaction.atomic(durable=True):
+        survey = Survey.objects.select_for_update().filter(slug=data["slug"]).first()
+        if survey is None:
+            raise DocumentError([f"survey.slug: there is no survey '{data['slug']}' to revise"])
+        old = {q.code: q for q in Question.objects.filter(survey=survey).select_related("grid")}
+        old_choices = {}
+        for choice in Choice.objects.filter(question__survey=survey):
+            old_choices.setdefault(choice.question_id, {})[choice.value] = choice
+        new = _flattened(data)
+        problems = _stranded(old, old_choices, new, answered)
+        if problems:
+            raise DocumentError(problems)
+        changed, deleted = _revise(survey, data, old, old_choices, new)
+        survey.version += 1
+        survey.save(update_fields=["title", "intro", "thank_you", "languages", "translations", "version",
+                                   "updated_at"])
+        if survey.status == Survey.Status.OPEN:
+            gaps = survey_translation_gaps(survey=survey)
+            if gaps:
+                raise DocumentError(gaps)
+        # bulk writes send no signals: drop cached definition queries by hand (the memo with them).
+        definitions_changed([survey, *changed, *deleted])
+    return survey
+
+
+def _flattened(data):
+    """Return ``{code: (page number, grid code or None, position, question data)}`` of a checked document."""
+    flat = {}
+    for number, page in enumerate(data["pages"], start=1):
+        for position, question in enumerate(page["questions"], start=1):
+            flat[question["code"]] = (number, None, position, question)
+            for row_position, row in enumerate(question["rows"], start=1):
+                flat[row["code"]] = (number, question["code"], row_position, {**row, "choices": question["choices"]})
+    return flat
+
+
+def _stranded(old, old_choices, new, answered):
+    """Return why the new definition would strand saved answers: one problem per question."""
+    problems = []
+    for code, question in old.items():
+        if code not in answered:
+            continue
+        has = f"question '{code}' has answers"
+        if code not in new:
+            problems.append(f"{has}: it cannot be removed")
+            continue
+        _, grid, _, data = new[code]
+        if data["kind"] != question.kind:
+            problems.append(f"{has}: its kind cannot change ({question.kind} to {data['kind']})")
+        elif grid != (question.grid.code if question.grid_id else None):
+            problems.append(f"{has}: it cannot move into or out of a grid")
+        else:
+            values = set(old_choices.get(question.grid_id or question.pk, {}))
+            gone = sorted(values - {choice["value"] for choice in data["choices"]})
+            if gone:
+                problems.append(f"{has}: its choice values cannot be removed or changed ({', '.join(gone)})")
+    return problems
+
+
+_PAGE_FIELDS = ["title", "intro", "show_if", "translations"]
+_QUESTION_FIELDS = ["page", "grid", "position", "kind", "prompt", "help_text", "required", "min_value", "max_value",
+                    "max_length", "show_if", "constraint", "constraint_message", "required_message", "translations"]
+
+
+def _revise(survey, data, old, old_choices, new):
+    """Write the new definition over the old (inside survey_revise's transaction); return (changed, deleted).
+
+    Bulk writes, as ``survey_create``'s: one invalidation for the whole change, not one per row.
+    """
+    survey.title, survey.intro, survey.thank_you = data["title"], data["intro"], data["thank_you"]
+    survey.languages, survey.translations = data["languages"], data["translations"]
+    pages = {page.position: page for page in Page.objects.filter(survey=survey)}
+    kept_pages, new_pages = [], []
+    for number, page_data in enumerate(data["pages"], start=1):
+        page = pages.get(number)
+        if page is None:
+            page = pages[number] = Page(survey=survey, position=number)
+            new_pages.append(page)
+        else:
+            kept_pages.append(page)
+        page.title, page.intro, page.show_if = page_data["title"], page_data["intro"], page_data["show_if"]
+        page.translations = page_data["translations"]
+    Page.objects.bulk_update(kept_pages, _PAGE_FIELDS)
+    Page.objects.bulk_create(new_pages)
+
+    questions, changed = {}, [*kept_pages, *new_pages]
+    # Grids (and the other top-level questions) first, so that rows can point at them.
+    for rows in (False, True):
+        kept, made = [], []
+        for code, (number, grid, position, question_data) in new.items():
+            if (grid is not None) != rows:
+                continue
+            question = old.get(code)
+            if question is None:
+                question = Question(survey=survey, code=code)
+                made.append(question)
+            else:
+                kept.append(question)
+            question.page, question.grid = pages[number], questions[grid] if grid else None
+            for name, value in _question_fields(question_data, position).items():
+                setattr(question, name, value)
+            questions[code] = question
+        Question.objects.bulk_update(kept, _QUESTION_FIELDS)
+        Question.objects.bulk_create(made)
+        changed += kept + made
+
+    kept_choices, new_choices, deleted = [], [], []
+    for code, (_, grid, _, question_data) in new.items():
+        if grid is not None:
+            continue
+        question = questions[code]
+        before = old_choices.get(question.pk, {})
+        for position, choice_data in enumerate(question_data["choices"], start=1):
+            choice = before.get(choice_data["value"])
+            if choice is None:
+                choice = Choice(question=question, value=choice_data["value"])
+                new_choices.append(choice)
+            else:
+                kept_choices.append(choice)
+            choice.position, choice.label = position, choice_data["label"]
+            choice.translations = choice_data["translations"]
+        deleted += [before[value] for value in before.keys() - {c["value"] for c in question_data["choices"]}]
+    Choice.objects.bulk_update(kept_choices, ["position", "label", "translations"])
+    Choice.objects.bulk_create(new_choices)
+    changed += kept_choices + new_choices
+
+    deleted += [old[code] for code in old.keys() - new.keys()]
+    deleted += [page for number, page in pages.items() if number > len(data["pages"])]
+    for model in (Choice, Question, Page):
+        model.objects.filter(pk__in=[obj.pk for obj in deleted if isinstance(obj, model)]).delete()
+    return changed, deleted
 
 
 def survey_document_read(*, source, filename: str, publish: bool = False) -> dict:

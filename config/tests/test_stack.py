@@ -259,7 +259,7 @@ def test_query_budgets_of_the_survey_taking_views_on_master_and_replica(responde
     respondent = make_respondents(survey)
     client = Client()
     login(client, respondent)
-    for number in range(1, 13):  # warm the definition cache
+    for number in range(1, 14):  # warm the definition cache
         client.get(f"/take/page/{number}/", headers=AJAX)
     client.get("/take/complete/")
 
@@ -277,8 +277,8 @@ def test_query_budgets_of_the_survey_taking_views_on_master_and_replica(responde
     assert measure(lambda: client.get("/take/page/2/", headers=AJAX))[:2] == (2, 0)
     required = {f"q-{c}": "1" for c in ("safe_hallways", "safe_outside", "safe_travel", "safe_classroom")}
     save_page(client, 2, required)
-    save_page(client, 7, {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")})
-    master, replica, response = measure(lambda: save_page(client, 12, {"q-recommend": "yes"}, nav="finish"))
+    save_page(client, 8, {f"q-{c}": "2" for c in ("ins_explain", "ins_apply", "ins_revise", "ins_discuss", "ins_ready")})
+    master, replica, response = measure(lambda: save_page(client, 13, {"q-recommend": "yes"}, nav="finish"))
     # Finishing adds the read of missing required answers and the UPDATE that completes.
     assert (master, replica) == (7, 0) and response.json()["completed"] is True
     assert measure(lambda: client.get("/take/complete/"))[:2] == (1, 0)

@@ -131,3 +131,112 @@ def test_a_roster_with_a_repeated_external_id_is_refused_whole(survey):
     with pytest.raises(IntegrityError):
         roster_create(survey=survey, name="Bad", entries=entries)
     assert not Respondent.objects.exists()
+
+
+# ---------------------------------------------------------------- survey versions
+
+@pytest.fixture
+def answered(client):
+    """The small survey with a respondent halfway: page 1 saved (colour, pets, age, nickname)."""
+    from respondents.tests.factories import login, make_respondents, save_page
+    from surveys.tests.factories import make_survey
+
+    survey = make_survey()
+    respondent = make_respondents(survey)
+    login(client, respondent)
+    save_page(client, 1, {"q-colour": "red", "q-pets": ["cat"], "q-age": "12", "q-nickname": "Al"})
+    client.respondent = respondent
+    return survey
+
+
+def revised(change):
+    from surveys.tests.factories import small_document
+
+    document = small_document()
+    change(document)
+    return document
+
+
+def test_a_wording_fix_is_a_new_version_applied_at_once_to_everyone_taking_it(answered, client):
+    from respondents.services import survey_version_create
+
+    client.get("/take/page/1/")  # the old wording, cached
+    document = revised(lambda d: d["pages"][0]["questions"][0].update(
+        prompt="Your favourite colour?", choices=[{"value": "red", "label": "Crimson"},
+                                                  {"value": "blue", "label": "Blue"},
+                                                  {"value": "green", "label": "Green"}]))
+    survey = survey_version_create(document=document)
+    assert survey.version == 2
+    page = client.get("/take/page/1/").content.decode()
+    assert "Your favourite colour?" in page and "Crimson" in page and "Green" in page
+    assert Answer.objects.get(respondent=client.respondent, question__code="colour").value == "red"
+
+
+def test_new_questions_and_pages_and_removing_unanswered_ones_are_a_new_version(answered, client):
+    from respondents.services import survey_version_create
+    from surveys.models import Page, Question
+
+    def change(d):
+        d["pages"][1]["questions"].pop()  # "born", never answered
+        d["pages"].append({"title": "Fourth", "questions": [{"code": "more", "kind": "short_text", "prompt": "More?"}]})
+    survey_version_create(document=revised(change))
+    assert not Question.objects.filter(code="born").exists() and Question.objects.filter(code="more").exists()
+    assert Page.objects.filter(survey=answered).count() == 4
+    assert "Page 2 of 4" in client.get("/take/").content.decode()  # page 1 was saved
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    (lambda d: d["pages"][0]["questions"].pop(2), "question 'age' has answers: it cannot be removed"),
+    (lambda d: d["pages"][0]["questions"][0].update(choices=[{"value": "rouge", "label": "Red"},
+                                                             {"value": "blue", "label": "Blue"}]),
+     "question 'colour' has answers: its choice values cannot be removed or changed (red)"),
+    (lambda d: d["pages"][0]["questions"][2].update(kind="short_text", min=None, max=None),
+     "question 'age' has answers: its kind cannot change (integer to short_text)"),
+    (lambda d: d["pages"][0]["questions"][1]["choices"].pop(0),
+     "question 'pets' has answers: its choice values cannot be removed or changed (cat)"),
+])
+def test_a_change_that_would_strand_answers_is_refused_with_the_reason_and_nothing_changes(answered, change, reason):
+    from respondents.services import survey_version_create
+    from surveys.documents import DocumentError
+    from surveys.models import Question, Survey
+
+    def without_nones(d):
+        change(d)
+        for page in d["pages"]:
+            for question in page["questions"]:
+                for key in ("min", "max"):
+                    if question.get(key, 0) is None:
+                        question.pop(key)
+    with pytest.raises(DocumentError) as refused:
+        survey_version_create(document=revised(without_nones))
+    assert refused.value.problems == [reason]
+    assert Survey.objects.get(pk=answered.pk).version == 1
+    assert Question.objects.get(code="colour").choices.filter(value="red").exists()
+
+
+def test_the_codebook_names_the_version(answered, tmp_path):
+    from respondents.exports import ExportOptions, export_write
+    from respondents.services import survey_version_create
+    from respondents.tests.test_exports import xlsx_rows
+
+    survey = survey_version_create(document=revised(lambda d: d.update(title="Small survey, revised")))
+    result = export_write(survey=survey, format="csv", options=ExportOptions(), directory=tmp_path)
+    _, about = xlsx_rows(result.codebook, "About")
+    assert dict((row[0], row[1]) for row in about)["Definition version"].startswith("2 (definition ")
+
+
+def test_the_command_makes_a_new_version_of_a_survey_of_the_same_slug(answered, tmp_path, capsys):
+    import json
+
+    from django.core.management import CommandError, call_command
+
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(revised(lambda d: d.update(title="Small survey, revised"))))
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("import_survey", str(path))  # the slug is taken: a new version must be asked for
+    call_command("import_survey", str(path), "--new-version")
+    assert "version 2 of 'small'" in capsys.readouterr().out
+    path.write_text(json.dumps(revised(lambda d: d["pages"][0]["questions"].pop(0))))
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command("import_survey", str(path), "--new-version")
+    assert "question 'colour' has answers: it cannot be removed" in capsys.readouterr().err

@@ -59,6 +59,10 @@ def values_for(question, choices):
     if question.kind == Question.Kind.INTEGER:
         low, high = question.min_value or 0, question.max_value or 100
         return mostly(st.integers(low - 50, high + 50).map(str), odd_text)
+    if question.kind == Question.Kind.DECIMAL:
+        low, high = question.min_value or 0, question.max_value or 100
+        decimals = st.decimals(low - 50, high + 50, allow_nan=False, allow_infinity=False, places=3).map(str)
+        return mostly(st.one_of(decimals, st.floats().map(str)), odd_text)
     if question.kind == Question.Kind.DATE:
         return mostly(st.dates().map(lambda d: d.isoformat()), odd_text)
     limit = question.text_max_length
@@ -215,3 +219,25 @@ def test_any_method_and_query_on_any_survey_url_is_answered_without_a_5xx(survey
                               headers=headers)
     assert response.status_code < 500, (method, path, response.content[:300])
     assert_stored_values_are_valid()
+
+
+@pytest.fixture
+def decimal_survey(db):
+    from surveys.services import survey_create
+
+    return survey_create(document={"slug": "decimals", "title": "Decimals", "status": "open", "pages": [
+        {"questions": [{"code": "hours", "kind": "decimal", "prompt": "Hours?", "min": 0, "max": 24}]}]})
+
+
+@EXAMPLES
+@given(value=values_for(Question(kind=Question.Kind.DECIMAL, min_value=0, max_value=24), []))
+def test_a_decimal_answer_is_refused_or_stored_as_a_plain_decimal_within_its_range(decimal_survey, value):
+    from respondents.answer_values import answer_value_problem
+
+    query = QueryDict(mutable=True)
+    query.update({"save_id": str(uuid.uuid4()), "nav": "next"})
+    query.setlist("q-hours", value if isinstance(value, list) else [value])
+    form = PageForm(page_definition(survey=decimal_survey, number=1), query, flow=survey_flow(survey=decimal_survey))
+    if form.is_valid():
+        (question, stored), = form.stored_values().items()
+        assert answer_value_problem(question, stored, []) is None, (value, stored)
