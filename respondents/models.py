@@ -451,6 +451,9 @@ class AuditEntry(models.Model):
         STAFF_CHANGED = "staff_changed", _("Staff account changed")
         EXPORT_REQUESTED = "export_requested", _("Export requested")
         EXPORT_DOWNLOADED = "export_downloaded", _("Export downloaded")
+        SURVEY_LOADED = "survey_loaded", _("Survey loaded")
+        SURVEY_REVISED = "survey_revised", _("Survey given a new version")
+        SURVEY_PUBLISHED = "survey_published", _("Survey published")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,

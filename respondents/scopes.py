@@ -70,6 +70,11 @@ class Scope:
         return self.role == Role.STATE_ADMIN
 
     @property
+    def can_manage_surveys(self):
+        """Load survey definitions (JSON, XLSForm), give them new versions, preview and publish them."""
+        return self.role == Role.STATE_ADMIN
+
+    @property
     def can_read_audit(self):
         return self.role == Role.STATE_ADMIN
 

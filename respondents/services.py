@@ -13,7 +13,7 @@ from respondents.selectors import missing_required
 from surveys.flow import Route
 from surveys.models import Question, Survey
 from surveys.selectors import required_questions, survey_flow
-from surveys.services import survey_revise
+from surveys.services import survey_create, survey_document_read, survey_publish, survey_revise
 
 
 class PageSaveRefused(Exception):
@@ -151,6 +151,26 @@ def _replay(*, respondent_id, definition, save_id, required, route, access_code=
         page=first.page, next_page=first.next_page, page_count=definition.page_count,
         completed=first.completed, missing=missing, replayed=True, pages=route.pages,
     )
+
+
+def survey_load(*, scope, source, filename: str, new_version: bool = False) -> Survey:
+    """Load the survey in ``source`` (JSON or an XLSForm workbook, ``surveys.services.survey_document_read``) for
+    a state administrator: a new draft, or with ``new_version`` the next version of the survey of the same slug;
+    audited. Raise DocumentError listing every problem; nothing is written then."""
+    scope.require("can_manage_surveys")
+    document = survey_document_read(source=source, filename=filename)
+    survey = survey_version_create(document=document) if new_version else survey_create(document=document)
+    action = Action.SURVEY_REVISED if new_version else Action.SURVEY_LOADED
+    audit_record(scope=scope, action=action, survey=survey, detail=f"{filename}: version {survey.version}")
+    return survey
+
+
+def survey_open(*, scope, survey) -> Survey:
+    """Publish ``survey`` for a state administrator (every text in every language: ``survey_publish``); audited."""
+    scope.require("can_manage_surveys")
+    survey = survey_publish(survey=survey)
+    audit_record(scope=scope, action=Action.SURVEY_PUBLISHED, survey=survey, detail=f"version {survey.version}")
+    return survey
 
 
 def survey_version_create(*, document) -> Survey:

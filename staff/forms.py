@@ -77,6 +77,16 @@ class DirectoryUploadForm(forms.Form):
                                  initial=True)
 
 
+class SurveyUploadForm(forms.Form):
+    file = forms.FileField(label=_("Survey (XLSForm .xlsx, or a .json survey document)"), help_text=_(
+        "An XLSForm: sheets survey, choices and settings; pages are groups with appearance field-list. It is "
+        "checked whole: with any problem nothing is written, and every problem is listed by sheet, row and "
+        "column. A new survey is a draft until you publish it."))
+    new_version = forms.BooleanField(label=_("A new version of the survey with the same form_id (slug): wording, "
+                                             "translations, new questions; applied at once to everyone taking it"),
+                                     required=False)
+
+
 class MonitoringFilterForm(forms.Form):
     """The monitoring page's level, sort and filter, all in the query string (links and a GET form)."""
 

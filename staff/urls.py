@@ -9,6 +9,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("login/", views.SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(next_page="staff:login"), name="logout"),
+    # Before surveys/<slug>/, which it would otherwise read as a survey named "import".
+    path("surveys/import/", views.survey_import, name="survey-import"),
     path("surveys/<slug:slug>/", views.survey_people, name="survey"),
     path("surveys/<slug:slug>/monitoring/", views.survey_monitoring, name="monitoring"),
     path("surveys/<slug:slug>/rosters/new/", views.roster_new, name="roster-new"),
@@ -40,6 +42,7 @@ urlpatterns = [
     path("surveys/<slug:slug>/exports/<int:job_id>/download/", views.export_download, name="export-download"),
     path("exports/file/<str:token>/", views.export_file, name="export-file"),
     path("schools/import/", views.directory_import, name="directory-import"),
+    path("surveys/<slug:slug>/publish/", views.survey_publish, name="survey-publish"),
     path("accounts/", views.staff_list, name="staff-list"),
     path("accounts/new/", views.staff_edit, name="staff-new"),
     path("accounts/<int:user_id>/", views.staff_edit, name="staff-edit"),

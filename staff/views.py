@@ -37,7 +37,9 @@ from respondents.rosters import (
 from respondents.schools import school_directory_import
 from respondents.selectors import grade_counts, respondents_of_school, school_counts
 from respondents.slips import codes_write_csv, slips_count, slips_job_start, slips_jobs, slips_print
-from respondents.services import respondent_reissue_code, respondent_restore, respondent_withdraw
+from respondents.services import (
+    respondent_reissue_code, respondent_restore, respondent_withdraw, survey_load, survey_open,
+)
 from respondents.staff_accounts import StaffAccount, staff_account_save, staff_accounts
 from respondents.tabular import TableError, local_path
 from respondents.tasks import export_job_task, roster_apply_task, roster_check_task, slips_job_task
@@ -45,8 +47,9 @@ from staff.access import staff_view
 from staff.monitoring_page import monitoring_charts, sort_columns
 from staff.forms import (
     AuditFilterForm, DirectoryUploadForm, ExportForm, MonitoringFilterForm, RespondentIdsForm, RespondentSearchForm,
-    RosterUploadForm, StaffAccountForm,
+    RosterUploadForm, StaffAccountForm, SurveyUploadForm,
 )
+from surveys.documents import DocumentError
 from surveys.models import Survey
 
 PROBLEMS_SHOWN = 50
@@ -423,6 +426,44 @@ def export_file(request, token):
     job = get_object_or_404(export_jobs(scope=request.scope), pk=link.get("job"), status=ExportJob.Status.DONE)
     return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1],
                         content_type="application/zip")
+
+
+# ---------------------------------------------------------------- state administrators: surveys
+
+@accepts_uploads
+@staff_view("can_manage_surveys")
+def survey_import(request):
+    """Load a survey (XLSForm or JSON): every problem listed, nothing written; else on to its preview."""
+    form = SurveyUploadForm(request.POST or None, request.FILES or None)
+    problems = []
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            survey = survey_load(scope=request.scope, source=upload, filename=upload.name,
+                                 new_version=form.cleaned_data["new_version"])
+        except DocumentError as error:
+            problems = error.problems
+        else:
+            made = _("Version %(version)s of") % {"version": survey.version} if survey.version > 1 else _("Loaded")
+            messages.success(request, f"{made} “{survey.title}”.")
+            return redirect("surveys:preview", slug=survey.slug)
+    return render(request, "staff/survey_import.html", {"form": form, "problems": problems}, status=400 if (
+        problems or form.errors) else 200)
+
+
+@require_POST
+@staff_view("can_manage_surveys")
+def survey_publish(request, slug):
+    """Open a survey to respondents; what it lacks (a text in one of its languages) is listed on its preview."""
+    survey = get_object_or_404(Survey, slug=slug)
+    try:
+        survey_open(scope=request.scope, survey=survey)
+    except DocumentError as error:
+        messages.error(request, _("Not published: every text must be given in every language of the survey. "
+                                  "Missing: %(gaps)s") % {"gaps": "; ".join(error.problems[:50])})
+    else:
+        messages.success(request, _("Published: respondents can take it."))
+    return redirect("surveys:preview", slug=survey.slug)
 
 
 # ---------------------------------------------------------------- state administrators: directory, staff, audit

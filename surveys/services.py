@@ -211,12 +211,12 @@ def survey_document_read(*, source, filename: str, publish: bool = False) -> dic
     from surveys.xlsform import xlsform_document
 
     suffix = Path(filename).suffix.lower()
-    if suffix == ".xlsx":
-        return xlsform_document(source, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
-    if suffix != ".json":
+    if suffix not in (".xlsx", ".json"):
         raise DocumentError([f"{filename}: a survey is a .json document or an .xlsx XLSForm"])
+    raw = source.read() if hasattr(source, "read") else Path(source).read_bytes()
+    if suffix == ".xlsx":
+        return xlsform_document(raw, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
     try:
-        raw = source.read() if hasattr(source, "read") else Path(source).read_bytes()
         document = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise DocumentError([f"{filename}: not a JSON document ({error})"]) from error

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from taking import views
+from taking import preview, views
 
 # The URL names stay "surveys:login" and the rest: templates, tests and outside tools use them.
 app_name = "surveys"
@@ -15,4 +15,6 @@ urlpatterns = [
     # One URL, two names: GET is survey_content, POST is survey_change_page.
     path("take/page/<int:number>/", views.survey_page, name="content"),
     path("take/page/<int:number>/", views.survey_page, name="change-page"),
+    # The survey office's preview of a survey's pages (taking/preview.py), beside the staff area's screens.
+    path("staff/surveys/<slug:slug>/preview/", preview.survey_preview, name="preview"),
 ]

@@ -437,3 +437,106 @@ def test_a_bad_export_form_is_answered_with_its_errors_and_queues_nothing(client
     response = ask_for_export(client, survey, format="sas", roster_fields=["access_code"])
     page = response.content.decode()
     assert response.status_code == 400 and "Select a valid choice" in page and not ExportJob.objects.exists()
+
+
+# ---------------------------------------------------------------- surveys: load, preview, publish
+
+@pytest.fixture
+def office(client):
+    """A state administrator, signed in."""
+    return signed_in(client, make_staff(Role.STATE_ADMIN, username="office"))
+
+
+def xlsform(tmp_path, **changes):
+    from surveys.tests.test_xlsform import CHOICES, page, row, workbook
+
+    rows = [*page(row("select_one role", "role", "Role?", "¿Rol?", required="yes")),
+            *page(row("text", "lesson", "Your best lesson?", "¿Su mejor clase?"), relevant="${role} = 'teacher'"),
+            *page(row("text", "more", "Anything else?", "¿Algo más?"))]
+    rows = changes.get("rows", rows)
+    return workbook(tmp_path / "form.xlsx", rows, CHOICES).read_bytes()
+
+
+def test_the_survey_office_loads_an_xlsform_previews_it_and_publishes_it(office, tmp_path):
+    from surveys.models import Survey
+
+    file = SimpleUploadedFile("form.xlsx", xlsform(tmp_path))
+    response = office.post("/staff/surveys/import/", {"file": file})
+    assert (response.status_code, response["Location"]) == (302, "/staff/surveys/climate_xls/preview/")
+    assert Survey.objects.get(slug="climate_xls").status == "draft"
+    assert AuditEntry.objects.filter(action="survey_loaded", survey__slug="climate_xls").exists()
+
+    page = office.get("/staff/surveys/climate_xls/preview/").content.decode()
+    assert "Role?" in page and "Page 2</a> (not asked for these answers)" in page
+    teacher = office.get("/staff/surveys/climate_xls/preview/?page=2&language=es&answer-role=teacher")
+    page = teacher.content.decode()
+    assert "¿Su mejor clase?" in page and 'lang="es"' in page and "Página 2 de 3" in page
+    student = office.get("/staff/surveys/climate_xls/preview/?page=2&answer-role=student").content.decode()
+    assert "This page does not apply to a respondent with these answers" in student
+
+    response = office.post("/staff/surveys/climate_xls/publish/", follow=True)
+    assert "Published: respondents can take it." in response.content.decode()
+    assert Survey.objects.get(slug="climate_xls").status == "open"
+    assert AuditEntry.objects.filter(action="survey_published").count() == 1
+
+
+def test_a_workbook_with_problems_lists_every_one_and_writes_nothing(office, tmp_path):
+    from surveys.models import Survey
+    from surveys.tests.test_xlsform import page, row
+
+    rows = [*page(row("select_one role", "role", "Role?", "¿Rol?"), row("calculate", "x", "X", "X"),
+                  row("text", "t", "T", "T", relevant="${nobody} = 'a'"))]
+    file = SimpleUploadedFile("form.xlsx", xlsform(tmp_path, rows=rows))
+    response = office.post("/staff/surveys/import/", {"file": file})
+    page_html = response.content.decode()
+    assert response.status_code == 400 and "The survey has 2 problems: nothing was written" in page_html
+    assert "survey sheet, row 4, column type: &#x27;calculate&#x27; is not supported" in page_html
+    assert "survey sheet, row 5, column relevant: there is no question &#x27;nobody&#x27;" in page_html
+    assert not Survey.objects.exists()
+
+
+def test_publishing_a_survey_lacking_a_translation_lists_what_is_missing(office, tmp_path):
+    from surveys.models import Survey
+    from surveys.tests.test_xlsform import page, row
+
+    rows = [*page(row("text", "t", "Tell us", ""))]
+    office.post("/staff/surveys/import/", {"file": SimpleUploadedFile("form.xlsx", xlsform(tmp_path, rows=rows))})
+    response = office.post("/staff/surveys/climate_xls/publish/", follow=True)
+    assert "Not published" in response.content.decode()
+    assert "page 1, question &#x27;t&#x27;, prompt: no Spanish (es) text" in response.content.decode()
+    assert Survey.objects.get().status == "draft"
+
+
+def test_a_new_version_from_the_staff_area_refuses_what_would_strand_answers(office, tmp_path):
+    from surveys.services import survey_publish
+    from surveys.models import Survey
+    from surveys.tests.test_xlsform import page, row
+    from respondents.tests.factories import login, save_page
+
+    office.post("/staff/surveys/import/", {"file": SimpleUploadedFile("form.xlsx", xlsform(tmp_path))})
+    survey = survey_publish(survey=Survey.objects.get())
+    taker = Client()
+    login(taker, make_respondents(survey))
+    save_page(taker, 1, {"q-role": "teacher"})
+    rows = [*page(row("select_one role", "role", "Who are you?", "¿Quién es?", required="yes")),
+            *page(row("text", "more", "Anything else?", "¿Algo más?"))]
+    # The lesson question (no answers yet) goes; the role question gets new words: version 2.
+    response = office.post("/staff/surveys/import/", {"file": SimpleUploadedFile(
+        "form.xlsx", xlsform(tmp_path, rows=rows)), "new_version": "on"})
+    assert response.status_code == 302 and Survey.objects.get().version == 2
+    assert "Who are you?" in taker.get("/take/page/1/").content.decode()
+    rows = [*page(row("text", "more", "Anything else?", "¿Algo más?"))]
+    response = office.post("/staff/surveys/import/", {"file": SimpleUploadedFile(
+        "form.xlsx", xlsform(tmp_path, rows=rows)), "new_version": "on"})
+    assert response.status_code == 400
+    assert "question &#x27;role&#x27; has answers: it cannot be removed" in response.content.decode()
+    assert Survey.objects.get().version == 2
+
+
+@pytest.mark.parametrize("role", [Role.DISTRICT_COORDINATOR, Role.SCHOOL_COORDINATOR, Role.ANALYST])
+def test_only_the_state_office_loads_previews_and_publishes_surveys(client, role, survey):
+    signed_in(client, make_staff(role))
+    assert client.get("/staff/surveys/import/").status_code == 403
+    assert client.get(f"/staff/surveys/{survey.slug}/preview/").status_code == 403
+    assert client.post(f"/staff/surveys/{survey.slug}/publish/").status_code == 403
+    assert Client().get(f"/staff/surveys/{survey.slug}/preview/")["Location"].startswith("/staff/login/")
