@@ -204,3 +204,45 @@ def test_a_district_analyst_reads_the_charts_exports_xlsx_watches_it_and_a_coord
         response = coordinator.goto(base + path)
         assert response.status in (403, 404), (path, response.status)
     other.close()
+
+
+def test_the_survey_office_loads_a_workbook_sees_its_problems_previews_it_as_a_teacher_in_spanish_and_publishes(
+        page, live_server, tmp_path):
+    from surveys.models import Survey
+    from surveys.tests.test_xlsform import CHOICES, page as xls_page, row, workbook
+
+    make_staff(StaffMember.Role.STATE_ADMIN, username="office")
+    base = live_server.url
+    page.goto(base + "/staff/")
+    page.get_by_label("User name").fill("office")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("link", name="Load a survey (XLSForm or JSON)").click()
+
+    rows = [*xls_page(row("select_one role", "role", "Who are you?", "¿Quién es?", required="yes")),
+            *xls_page(row("text", "lesson", "Your best lesson?", "¿Su mejor clase?"), relevant="${role} = 'teacher'"),
+            *xls_page(row("integer", "years", "Years here?", "¿Años aquí?", constraint=". >= 0 and . <= 40"))]
+    broken = workbook(tmp_path / "broken.xlsx", [*rows[:2], row("calculate", "x", "X", "X"), *rows[2:]], CHOICES)
+    page.get_by_label("Survey (XLSForm .xlsx, or a .json survey document)").set_input_files(str(broken))
+    page.get_by_role("button", name="Load").click()
+    expect(page.get_by_role("alert")).to_contain_text("The survey has 1 problem: nothing was written")
+    expect(page.get_by_role("alert")).to_contain_text("survey sheet, row 4, column type: 'calculate' is not supported")
+
+    good = workbook(tmp_path / "good.xlsx", rows, CHOICES)
+    page.get_by_label("Survey (XLSForm .xlsx, or a .json survey document)").set_input_files(str(good))
+    page.get_by_role("button", name="Load").click()
+    expect(page.get_by_role("heading", name="Preview of “School climate” (version 1, draft)")).to_be_visible()
+    expect(page.locator(".preview")).to_contain_text("Who are you?")
+    expect(page.get_by_text("(not asked for these answers)")).to_have_count(1)
+
+    page.get_by_label("Language").select_option("es")
+    page.get_by_label("Answer to “Who are you?” (role)").select_option("teacher")
+    page.get_by_role("button", name="Show").click()
+    page.get_by_role("link", name="Page 2").click()
+    expect(page.locator(".preview")).to_contain_text("¿Su mejor clase?")
+    expect(page.locator(".preview")).to_contain_text("Página 2 de 3")
+    expect(page.get_by_text("(not asked for these answers)")).to_have_count(0)
+
+    page.get_by_role("button", name="Publish: open it to respondents").click()
+    expect(page.get_by_text("Published: respondents can take it.")).to_be_visible()
+    assert Survey.objects.get(slug="climate_xls").status == "open"
