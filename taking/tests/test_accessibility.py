@@ -64,3 +64,13 @@ def test_every_respondent_page_of_the_demo_has_no_serious_accessibility_violatio
     page.wait_for_url(re.compile(r"/take/complete/$"))
     problems += serious_violations(page, axe_source, "complete")
     assert not problems, "\n".join(problems)
+
+
+def test_each_radio_of_a_grid_is_named_by_its_row_and_its_column(page, live_server):
+    survey = make_demo_survey()
+    log_in(page, live_server.url, make_respondents(survey))
+    page.goto(live_server.url + "/take/page/2/")
+    radio = page.get_by_role("radio", name="I feel safe in my classes. Strongly agree", exact=True)
+    expect(radio).to_have_count(1)
+    radio.check()
+    expect(page.get_by_role("radio", name="I feel safe in my classes. Disagree", exact=True)).not_to_be_checked()
