@@ -36,23 +36,9 @@ def answer_value_problem(question, value, choice_values):
             return f"{value!r} is not the chosen values once each, in choice order"
         return None
     if kind == Question.Kind.INTEGER:
-        if not _INTEGER.match(value):
-            return f"{value!r} is not a whole number"
-        number = int(value)
-        if question.min_value is not None and number < question.min_value:
-            return f"{number} is below the minimum {question.min_value}"
-        if question.max_value is not None and number > question.max_value:
-            return f"{number} is above the maximum {question.max_value}"
-        return None
+        return _number_problem(question, value, _INTEGER, "a whole number")
     if kind == Question.Kind.DECIMAL:
-        if not _DECIMAL.match(value):
-            return f"{value!r} is not a decimal number"
-        number = Decimal(value)
-        if question.min_value is not None and number < question.min_value:
-            return f"{number} is below the minimum {question.min_value}"
-        if question.max_value is not None and number > question.max_value:
-            return f"{number} is above the maximum {question.max_value}"
-        return None
+        return _number_problem(question, value, _DECIMAL, "a decimal number")
     if kind == Question.Kind.DATE:
         try:
             datetime.date.fromisoformat(value)
@@ -66,6 +52,17 @@ def answer_value_problem(question, value, choice_values):
             return f"is longer than {question.text_max_length} characters"
         return None
     return f"a {kind} question takes no answer"
+
+
+def _number_problem(question, value, written, what):
+    if not written.match(value):
+        return f"{value!r} is not {what}"
+    number = Decimal(value)
+    if question.min_value is not None and number < question.min_value:
+        return f"{number} is below the minimum {question.min_value}"
+    if question.max_value is not None and number > question.max_value:
+        return f"{number} is above the maximum {question.max_value}"
+    return None
 
 
 def stored_answer_problems(answers):

@@ -44,10 +44,7 @@ def test_a_school_coordinator_imports_prints_and_reissues_and_the_respondent_res
     make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln], username="lincoln")
     base = live_server.url
 
-    page.goto(base + "/staff/")
-    page.get_by_label("User name").fill("lincoln")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    sign_in(page, base, "lincoln")
     page.get_by_role("link", name="Small survey").click()
     expect(page.get_by_role("link", name="Lincoln Middle (LIN)")).to_be_visible()
     expect(page.get_by_text("Adams Elementary")).to_have_count(0)
@@ -212,11 +209,7 @@ def test_the_survey_office_loads_a_workbook_sees_its_problems_previews_it_as_a_t
     from surveys.tests.test_xlsform import CHOICES, page as xls_page, row, workbook
 
     make_staff(StaffMember.Role.STATE_ADMIN, username="office")
-    base = live_server.url
-    page.goto(base + "/staff/")
-    page.get_by_label("User name").fill("office")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
+    sign_in(page, live_server.url, "office")
     page.get_by_role("link", name="Load a survey (XLSForm or JSON)").click()
 
     rows = [*xls_page(row("select_one role", "role", "Who are you?", "¿Quién es?", required="yes")),
