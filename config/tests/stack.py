@@ -17,14 +17,33 @@ def conf():
     return dict(line.split("=", 1) for line in output.splitlines() if line.startswith("STACK_"))
 
 
+class StackCommandFailed(AssertionError):
+    """deploy/stack failed; the message holds the end of what it printed."""
+
+
 def stack(*args):
-    """Run deploy/stack with ``args``; return its output."""
-    return subprocess.run([str(STACK), *args], capture_output=True, text=True, check=True).stdout
+    """Run deploy/stack with ``args``; return its output. A failure says what the script printed."""
+    result = subprocess.run([str(STACK), *args], capture_output=True, text=True)
+    if result.returncode:
+        printed = (result.stdout + result.stderr).strip().splitlines()[-15:]
+        raise StackCommandFailed(f"deploy/stack {' '.join(args)} exited {result.returncode}:\n" + "\n".join(printed))
+    return result.stdout
 
 
 def start_missing():
-    """Start whatever component is down (deploy/stack up is harmless for the running ones)."""
-    stack("up")
+    """Start whatever component is down (deploy/stack up is harmless for the running ones).
+
+    Right after a fault (the master stopped at once, say) one ``up`` has been
+    seen to fail on CI while the restarted components settled, without saying
+    why; it is run a second time then, and the first failure is printed so that
+    the next occurrence says what it was.
+    """
+    try:
+        stack("up")
+    except StackCommandFailed as first:
+        print(f"start_missing: {first}; running up again", flush=True)
+        time.sleep(2)
+        stack("up")
 
 
 def as_service(*command):
