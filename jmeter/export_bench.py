@@ -42,6 +42,8 @@ def question_values(survey):
             values[question.pk] = choices
         elif question.kind == "integer":
             values[question.pk] = [str(n) for n in range(10, 18)]
+        elif question.kind == "decimal":
+            values[question.pk] = ["7.5", "8", "6.25", "9.75"]
         elif question.kind == "date":
             values[question.pk] = ["2014-03-04", "2013-11-30", "2015-01-02"]
         else:

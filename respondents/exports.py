@@ -316,7 +316,8 @@ def _answer_cell_maker(v, *, statistics, labels, typed):
                 value := answers.get(qid)) else ""
         return lambda _, answers: names.get(value, value) if (value := answers.get(qid)) else ""
     if typed and v.numeric:
-        return lambda _, answers: int(value) if (value := answers.get(qid)) else ""
+        number = float if v.kind == Question.Kind.DECIMAL else int  # a decimal answer is a number in a cell too
+        return lambda _, answers: number(value) if (value := answers.get(qid)) else ""
     return lambda _, answers: answers.get(qid) or ""
 
 

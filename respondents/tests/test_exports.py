@@ -546,3 +546,17 @@ def test_the_codebook_says_when_each_question_is_asked(demo_answers, tmp_path):
         'if you chose “Teacher” for “Which best describes you?”\n'
         '{"op": "equals", "q": "role", "value": "teacher"}')
     assert rows["overall_why"]["asked when"].startswith("if you chose “Very poor” or “Poor” for “Overall,")
+
+
+def test_a_decimal_answer_is_a_number_in_every_format(client, tmp_path):
+    from respondents.exports import responses_write_xlsx
+    from surveys.services import survey_create
+
+    survey = survey_create(document={"slug": "sleep", "title": "Sleep", "status": "open", "pages": [{"questions": [
+        {"code": "hours", "kind": "decimal", "prompt": "Hours?", "min": 0, "max": 24}]}]})
+    login(client, make_respondents(survey))
+    assert save_page(client, 1, {"q-hours": "7.50"}, nav="finish").json()["completed"] is True
+    responses_write_xlsx(survey=survey, path=tmp_path / "sleep.xlsx", options=None)
+    header, row = xlsx_rows(tmp_path / "sleep.xlsx")[1][:2]
+    assert row[header.index("hours")] == 7.5
+    assert csv_rows(export(survey, tmp_path, "spss").data)[0]["hours"] == "7.50"
