@@ -18,7 +18,7 @@ others) from the database, in a query it makes anyway where it can.
 """
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from surveys.rules import AllOf, Rule, RuleQuestion, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json
@@ -120,7 +120,7 @@ class SurveyFlow:
     # The prompts (code to text) and choice labels ((code, value) to text) rules are described with, per language.
     prompts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     choice_labels: Mapping[str, Mapping[tuple[str, str], str]] = field(default_factory=dict)
-    # Page number to the other pages' answers that showing or saving it needs (``reads_for_page``), and
+    # Page number to the other pages' answers that showing or saving it needs , and
     # to whether any rule is at work on it (a show_if or constraint of its questions).
     page_reads: Mapping[int, frozenset[str]] = field(default_factory=dict)
     ruled_pages: frozenset[int] = frozenset()
@@ -128,6 +128,10 @@ class SurveyFlow:
     session_codes: frozenset[str] = frozenset()
     # In survey order: ``reads`` (key 0), and ``page_reads[n]`` with page n's codes (key n): what ``effective`` walks.
     evaluation_order: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    # What survey.js needs on page n to decide its questions that read answers on the page (taking.forms):
+    # the kinds of the codes those rules read (JSON text), and which of the codes are on other pages.
+    script_kinds: Mapping[int, str] = field(default_factory=dict)
+    script_other_reads: Mapping[int, frozenset[str]] = field(default_factory=dict)
     # (code, language) to a question's rule in words, described once.
     _described: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -135,12 +139,6 @@ class SurveyFlow:
     def conditional(self):
         """Whether anything ever hides: a page or a question has a show_if."""
         return bool(self.page_rules) or any(q.rules for q in self.questions.values())
-
-    def page_codes(self, number):
-        return [code for code, q in self.questions.items() if q.page == number]
-
-    def kinds(self, codes):
-        return {code: self.questions[code].kind for code in codes}
 
     def texts(self, language):
         """Return ``(prompts, choice_labels)`` in ``language``, else in the survey's first language."""
@@ -195,35 +193,28 @@ class SurveyFlow:
             return Route(number=number, pages=tuple(range(1, self.page_count + 1)))
         return Route(number=number, pages=self.pages(answers or {}))
 
-    def reads_for_page(self, number):
-        """Return the codes whose saved answers showing or saving page ``number`` needs (besides the page's own):
-        where Back, Next and the progress lead (every page's rule), and what its questions' rules read.
 
-        Empty when no rule is at work: the page then reads nothing more than it did before rules.
-        """
-        needed = set()
-        for rule in self.page_rules.values():  # where Back, Next and the progress lead
-            needed |= rule_codes(rule)
-        for code in self.page_codes(number):
-            question = self.questions[code]
-            for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
-                needed |= rule_codes(rule)
-        needed = self._with_deciders(needed)
-        return frozenset(needed - set(self.page_codes(number)))
+def _rule_reads(question):
+    """The codes a question's rules and constraint read."""
+    codes = set()
+    for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
+        codes |= rule_codes(rule)
+    return codes
 
-    def _with_deciders(self, codes):
-        """Return ``codes`` and, transitively, the codes whose answers decide whether they are asked."""
-        closed, todo = set(), list(codes)
-        while todo:
-            code = todo.pop()
-            if code in closed or code not in self.questions:
-                continue
-            closed.add(code)
-            question = self.questions[code]
-            page_rule = self.page_rules.get(question.page)
-            for rule in (*question.rules, *((page_rule,) if page_rule else ())):
-                todo.extend(rule_codes(rule))
-        return closed
+
+def _with_deciders(codes, questions, page_rules):
+    """Return ``codes`` and, transitively, the codes whose answers decide whether they are asked."""
+    closed, todo = set(), list(codes)
+    while todo:
+        code = todo.pop()
+        if code in closed or code not in questions:
+            continue
+        closed.add(code)
+        question = questions[code]
+        page_rule = page_rules.get(question.page)
+        for rule in (*question.rules, *((page_rule,) if page_rule else ())):
+            todo.extend(rule_codes(rule))
+    return closed
 
 
 def flow_compile(*, page_count, pages, questions, choices, languages=()):
@@ -269,30 +260,38 @@ def flow_compile(*, page_count, pages, questions, choices, languages=()):
             reads_own_page=reads_own_page,
         )
 
-    read = set()
-    for rule in page_rules.values():
-        read |= rule_codes(rule)
-    for question in flow_questions.values():
-        for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
-            read |= rule_codes(rule)
+    by_page = {number: [code for code, q in flow_questions.items() if q.page == number]
+               for number in range(1, page_count + 1)}
+    # Where Back, Next and the progress lead: every page's rule, read whichever page is shown or saved.
+    routing = set().union(*(rule_codes(rule) for rule in page_rules.values()))
+    reads = _with_deciders(routing.union(*(_rule_reads(q) for q in flow_questions.values())), flow_questions,
+                           page_rules)
+    # The other pages' answers that showing or saving page n needs: empty when no rule is at work on it.
+    page_reads = {
+        number: frozenset(_with_deciders(routing.union(*(_rule_reads(flow_questions[c]) for c in codes)),
+                                         flow_questions, page_rules) - set(codes))
+        for number, codes in by_page.items()
+    }
+    order = {0: tuple(code for code in flow_questions if code in reads)}
+    for number, codes in by_page.items():
+        order[number] = tuple(code for code in flow_questions if code in page_reads[number] or code in codes)
+    script_kinds, script_other_reads = {}, {}
+    for number, codes in by_page.items():
+        dynamic = [flow_questions[code] for code in codes if flow_questions[code].reads_own_page]
+        if dynamic:
+            read = set().union(*(rule_codes(q.rule) for q in dynamic))
+            script_kinds[number] = json.dumps({code: flow_questions[code].kind for code in sorted(read)},
+                                              separators=(",", ":"))
+            script_other_reads[number] = frozenset(read - set(codes))
     languages = languages or ("",)
-    flow = SurveyFlow(
-        page_count=page_count, page_rules=page_rules, questions=flow_questions, reads=frozenset(),
+    return SurveyFlow(
+        page_count=page_count, page_rules=page_rules, questions=flow_questions, reads=frozenset(reads),
         prompts={lang: {q.code: q.translated("prompt", lang) for q in questions} for lang in languages},
         choice_labels={lang: {
             (q.code, c.value): c.translated("label", lang) for q in questions for c in choices.get(q.grid_id or q.pk, ())
         } for lang in languages},
-    )
-    flow = SurveyFlow(
-        page_count=page_count, page_rules=page_rules, questions=flow_questions,
-        reads=frozenset(flow._with_deciders(read)), prompts=flow.prompts, choice_labels=flow.choice_labels,
+        page_reads=page_reads,
         ruled_pages=frozenset(q.page for q in flow_questions.values() if q.rules or q.constraint),
+        session_codes=frozenset().union(*page_reads.values()),
+        evaluation_order=order, script_kinds=script_kinds, script_other_reads=script_other_reads,
     )
-    page_reads = {number: flow.reads_for_page(number) for number in range(1, page_count + 1)}
-    order = {0: tuple(code for code in flow.questions if code in flow.reads)}
-    for number in range(1, page_count + 1):
-        wanted = page_reads[number]
-        order[number] = tuple(code for code, q in flow.questions.items() if code in wanted or q.page == number)
-    return replace(flow, page_reads=page_reads, session_codes=frozenset().union(*page_reads.values()),
-                   evaluation_order=order)
-

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from respondents.models import Nav
 from surveys.models import Question
-from surveys.rules import default_message, rule_codes, rule_evaluate
+from surveys.rules import default_message, rule_evaluate
 
 
 class LoginForm(forms.Form):
@@ -220,17 +220,11 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
 def page_rules_data(definition, *, flow, answers):
     """Return what survey.js needs to decide this page's questions as the person answers, or None.
 
-    ``kinds`` of every question the page's own-page rules read, and
-    ``answers`` (as rules read them) of those on other pages.
+    ``kinds`` of every question the page's own-page rules read (compiled with
+    the flow), and ``answers`` (as rules read them) of those on other pages.
     """
-    if definition.number not in flow.ruled_pages:
+    kinds = flow.script_kinds.get(definition.number)
+    if kinds is None:
         return None
-    dynamic = [flow.questions[code] for code in definition.answerable if flow.questions[code].reads_own_page]
-    if not dynamic:
-        return None
-    read = set().union(*(rule_codes(q.rule) for q in dynamic))
-    return {
-        "kinds": json.dumps(flow.kinds(read), separators=(",", ":")),
-        "answers": json.dumps({code: answers.get(code, "") for code in read if code not in definition.answerable},
-                              separators=(",", ":")),
-    }
+    others = {code: answers.get(code, "") for code in flow.script_other_reads[definition.number]}
+    return {"kinds": kinds, "answers": json.dumps(others, separators=(",", ":"))}
