@@ -13,7 +13,7 @@ from respondents.selectors import missing_required
 from surveys.flow import Route
 from surveys.models import Question, Survey
 from surveys.selectors import required_questions, survey_flow
-from surveys.services import survey_create, survey_document_read, survey_publish, survey_revise
+from surveys.services import survey_document_read, survey_import, survey_publish, survey_revise
 
 
 class PageSaveRefused(Exception):
@@ -153,13 +153,16 @@ def _replay(*, respondent_id, definition, save_id, required, route, access_code=
     )
 
 
-def survey_load(*, scope, source, filename: str, new_version: bool = False) -> Survey:
-    """Load the survey in ``source`` (JSON or an XLSForm workbook, ``surveys.services.survey_document_read``) for
-    a state administrator: a new draft, or with ``new_version`` the next version of the survey of the same slug;
-    audited. Raise DocumentError listing every problem; nothing is written then."""
+def survey_load(*, scope, source, filename: str, new_version: bool = False, publish: bool = False) -> Survey:
+    """Load the survey in ``source`` (JSON or an XLSForm workbook, ``surveys.services.survey_import``) for a state
+    administrator (the staff area, ``manage.py import_survey``): a new survey, or with ``new_version`` the next
+    version of the survey of the same slug; audited. Raise DocumentError listing every problem; nothing is
+    written then."""
     scope.require("can_manage_surveys")
-    document = survey_document_read(source=source, filename=filename)
-    survey = survey_version_create(document=document) if new_version else survey_create(document=document)
+    if new_version:
+        survey = survey_version_create(document=survey_document_read(source=source, filename=filename))
+    else:
+        survey = survey_import(source=source, filename=filename, publish=publish)
     action = Action.SURVEY_REVISED if new_version else Action.SURVEY_LOADED
     audit_record(scope=scope, action=action, survey=survey, detail=f"{filename}: version {survey.version}")
     return survey

@@ -30,7 +30,7 @@ from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, pag
 from taking.script_messages import script_messages_json
 from taking.respondent_session import (
     SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_code, session_end,
-    LANGUAGE_KEY, RESPONDENT_KEY, chosen_language, in_language, session_ended, session_keep_rule_answers,
+    LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, chosen_language, in_language, session_ended, session_keep_rule_answers,
     session_rule_answers, session_seen, session_start, survey_closed, survey_is_open, survey_language,
 )
 from surveys.rules import default_message
@@ -279,7 +279,7 @@ def survey_switch_language(request):
     if not form.is_valid():
         return render(request, "taking/message.html", {"message": form.errors.as_text()}, status=400)
     language = form.cleaned_data["language"]
-    survey = survey_get(survey_id=request.session.get("survey_id")) if request.session.get(RESPONDENT_KEY) else None
+    survey = survey_get(survey_id=request.session.get(SURVEY_KEY)) if request.session.get(RESPONDENT_KEY) else None
     if survey is not None:
         if not survey.offers(language):
             return render(request, "taking/message.html", {"survey": survey, "message": _(
@@ -320,7 +320,8 @@ def _render_page(request, definition, *, route, answers, saved=None, fragment=Fa
     page_html = render_to_string("taking/page.html", context, request=request, using="jinja2")
     if fragment:
         return HttpResponse(page_html, status=status)
-    context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(), script_messages=script_messages_json(),
+    context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(),
+                   script_messages=script_messages_json(),
                    idle_warning_seconds=settings.SESSION_IDLE_WARNING_SECONDS,
                    idle_minutes=settings.SESSION_IDLE_TIMEOUT_SECONDS // 60)
     return render(request, "taking/take.html", context, status=status)

@@ -3,7 +3,7 @@ import uuid
 
 import pytest
 
-from respondents.models import Answer, PageSave, Respondent
+from respondents.models import Answer, AuditEntry, PageSave, Respondent
 from respondents.models import Nav
 from respondents.services import PageSaveRefused, RosterEntry, page_save, roster_create
 from respondents.tests.factories import make_school
@@ -236,6 +236,7 @@ def test_the_command_makes_a_new_version_of_a_survey_of_the_same_slug(answered, 
         call_command("import_survey", str(path))  # the slug is taken: a new version must be asked for
     call_command("import_survey", str(path), "--new-version")
     assert "version 2 of 'small'" in capsys.readouterr().out
+    assert AuditEntry.objects.filter(action="survey_revised", username="manage.py").exists()  # audited as the staff's
     path.write_text(json.dumps(revised(lambda d: d["pages"][0]["questions"].pop(0))))
     with pytest.raises(CommandError, match="nothing was written"):
         call_command("import_survey", str(path), "--new-version")

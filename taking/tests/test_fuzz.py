@@ -221,6 +221,23 @@ def test_any_method_and_query_on_any_survey_url_is_answered_without_a_5xx(survey
     assert_stored_values_are_valid()
 
 
+@pytest.mark.parametrize(("typed", "stored"), [("7.50", "7.50"), ("8", "8"), ("1E+1", "10"), (" 2.5 ", "2.5")])
+def test_a_decimal_answer_is_stored_as_typed_in_plain_digits(decimal_survey, typed, stored):
+    query = QueryDict(mutable=True)
+    query.update({"save_id": str(uuid.uuid4()), "nav": "next", "q-hours": typed})
+    form = PageForm(page_definition(survey=decimal_survey, number=1), query, flow=survey_flow(survey=decimal_survey))
+    assert form.is_valid(), form.errors
+    assert list(form.stored_values().values()) == [stored]
+
+
+@pytest.mark.parametrize("typed", ["24.5", "-1", "1e999", "nan", "12,5", "1.2345678"])
+def test_a_decimal_answer_out_of_range_or_unreadable_is_refused(decimal_survey, typed):
+    query = QueryDict(mutable=True)
+    query.update({"save_id": str(uuid.uuid4()), "nav": "next", "q-hours": typed})
+    assert not PageForm(page_definition(survey=decimal_survey, number=1), query,
+                        flow=survey_flow(survey=decimal_survey)).is_valid()
+
+
 @pytest.fixture
 def decimal_survey(db):
     from surveys.services import survey_create

@@ -452,6 +452,16 @@ class TestSkipLogic:
         answers = answers_of(respondent)
         assert (answers["grade"], answers["grade_taught"]) == ("7", "9")
 
+    def test_a_save_whose_session_lacks_the_rules_answers_reads_them_from_the_database(self, demo_taker):
+        from taking.respondent_session import RULE_ANSWERS_KEY
+
+        save_page(demo_taker, 1, {"q-role": "teacher"})
+        session = demo_taker.session
+        del session[RULE_ANSWERS_KEY]  # a session from before skip logic, or a store that lost it
+        session.save()
+        assert save_page(demo_taker, 4).json()["next_page"] == 5
+        assert demo_taker.session[RULE_ANSWERS_KEY] == {"role": "teacher"}
+
     def test_a_bad_answer_to_a_question_not_asked_is_not_an_error(self, demo_taker):
         response = save_page(demo_taker, 1, {"q-role": "teacher", "q-grade": "not a grade"})
         assert response.status_code == 200 and response.json()["saved"] is True
@@ -551,6 +561,11 @@ class TestLanguages:
         assert fields["q-teach_years"]["message"] == "Díganos cuántos años lleva enseñando."
         assert fields["q-recommend"] == {"name": "q-recommend", "prompt": "¿Recomendaría esta escuela a un amigo?",
                                          "message": "Elija una respuesta."}
+
+    def test_before_logging_in_the_browser_s_language_is_used(self, client):
+        page = client.get("/", HTTP_ACCEPT_LANGUAGE="es-MX,es;q=0.9,en;q=0.5")
+        assert page["Content-Language"] == "es" and "Iniciar sesión en la encuesta" in page.content.decode()
+        assert "Log in to the survey" in client.get("/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
 
     def test_a_language_the_survey_does_not_offer_falls_back_to_its_first(self, client, survey):
         login(client, make_respondents(survey, language="es"))

@@ -5,9 +5,10 @@ which questions have answers (``respondents.services.survey_version_create``).
 """
 from django.core.management.base import BaseCommand, CommandError
 
-from respondents.services import survey_version_create
+from respondents.scopes import COMMAND_LINE
+from respondents.services import survey_load
 from surveys.documents import DocumentError
-from surveys.services import survey_document_read, survey_import
+from surveys.services import survey_import
 
 
 class Command(BaseCommand):
@@ -28,10 +29,11 @@ class Command(BaseCommand):
     def handle(self, *, file, dry_run, publish, new_version, **options):
         try:
             with open(file, "rb") as source:
-                if new_version and not dry_run:
-                    result = survey_version_create(document=survey_document_read(source=source, filename=file))
+                if dry_run:
+                    result = survey_import(source=source, filename=file, dry_run=True)
                 else:
-                    result = survey_import(source=source, filename=file, publish=publish, dry_run=dry_run)
+                    result = survey_load(scope=COMMAND_LINE, source=source, filename=file, publish=publish,
+                                         new_version=new_version)
         except FileNotFoundError as error:
             raise CommandError(f"No file {file}.") from error
         except DocumentError as error:
