@@ -175,10 +175,9 @@ def _compile_rules(check, pages, codes):
             check.problems.extend(error.problems)
             return None
 
-    def question_rules(question, path):
+    def question_rules(question, path, choices):
         question["show_if"] = rule(question["show_if"], f"{path}.show_if")
-        own = RuleQuestion(code=question["code"], kind=question["kind"],
-                           choices=tuple(c["value"] for c in question["choices"]))
+        own = RuleQuestion(code=question["code"], kind=question["kind"], choices=tuple(c["value"] for c in choices))
         if question["kind"] == Question.Kind.GRID:
             check.need(question["constraint"] is None, f"{path}.constraint",
                        "a grid takes no answer: give its rows constraints")
@@ -196,11 +195,9 @@ def _compile_rules(check, pages, codes):
         page["show_if"] = rule(page["show_if"], f"{path}.show_if")
         for question_index, question in enumerate(page["questions"], start=1):
             here = f"{path}.questions[{question_index}]"
-            question_rules(question, here)
+            question_rules(question, here, question["choices"])
             for row_index, row in enumerate(question["rows"], start=1):
-                row["choices"] = question["choices"]
-                question_rules(row, f"{here}.rows[{row_index}]")
-                row["choices"] = []
+                question_rules(row, f"{here}.rows[{row_index}]", question["choices"])  # a row takes its grid's
 
 
 def _parse_choices(check, choices, path):

@@ -33,8 +33,8 @@ class PreviewForm(forms.Form):
         self.fields["language"] = forms.ChoiceField(label="Language", required=False, choices=[
             (code, get_language_info(code)["name"]) for code in survey.languages or [survey.default_language]])
         self.deciders = []
-        for code in sorted(flow.session_codes, key=list(flow.questions).index):
-            question = definition_question(survey, code)
+        for code in (code for code in flow.questions if code in flow.session_codes):  # in survey order
+            question = Question.objects.select_related("grid").get(survey=survey, code=code)
             label = f"Answer to “{question.prompt}” ({code})"
             if question.kind == Question.Kind.SINGLE or question.grid_id:
                 source = question.grid if question.grid_id else question
@@ -46,10 +46,6 @@ class PreviewForm(forms.Form):
 
     def answers(self):
         return {code: self.cleaned_data.get(f"answer-{code}") or "" for code in self.deciders}
-
-
-def definition_question(survey, code):
-    return Question.objects.select_related("grid").get(survey=survey, code=code)
 
 
 @require_safe
