@@ -19,5 +19,10 @@ urlpatterns = [
     path("", include("taking.urls")),
 ]
 
+if settings.BENCH_FLOOR_VIEWS:
+    from config.floor.views import floor
+
+    urlpatterns.insert(0, path("bench/floor/", floor, name="bench-floor"))
+
 if "debug_toolbar" in settings.INSTALLED_APPS:
     urlpatterns.append(path("__debug__/", include("debug_toolbar.urls")))

@@ -1,12 +1,14 @@
 """The survey-taking load, measured through the one-box production stack.
 
     jmeter/bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N] [--conditions]
-    jmeter/bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check; no ceiling)
+    jmeter/bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check, the floor; no ceiling)
 
 Brings the stack up (or uses the running one), creates a fresh benchmark survey
 and respondents, warms the definition cache, runs jmeter/plans/survey_taking.jmx
-and then, with the same JMeter and the same threads, jmeter/plans/ceiling.jmx
-against /ping/. With --conditions it runs, between the two, the same survey
+and then, with the same JMeter and the same threads, jmeter/plans/floor.jmx
+against /bench/floor/ (what a survey request cannot avoid: config/floor) and
+jmeter/plans/ceiling.jmx against /ping/, with each run's gunicorn CPU per
+request. With --conditions it runs, before the floor, the same survey
 carrying skip logic and constraints that hold for every answer the plan gives
 (``seed_bench_survey --conditions``): the same requests meeting rules, in
 --compare-rounds pairs of runs with and without them, alternating which goes
@@ -52,6 +54,9 @@ def main():
             report.update({f"{prefix}{key}": value for key, value in {
                 "failed_samples": run["failed"], "retried_samples": run["retried"], "samples": run["samples"],
                 **check}.items()})
+        floor = jmeter_run("floor", f"{plain['slug']}-floor-smoke", threads=args.threads, iterations=2, duration=60,
+                           think=0)
+        report.update(floor_samples=floor["samples"], floor_failed_samples=floor["failed"])
         write_and_judge(report, RESULTS / "smoke.json", smoke=True)
         return
 
@@ -63,13 +68,16 @@ def main():
     cpu_after, tps_after = cpu_seconds(), master_transactions()
     lag = replica_lag()
     conditional = compare_conditions(args, plain, ruled) if ruled else {}
+    print(f"Floor: /bench/floor/ with the same {args.threads} threads for {args.duration} s...")
+    floor = cpu_measured(lambda: jmeter_run("floor", f"{plain['slug']}-floor", threads=args.threads, iterations=-1,
+                                            duration=args.duration, think=0))
     print(f"Ceiling: /ping/ with the same {args.threads} threads for {args.duration} s...")
-    ceiling = jmeter_run("ceiling", f"{plain['slug']}-ceiling", threads=args.threads, iterations=-1,
-                         duration=args.duration, think=0)
+    ceiling = cpu_measured(lambda: jmeter_run("ceiling", f"{plain['slug']}-ceiling", threads=args.threads,
+                                              iterations=-1, duration=args.duration, think=0))
     check = data_check(survey["jtl"], plain["slug"], plain["expected_per_page"])
 
     duration_s = survey["duration_s"]
-    cpu = {name: round(cpu_after[name] - cpu_before.get(name, 0.0), 1) for name in cpu_after}
+    cpu = {name: round(cpu_after[name] - cpu_before.get(name, 0.0), 2) for name in cpu_after}
     cpu["jmeter"] = round(survey["jmeter_cpu_s"], 1)
     report = {
         "mode": "bench",
@@ -81,10 +89,17 @@ def main():
         "survey_rps": round(survey["rps"], 1),
         "ceiling_rps": round(ceiling["rps"], 1),
         "ratio": round(survey["rps"] / ceiling["rps"], 3) if ceiling["rps"] else None,
+        "floor_rps": round(floor["rps"], 1),
+        "floor_ratio": round(survey["rps"] / floor["rps"], 3) if floor["rps"] else None,
+        "gunicorn_cpu_ms_per_request": {
+            "survey": round(1000 * cpu["gunicorn"] / max(survey["samples"], 1), 3),
+            "floor": floor["gunicorn_cpu_ms_per_request"],
+            "ping": ceiling["gunicorn_cpu_ms_per_request"],
+        },
         "p50_ms": {v: survey["latency"].get(v, {}).get("p50") for v in VIEWS},
         "p95_ms": {v: survey["latency"].get(v, {}).get("p95") for v in VIEWS},
         "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in VIEWS},
-        "failed_samples": survey["failed"] + ceiling["failed"],
+        "failed_samples": survey["failed"] + floor["failed"] + ceiling["failed"],
         "retried_samples": survey["retried"],
         "samples": survey["samples"],
         "surveys_per_s": round(check["completed_acknowledged"] / duration_s, 2),
@@ -99,6 +114,14 @@ def main():
         "machine": machine(),
     }
     write_and_judge(report, RESULTS / "bench.json", smoke=False)
+
+
+def cpu_measured(run):
+    """Return ``run()``'s figures with the gunicorn CPU it cost per request (``gunicorn_cpu_ms_per_request``)."""
+    before = cpu_seconds()["gunicorn"]
+    figures = run()
+    spent = cpu_seconds()["gunicorn"] - before
+    return {**figures, "gunicorn_cpu_ms_per_request": round(1000 * spent / max(figures["samples"], 1), 3)}
 
 
 def compare_conditions(args, plain, ruled):
@@ -416,7 +439,8 @@ def write_and_judge(report, path, *, smoke):
         rows = [("samples", report["samples"]), ("failed samples", report["failed_samples"]),
                 ("retried (502/503/504/none)", report["retried_samples"]),
                 ("acknowledged saves", report["acknowledged_saves"]), ("answers in PostgreSQL", report["answers_in_database"]),
-                ("LOST answers", report["lost_answers"]), ("completions lost", report["completed_lost"])]
+                ("LOST answers", report["lost_answers"]), ("completions lost", report["completed_lost"]),
+                ("floor: samples / failed", f"{report['floor_samples']} / {report['floor_failed_samples']}")]
         if "conditional_samples" in report:
             rows += [("with skip logic: samples", report["conditional_samples"]),
                      ("with skip logic: failed samples", report["conditional_failed_samples"]),
@@ -429,6 +453,11 @@ def write_and_judge(report, path, *, smoke):
             ("survey mix req/s", report["survey_rps"]),
             ("ceiling (/ping/) req/s", report["ceiling_rps"]),
             ("ratio", report["ratio"]),
+            ("floor (/bench/floor/) req/s", report["floor_rps"]),
+            ("floor ratio (survey / floor)", report["floor_ratio"]),
+            ("gunicorn CPU ms/request: survey", report["gunicorn_cpu_ms_per_request"]["survey"]),
+            ("gunicorn CPU ms/request: floor", report["gunicorn_cpu_ms_per_request"]["floor"]),
+            ("gunicorn CPU ms/request: ping", report["gunicorn_cpu_ms_per_request"]["ping"]),
             *([("with skip logic / without (median)", report["conditional_ratio"]),
                ("  each pair", " ".join(str(r) for r in report["conditional_ratios"])),
                ("  gunicorn CPU ms/request with", " ".join(map(str, report["conditional_gunicorn_cpu_ms_per_request"]))),
@@ -458,6 +487,8 @@ def write_and_judge(report, path, *, smoke):
     if report.get("conditional_lost_answers") or report.get("conditional_completed_lost"):
         problems.append(f"LOST with skip logic: {report['conditional_lost_answers']} acknowledged answers and "
                         f"{report['conditional_completed_lost']} completions are not in PostgreSQL")
+    if report.get("floor_failed_samples"):
+        problems.append(f"{report['floor_failed_samples']} samples of the floor plan failed")
     if report.get("conditional_failed_samples"):
         problems.append(f"{report['conditional_failed_samples']} samples of the survey with skip logic failed")
     if report["lost_answers"] or report["completed_lost"]:

@@ -38,6 +38,8 @@ INSTALLED_APPS = [
     "respondents",
     "taking",
     "staff",
+    # The bench's floor (config/floor): its table always exists, its URL only with BENCH_FLOOR_VIEWS.
+    "config.floor",
 ]
 
 MIDDLEWARE = [
@@ -253,6 +255,10 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 60 * 60},
     },
 }
+
+# --- The bench's floor views (config/floor/views.py, /bench/floor/): on in the one-box stack that `make bench`
+# measures, off everywhere else; they write rows for anyone who calls them.
+BENCH_FLOOR_VIEWS = env.bool("BENCH_FLOOR_VIEWS", default=False)
 
 # --- Request bodies
 # Largest accepted request body: a page has a handful of questions. nginx's

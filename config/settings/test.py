@@ -22,3 +22,6 @@ CELERY_BROKER_URL = "memory://"
 # Counters in this process's memory: right for one process (runserver, the
 # tests); production keeps them in Redis, shared by every worker.
 SILENCED_SYSTEM_CHECKS = ["axes.W001"]
+
+# The bench's floor views (config/floor), so their tests reach them.
+BENCH_FLOOR_VIEWS = True

@@ -1,0 +1,226 @@
+"""Where a survey request's CPU goes, under load and one request at a time (`make profile`).
+
+    jmeter/cpu_profile.py [--duration 40] [--threads 50] [--pages 20] [--requests 100]
+
+Against the one-box stack (brought up if needed), on a fresh benchmark survey:
+
+1. **Under load.** Runs the survey plan (``survey_taking.jmx``) with JMeter and, while it runs, py-spy samples every
+   gunicorn worker (``record --subprocesses --nonblocking --gil``): ``flame.svg`` (the flame graph) and
+   ``stacks.txt`` (the same samples, collapsed: one stack and its count a line). ``top.txt`` ranks functions by
+   their share of the samples, inclusive and self, and gives each part a request passes through (the database
+   driver, the ORM, templates, the session store, each library) its share. ``--gil`` keeps only samples of a
+   worker running Python: without it, py-spy counted workers waiting for PostgreSQL, Redis or nginx as busy
+   (2.6 cores' worth of samples on 2 cores). The CPU the kernel spends on those round trips is left out; the
+   bench's CPU seconds per component include it.
+2. **One request of each kind.** cProfile, in this process with the production settings against the same stack,
+   of ``--requests`` requests of each kind (login form, login, display, content, change_page, complete) made with
+   Django's test client, CSRF checks on: ``cprofile-<kind>.txt`` (the 40 heaviest functions, cumulative and own
+   time, per request) and ``cprofile-<kind>.prof`` (for snakeviz or pstats).
+
+Everything goes to jmeter/results/<time>-profile/; the last lines printed say where.
+"""
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench  # noqa: E402  (jmeter/bench.py: the stack, the seeded survey, JMeter runs)
+
+PY_SPY = Path(sys.executable).parent / "py-spy"
+KINDS = ["login_form", "login", "display", "content", "change_page", "complete"]
+# Parts a request passes through, by the file a frame's code lives in (as py-spy names it). A sample counts for the
+# innermost frame that belongs to one of them: the psycopg2 call under the ORM under a view counts for psycopg2.
+PARTS = [
+    ("psycopg2: the driver, its round trips to pgbouncer", r"^psycopg2/|^django/db/backends/utils\.py"),
+    ("redis-py: the session store's round trips", r"^redis/"),
+    ("pymemcache", r"^pymemcache/"),
+    ("Jinja2 (the page fragment)", r"^jinja2/|\.html$|^taking/jinja2/"),
+    ("Django templates", r"^django/template/|^django/templatetags/"),
+    ("translations (gettext, in_language)", r"^django/utils/translation/|^gettext\.py"),
+    ("django.db: the ORM, SQL compiling", r"^django/db/"),
+    ("the session store (config/sessions.py, Django's sessions)", r"^config/sessions\.py|^django/contrib/sessions/"),
+    ("CSRF", r"^django/middleware/csrf\.py"),
+    ("django-csp", r"^csp/"),
+    ("django-axes", r"^axes/"),
+    ("replica routing and pinning (config/db_router.py, balancer)", r"^config/db_router\.py|^balancer/"),
+    ("django-cache-machine", r"^caching/"),
+    ("forms (django.forms)", r"^django/forms/"),
+    ("JSON", r"^json/"),
+    ("logging", r"^logging/"),
+    ("other Django middleware", r"^django/middleware/|^django/contrib/(auth|messages)/middleware\.py"),
+    ("the survey's own code (taking/, surveys/, respondents/, config/)", r"^(taking|surveys|respondents|config)/"),
+    ("Django's request and response (handlers, http, urls, utils)", r"^django/"),
+    ("gunicorn: reading the request, writing the answer to nginx", r"^gunicorn/"),
+]
+
+
+def main():
+    args = parse_args()
+    bench.stack_env()
+    import django
+
+    django.setup()
+    out = bench.RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-profile"
+    out.mkdir(parents=True)
+    taking = bench.prepare(argparse.Namespace(pages=args.pages, respondents=args.threads + args.duration * 40 +
+                                              args.requests, smoke=False, threads=args.threads, duration=args.duration))
+    under_load(args, taking, out)
+    one_request_each(args, taking, out)
+    print(f"\nflame graph: {out / 'flame.svg'}\nranked: {out / 'top.txt'}\ncProfile: {out}/cprofile-<kind>.txt")
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=int, default=40, help="seconds of the load (default 40)")
+    parser.add_argument("--threads", type=int, default=50, help="JMeter threads (default 50)")
+    parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
+    parser.add_argument("--requests", type=int, default=100, help="cProfiled requests of each kind (default 100)")
+    return parser.parse_args()
+
+
+def under_load(args, taking, out):
+    """Run the survey plan and sample the gunicorn workers with py-spy meanwhile; write the flame graph and top.txt."""
+    print(f"Survey plan, {args.threads} threads for {args.duration} s, py-spy on every gunicorn worker...")
+    run, results = bench.jmeter_start("survey_taking", f"{taking['slug']}-profile", threads=args.threads,
+                                      iterations=-1, duration=args.duration, think=0, respondents=taking["codes"])
+    master = (Path(os.environ["STATIC_ROOT"]).parent / "run" / "gunicorn.pid").read_text().split()[0]
+    time.sleep(min(5, args.duration // 4))  # past JMeter's start and ramp-up
+    seconds = str(max(1, args.duration - 10))
+    common = ["record", "--pid", master, "--subprocesses", "--nonblocking", "--gil", "--rate", "100", "--duration", seconds]
+    spies = [subprocess.Popen([PY_SPY, *common, "--format", fmt, "--output", str(out / name)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for fmt, name in (("flamegraph", "flame.svg"), ("raw", "stacks.txt"))]
+    for spy in spies:
+        output = spy.communicate()[0]
+        if spy.returncode:
+            sys.exit(f"profile: py-spy failed:\n{output}")
+    stdout, stderr = run.communicate()
+    figures = bench.jmeter_figures("survey_taking", results, stdout + stderr)
+    print(f"  {figures['rps']:.1f} req/s, {figures['failed']} failed; JMeter's report: {results / 'report'}")
+    report = ranked(out / "stacks.txt")
+    (out / "top.txt").write_text(report)
+    print(report)
+
+
+def ranked(stacks_file):
+    """Return the functions with the largest inclusive and self shares of the samples, and each part's share."""
+    inclusive, own, parts, total = Counter(), Counter(), Counter(), 0
+    for line in stacks_file.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        count = int(count)
+        frames = [frame_name(frame) for frame in stack.split(";")]
+        frames = [frame for frame in frames if frame]
+        if not frames:
+            continue
+        total += count
+        own[frames[-1]] += count
+        for frame in set(frames):
+            inclusive[frame] += count
+        parts[next((part for frame in reversed(frames) for part, pattern in PARTS
+                    if re.search(pattern, frame_file(frame))), "elsewhere")] += count
+    if not total:
+        return "no samples: was the load running?\n"
+    lines = [f"{total} samples of the gunicorn workers' CPU (py-spy, 100 a second)", "",
+             "share  part of a request (a sample counts for the innermost part it is in)"]
+    lines += [f"{100 * n / total:5.1f}%  {part}" for part, n in parts.most_common()]
+    lines += ["", "share  inclusive: function (file)"]
+    lines += [f"{100 * n / total:5.1f}%  {name}" for name, n in inclusive.most_common(60)]
+    lines += ["", "share  self: function (file)"]
+    lines += [f"{100 * n / total:5.1f}%  {name}" for name, n in own.most_common(40)]
+    return "\n".join(lines) + "\n"
+
+
+def frame_file(name):
+    """``function (path/to/file.py)`` → ``path/to/file.py``."""
+    return name.rpartition(" (")[2].rstrip(")")
+
+
+def frame_name(frame):
+    """``function (path/to/file.py:12)`` → ``function (path/to/file.py)``; process headers are dropped."""
+    if frame.startswith("process "):
+        return ""
+    return re.sub(r":\d+\)$", ")", frame.strip())
+
+
+def one_request_each(args, taking, out):
+    """cProfile ``args.requests`` requests of each kind in this process; write cprofile-<kind>.txt and .prof."""
+    from django.test import Client
+
+    codes = [line.strip() for line in Path(taking["codes"]).read_text().splitlines()[1:] if line.strip()]
+    codes = codes[-args.requests:]  # the load above took codes from the start of the file
+    profiles = {kind: cProfile.Profile() for kind in KINDS}
+    pages = max(taking["expected_per_page"])
+    print(f"\ncProfile: {args.requests} requests of each kind in this process...")
+    for code in codes:
+        client = Client(enforce_csrf_checks=True)
+        page = profiled(profiles["login_form"], client.get, "/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        response = profiled(profiles["login"], client.post, "/", {"access_code": code, "csrfmiddlewaretoken": token})
+        assert response.status_code == 302, response.status_code
+        assert profiled(profiles["display"], client.get, "/take/").status_code == 200
+        for number in range(1, pages + 1):
+            fragment = profiled(profiles["content"], client.get, f"/take/page/{number}/", headers=AJAX)
+            assert fragment.status_code == 200, fragment.status_code
+            nav = "finish" if number == pages else "next"
+            saved = profiled(profiles["change_page"], client.post, f"/take/page/{number}/",
+                             page_answers(fragment.text, token, nav), headers=AJAX)
+            assert saved.status_code == 200 and saved.json()["saved"], saved.content[:300]
+        assert profiled(profiles["complete"], client.get, "/take/complete/").status_code == 200
+    for kind, profile in profiles.items():
+        profile.dump_stats(out / f"cprofile-{kind}.prof")
+        stats = pstats.Stats(profile, stream=io.StringIO())
+        calls = args.requests * (pages if kind in ("content", "change_page") else 1)
+        text = [f"{kind}: {calls} requests, {1000 * stats.total_tt / calls:.2f} ms a request (profiled: cProfile "
+                "slows Python down, so compare shares, not times)\n"]
+        for order in ("cumulative", "tottime"):
+            stream = io.StringIO()
+            pstats.Stats(profile, stream=stream).sort_stats(order).print_stats(40)
+            text.append(f"--- by {order} time\n{stream.getvalue()}")
+        (out / f"cprofile-{kind}.txt").write_text("\n".join(text))
+        print(f"  {text[0].strip()}")
+
+
+AJAX = {"X-Requested-With": "XMLHttpRequest"}
+
+
+def profiled(profile, call, *args, **kwargs):
+    profile.enable()
+    try:
+        return call(*args, **kwargs)
+    finally:
+        profile.disable()
+
+
+def page_answers(html, token, nav):
+    """Answer a page fragment as jmeter/plans/answer_page.groovy does, without chance: the first choice of every
+    group, numbers at their minimum, a date, a few words."""
+    data = {"csrfmiddlewaretoken": token, "nav": nav}
+    for _kind, name, value in re.findall(r'<input type="(radio|checkbox)" name="(q-[^"]+)" value="([^"]+)"', html):
+        data.setdefault(name, value)
+    for tag in re.findall(r'<input type="number"[^>]*>', html):
+        data[attribute(tag, "name")] = attribute(tag, "min") or "1"
+    for tag in re.findall(r'<input type="date"[^>]*>', html):
+        data[attribute(tag, "name")] = "2020-05-17"
+    for tag in re.findall(r'<(?:input type="text"|textarea)[^>]*>', html):
+        data[attribute(tag, "name")] = "more time for reading"
+    data["save_id"] = attribute(html, "value", after='name="save_id"')
+    return data
+
+
+def attribute(tag, name, after=""):
+    match = re.search(rf'{re.escape(after)}[^>]*?\b{name}="([^"]*)"', tag)
+    return match.group(1) if match else None
+
+
+if __name__ == "__main__":
+    main()
