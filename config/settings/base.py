@@ -60,14 +60,8 @@ MIDDLEWARE = [
 ]
 
 TEMPLATES = [
-    {
-        # The survey page fragment only (taking/jinja2/): the hottest template.
-        "BACKEND": "django.template.backends.jinja2.Jinja2",
-        "NAME": "jinja2",
-        "DIRS": [],
-        "APP_DIRS": True,
-        "OPTIONS": {"environment": "config.jinja2.environment", "autoescape": True},
-    },
+    # Django templates first: render() tries the engines in this order, and a miss in Jinja2 (every page but the
+    # fragment) cost a TemplateDoesNotExist and a look in every app's jinja2/ folder each time (docs/performance.md).
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
@@ -80,6 +74,14 @@ TEMPLATES = [
                 "taking.context_processors.switch_languages",
             ],
         },
+    },
+    {
+        # The survey page fragment only (taking/jinja2/): the hottest template.
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "NAME": "jinja2",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {"environment": "config.jinja2.environment", "autoescape": True},
     },
 ]
 
