@@ -34,6 +34,7 @@ django-balancer 0.5 gaps handled here:
   the start of every request, and tasks and commands never rely on pinning.
 """
 import logging
+import re
 import threading
 import time
 from contextlib import contextmanager
@@ -175,8 +176,13 @@ def read_from_master():
             pinning.unpin_thread()
 
 
+# A statement that starts with WITH writes when one of its parts does (the page save: respondents/services.py).
+_DATA_MODIFYING = re.compile(r"\b(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
+
+
 def _note_writes(execute, sql, params, many, context):
-    if sql.lstrip()[:6].upper() in ("INSERT", "UPDATE", "DELETE"):
+    head = sql.lstrip()[:6].upper()
+    if head in ("INSERT", "UPDATE", "DELETE") or (head.startswith("WITH") and _DATA_MODIFYING.search(sql)):
         pinning.set_db_write()
     return execute(sql, params, many, context)
 

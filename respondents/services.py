@@ -1,7 +1,8 @@
 """Writes of respondents and answers: rosters, and the page save every respondent makes ~60 times."""
 from dataclasses import dataclass, field, fields
+from functools import cache
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, connections, router, transaction
 from django.db.models import Exists, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -75,6 +76,13 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
     flow = survey_flow(survey=definition.survey) if nav == Nav.FINISH else None
     now = timezone.now()
     try:
+        if nav != Nav.FINISH and connections[router.db_for_write(Answer)].vendor == "postgresql":
+            if _page_save_statement(respondent_id=respondent_id, values=values, save_id=save_id, nav=nav,
+                                    number=number, next_page=next_page, access_code=access_code, now=now):
+                return PageSaveResult(page=number, next_page=next_page, page_count=page_count, pages=route.pages)
+            with transaction.atomic(durable=True):
+                return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required,
+                               access_code=access_code, route=route)
         with transaction.atomic(durable=True):
             respondent = Respondent.objects.filter(pk=respondent_id)
             if access_code is not None:
@@ -117,6 +125,65 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
                 raise  # some other constraint: not a replay
             return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required,
                            route=route)
+
+
+@cache
+def _page_save_sql():
+    """The statement ``_page_save_statement`` sends, with the tables' and columns' names from the models."""
+    def table(model):
+        return connection.ops.quote_name(model._meta.db_table)
+
+    def column(model, name):
+        return connection.ops.quote_name(model._meta.get_field(name).column)
+
+    r, a, p = Respondent, Answer, PageSave
+    return f"""
+        WITH moved AS (
+            UPDATE {table(r)}
+            SET {column(r, "status")} = %(in_progress)s, {column(r, "current_page")} = %(next_page)s,
+                {column(r, "last_saved_at")} = %(now)s,
+                {column(r, "started_at")} = COALESCE({column(r, "started_at")}, %(now)s)
+            WHERE {column(r, "id")} = %(respondent)s AND {column(r, "status")} <> %(completed)s
+              AND (%(access_code)s IS NULL
+                   OR ({column(r, "access_code")} = %(access_code)s AND {column(r, "withdrawn_at")} IS NULL))
+              AND NOT EXISTS (SELECT 1 FROM {table(p)}
+                              WHERE {column(p, "respondent")} = %(respondent)s AND {column(p, "save_id")} = %(save_id)s)
+            RETURNING {column(r, "id")} AS id
+        ), answered AS (
+            INSERT INTO {table(a)} ({column(a, "respondent")}, {column(a, "question")}, {column(a, "value")},
+                                   {column(a, "saved_at")})
+            SELECT moved.id, given.question, given.value, %(now)s
+            FROM moved, UNNEST(%(questions)s::bigint[], %(values)s::text[]) AS given (question, value)
+            ON CONFLICT ({column(a, "respondent")}, {column(a, "question")})
+            DO UPDATE SET {column(a, "value")} = EXCLUDED.{column(a, "value")},
+                          {column(a, "saved_at")} = EXCLUDED.{column(a, "saved_at")}
+        ), logged AS (
+            INSERT INTO {table(p)} ({column(p, "respondent")}, {column(p, "save_id")}, {column(p, "page")},
+                                   {column(p, "nav")}, {column(p, "next_page")}, {column(p, "completed")},
+                                   {column(p, "answer_count")}, {column(p, "saved_at")})
+            SELECT moved.id, %(save_id)s, %(page)s, %(nav)s, %(next_page)s, FALSE, %(answer_count)s, %(now)s FROM moved
+        )
+        SELECT count(*) FROM moved
+    """
+
+
+def _page_save_statement(*, respondent_id, values, save_id, nav, number, next_page, access_code, now) -> bool:
+    """Make a page save that does not finish (Next, Back) in one statement on PostgreSQL; return whether it applied.
+
+    The same writes as ``page_save``'s transaction (the conditional UPDATE, the upsert of the answers, the log row),
+    as one statement of data-modifying CTEs: one round trip through pgbouncer instead of five (BEGIN, three
+    statements, COMMIT), and no ORM query to build (docs/performance.md). A statement is atomic on its own, its
+    UPDATE takes the row lock first, and the two INSERTs write only when it updated a row; a save_id committed
+    meanwhile by a concurrent request raises IntegrityError on the log's unique constraint, as in the transaction.
+    """
+    with connections[router.db_for_write(Answer)].cursor() as cursor:
+        cursor.execute(_page_save_sql(), {
+            "respondent": respondent_id, "save_id": str(save_id), "nav": nav, "page": number,
+            "next_page": next_page, "now": now, "access_code": access_code, "answer_count": len(values),
+            "questions": [question.pk for question in values], "values": list(values.values()),
+            "in_progress": Respondent.Status.IN_PROGRESS.value, "completed": Respondent.Status.COMPLETED.value,
+        })
+        return cursor.fetchone()[0] == 1
 
 
 def _finish(*, respondent_id, definition, required, flow, now, route):
