@@ -173,7 +173,12 @@ def survey_closed(request, survey):
 def current_respondent(request):
     """Return the session's respondent, read fresh from the database; raise SessionEnded if gone, withdrawn, or
     holding another code than the one the session logged in with."""
-    respondent = respondent_get(respondent_id=request.respondent_id)
+    return respondent_checked(request, respondent_get(respondent_id=request.respondent_id))
+
+
+def respondent_checked(request, respondent):
+    """Return ``respondent`` (a Respondent, or a RespondentState read with the page's answers); raise SessionEnded
+    if it is None, withdrawn, or holds another code than the one the session logged in with."""
     if respondent is None or respondent.is_withdrawn or respondent.access_code != session_code(request, respondent):
         raise SessionEnded
     return respondent

@@ -24,12 +24,13 @@ from config.db_router import uses_forced_read_router
 from config.errors import ajax_error, is_ajax
 from config.faults import RETRY_AFTER_SECONDS
 from config.login_limits import respondent_login_failed, respondent_login_wait
-from respondents.selectors import answers_for_questions, missing_required, respondent_for_code
+from respondents.selectors import answers_for_questions, missing_required, respondent_answers, respondent_for_code
 from respondents.services import PageSaveRefused, page_save, respondent_set_language
 from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, page_rules_data
 from taking.script_messages import script_messages_json
 from taking.respondent_session import (
-    SessionEnded, current_respondent, page_idle_seconds, respondent_required, session_code, session_end,
+    SessionEnded, current_respondent, page_idle_seconds, respondent_checked, respondent_required, session_code,
+    session_end,
     LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, chosen_language, in_language, session_ended, session_keep_rule_answers,
     session_rule_answers, session_seen, session_start, survey_closed, survey_is_open, survey_language,
 )
@@ -133,7 +134,7 @@ def survey_display(request):
         return redirect("surveys:complete")
     # min(): the survey may have lost pages since this respondent's last save.
     number = min(respondent.current_page, page_count(survey=request.survey))
-    return _show_page(request, page_definition(survey=request.survey, number=number))
+    return _show_page(request, page_definition(survey=request.survey, number=number), respondent=respondent)
 
 
 @in_language
@@ -153,44 +154,59 @@ def survey_content(request, number):
     definition = page_definition(survey=request.survey, number=number)
     if definition is None:
         return _page_not_found(request, number)
-    respondent = current_respondent(request)
-    if respondent.is_completed:
-        return redirect("surveys:complete")
     return _show_page(request, definition, fragment=is_ajax(request), elsewhere="redirect")
 
 
-def _show_page(request, definition, *, fragment=False, elsewhere="show"):
+def _show_page(request, definition, *, fragment=False, elsewhere="show", respondent=None):
     """Render ``definition``'s page with the respondent's answers, or, if it does not apply to them, the nearest
-    page that does: shown in its place (``elsewhere="show"``, the resume) or redirected to (a page's own URL)."""
+    page that does: shown in its place (``elsewhere="show"``, the resume) or redirected to (a page's own URL).
+
+    Without ``respondent`` (read by the caller) the respondent is read and checked with the page's answers, in
+    their query; a completed response goes to the thank-you page."""
     survey = definition.survey
     flow = survey_flow(survey=survey)
-    saved, answers = _page_answers(request, flow, definition)
+    if respondent is None:
+        respondent, saved, answers = _page_answers(request, flow, definition, with_respondent=True)
+        if respondent_checked(request, respondent).is_completed:
+            return redirect("surveys:complete")
+    else:
+        _, saved, answers = _page_answers(request, flow, definition)
     route = flow.route(definition.number, answers)
     if definition.number not in route.pages:
         number = route.resolve(definition.number)
         if elsewhere == "redirect":
             return redirect("surveys:content", number=number)
         definition = page_definition(survey=survey, number=number)
-        saved, answers = _page_answers(request, flow, definition)
+        _, saved, answers = _page_answers(request, flow, definition)
         route = flow.route(number, answers)
     return _render_page(request, definition, route=route, answers=answers, saved=saved, fragment=fragment)
 
 
-def _page_answers(request, flow, definition):
-    """Return the page's saved answers ``{question_id: value}``, and the answers its rules read, as they read them
-    (``flow.effective``), from one query; refresh the session's copy of those (``session_keep_rule_answers``)."""
+def _page_answers(request, flow, definition, *, with_respondent=False):
+    """Return ``(respondent, saved, answers)``: the page's saved answers ``{question_id: value}`` and the answers its
+    rules read, as they read them (``flow.effective``), from one query, which with ``with_respondent`` reads the
+    respondent too (``respondent_answers``; else ``respondent`` is None); refresh the session's copy of the
+    rules' answers (``session_keep_rule_answers``)."""
+    ask = {"respondent_id": request.respondent_id, "questions": definition.answerable.values(),
+           "survey": definition.survey, "codes": flow.page_reads.get(definition.number, frozenset())}
+    if with_respondent:
+        respondent, saved, facts = respondent_answers(**ask)
+    else:
+        respondent, (saved, facts) = None, answers_for_questions(**ask)
+    return respondent, saved, _page_rule_answers(request, flow, definition, saved, facts)
+
+
+def _page_rule_answers(request, flow, definition, saved, facts):
+    """Return the answers the page's rules read, as they read them; keep those the session keeps up to date."""
     number = definition.number
     codes = flow.page_reads.get(number, frozenset())
-    saved, facts = answers_for_questions(
-        respondent_id=request.respondent_id, questions=definition.answerable.values(), survey=definition.survey,
-        codes=codes)
     if not codes and number not in flow.ruled_pages and not flow.page_rules:
-        return saved, {}
+        return {}
     stored = {**facts, **{code: saved.get(q.pk, "") for code, q in definition.answerable.items()}}
     kept = codes | (flow.session_codes & definition.answerable.keys())
     if kept:
         session_keep_rule_answers(request, {code: stored.get(code, "") for code in kept})
-    return saved, flow.effective(stored, page=number)
+    return flow.effective(stored, page=number)
 
 
 def _rule_answers(request, codes):

@@ -45,8 +45,8 @@ def test_survey_display_reads_the_respondent_and_the_page_answers(taker, django_
         assert taker.get("/take/").status_code == 200
 
 
-def test_survey_content_reads_the_respondent_and_the_page_answers(taker, django_assert_max_num_queries):
-    with django_assert_max_num_queries(2):
+def test_survey_content_reads_the_respondent_with_the_page_answers_in_one_query(taker, django_assert_num_queries):
+    with django_assert_num_queries(1):
         assert taker.get("/take/page/6/", headers=AJAX).status_code == 200
 
 
