@@ -96,6 +96,11 @@ def main():
             "floor": floor["gunicorn_cpu_ms_per_request"],
             "ping": ceiling["gunicorn_cpu_ms_per_request"],
         },
+        # The load generator shares the machine: what each plan costs it per request weighs on every ratio.
+        "jmeter_cpu_ms_per_request": {
+            name: round(1000 * run["jmeter_cpu_s"] / max(run["samples"], 1), 3)
+            for name, run in (("survey", survey), ("floor", floor), ("ping", ceiling))
+        },
         "p50_ms": {v: survey["latency"].get(v, {}).get("p50") for v in VIEWS},
         "p95_ms": {v: survey["latency"].get(v, {}).get("p95") for v in VIEWS},
         "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in VIEWS},
@@ -458,6 +463,8 @@ def write_and_judge(report, path, *, smoke):
             ("gunicorn CPU ms/request: survey", report["gunicorn_cpu_ms_per_request"]["survey"]),
             ("gunicorn CPU ms/request: floor", report["gunicorn_cpu_ms_per_request"]["floor"]),
             ("gunicorn CPU ms/request: ping", report["gunicorn_cpu_ms_per_request"]["ping"]),
+            ("JMeter CPU ms/request: survey / floor / ping",
+             " / ".join(str(report["jmeter_cpu_ms_per_request"][name]) for name in ("survey", "floor", "ping"))),
             *([("with skip logic / without (median)", report["conditional_ratio"]),
                ("  each pair", " ".join(str(r) for r in report["conditional_ratios"])),
                ("  gunicorn CPU ms/request with", " ".join(map(str, report["conditional_gunicorn_cpu_ms_per_request"]))),

@@ -30,6 +30,7 @@ def main():
     from config.db_router import read_from_master
     from respondents.services import RosterEntry, roster_create
     from taking import views
+    from taking.respondent_session import CODE_KEY
     from surveys.management.commands.seed_bench_survey import bench_document
     from surveys.selectors import page_definition
     from surveys.services import survey_create
@@ -39,6 +40,7 @@ def main():
         respondent = roster_create(survey=survey, name="micro", entries=[RosterEntry()]).respondents.get()
     request = RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"})
     request.respondent_id, request.survey = respondent.pk, survey
+    request.session = {CODE_KEY: respondent.access_code}  # what _show_page checks the respondent against
     get_token(request)
     renders = [per_call_ms(lambda n=n: views._show_page(request, page_definition(survey=survey, number=n), fragment=True), 300)
                for n in range(1, 5)]
