@@ -303,6 +303,16 @@ var SurveyRules = (function () {
     }
   }
 
+  // The answers as a form posts them without script (application/x-www-form-urlencoded), not as FormData's
+  // multipart body: smaller, and Django reads it several times faster (docs/performance.md).
+  function urlEncoded(data) {
+    var parts = [];
+    data.forEach(function (value, name) {
+      parts.push(encodeURIComponent(name) + "=" + encodeURIComponent(value));
+    });
+    return parts.join("&");
+  }
+
   function save(form, data, attempt) {
     setBusy(form, true);
     if (!attempt) { say(t("saving")); }
@@ -317,8 +327,11 @@ var SurveyRules = (function () {
       say(t("retrying", { seconds: Math.round(delay / 1000), attempt: attempt, attempts: MAX_ATTEMPTS - 1 }), true);
       setTimeout(function () { save(form, data, attempt); }, delay);
     }
-    var headers = Object.assign({ "X-CSRFToken": data.get("csrfmiddlewaretoken") }, AJAX);
-    send(form.action, { method: "POST", body: data, headers: headers, credentials: "same-origin" })
+    var headers = Object.assign({
+      "X-CSRFToken": data.get("csrfmiddlewaretoken"),
+      "Content-Type": "application/x-www-form-urlencoded"
+    }, AJAX);
+    send(form.action, { method: "POST", body: urlEncoded(data), headers: headers, credentials: "same-origin" })
       .then(function (response) {
         if (response.status < 500) { heardFromServer(); }
         // A proxy error or an overloaded server: the save may or may not have
