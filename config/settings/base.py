@@ -52,7 +52,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, with the header built once per process (config/csp.py).
+    "config.csp.CSPMiddleware",
     # Innermost but axes: a database or Redis away for a moment is answered 503, not 500.
     "config.faults.RetryableFaultMiddleware",
     # Last, as django-axes asks: turns a refused staff sign-in into its lockout answer.
