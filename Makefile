@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: messages demo test test-local test-stack bench bench-micro profile bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
 	@echo "make bench-export RESPONDENTS=1000000    CSV and XLSX exports of that many completed respondents x 60 questions: s, peak RSS"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
+	@echo "make sizing [SIZING_ARGS='--workers 3,5,9']    the survey mix with 3/5/9 gunicorn workers, pgbouncer pools 5/20, think 0/1/5 s: jmeter/results/sizing.json"
 	@echo "make profile [PROFILE_ARGS='--duration 40']    py-spy flame graph of the gunicorn workers under the survey plan, cProfile of each kind of request"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make page-weight    what a respondent's browser downloads for the survey page through the stack: requests, raw and gzip bytes"
@@ -121,6 +122,12 @@ bench-export: install
 
 bench-micro: install
 	$(BIN)/python jmeter/microbench.py
+
+SIZING_ARGS ?=
+
+sizing: install
+	jmeter/install
+	$(BIN)/python jmeter/sizing.py $(SIZING_ARGS)
 
 PROFILE_ARGS ?=
 
