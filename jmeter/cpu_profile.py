@@ -1,6 +1,7 @@
 """Where a survey request's CPU goes, under load and one request at a time (`make profile`).
 
     jmeter/cpu_profile.py [--duration 40] [--threads 50] [--pages 20] [--requests 100]
+    jmeter/cpu_profile.py --timing [--requests 25]   (CPU per request of each kind, no load, no profiler)
 
 Against the one-box stack (brought up if needed), on a fresh benchmark survey:
 
@@ -30,6 +31,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench  # noqa: E402  (jmeter/bench.py: the stack, the seeded survey, JMeter runs)
@@ -72,6 +74,9 @@ def main():
     out.mkdir(parents=True)
     taking = bench.prepare(argparse.Namespace(pages=args.pages, respondents=args.threads + args.duration * 40 +
                                               args.requests, smoke=False, threads=args.threads, duration=args.duration))
+    if args.timing:
+        timings(args, taking)
+        return
     under_load(args, taking, out)
     one_request_each(args, taking, out)
     print(f"\nflame graph: {out / 'flame.svg'}\nranked: {out / 'top.txt'}\ncProfile: {out}/cprofile-<kind>.txt")
@@ -83,6 +88,8 @@ def parse_args():
     parser.add_argument("--threads", type=int, default=50, help="JMeter threads (default 50)")
     parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
     parser.add_argument("--requests", type=int, default=100, help="cProfiled requests of each kind (default 100)")
+    parser.add_argument("--timing", action="store_true",
+                        help="no load and no profiler: CPU ms a request of each kind, in this process (steps' table)")
     return parser.parse_args()
 
 
@@ -154,28 +161,66 @@ def frame_name(frame):
 
 def one_request_each(args, taking, out):
     """cProfile ``args.requests`` requests of each kind in this process; write cprofile-<kind>.txt and .prof."""
-    from django.test import Client
-
     codes = [line.strip() for line in Path(taking["codes"]).read_text().splitlines()[1:] if line.strip()]
     codes = codes[-args.requests:]  # the load above took codes from the start of the file
     profiles = {kind: cProfile.Profile() for kind in KINDS}
     pages = max(taking["expected_per_page"])
     print(f"\ncProfile: {args.requests} requests of each kind in this process...")
+    take_surveys(codes, pages, profiles)
+    report_profiles(args, profiles, pages, out)
+
+
+def take_surveys(codes, pages, clocks):
+    """Take the survey once per code through Django's test client, as a browser with survey.js does (saves posted
+    urlencoded), each request inside its kind's clock (a cProfile.Profile or a CpuTime)."""
+    from django.test import Client
+
     for code in codes:
         client = Client(enforce_csrf_checks=True)
-        page = profiled(profiles["login_form"], client.get, "/")
+        page = profiled(clocks["login_form"], client.get, "/")
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-        response = profiled(profiles["login"], client.post, "/", {"access_code": code, "csrfmiddlewaretoken": token})
+        response = profiled(clocks["login"], client.post, "/", {"access_code": code, "csrfmiddlewaretoken": token})
         assert response.status_code == 302, response.status_code
-        assert profiled(profiles["display"], client.get, "/take/").status_code == 200
+        assert profiled(clocks["display"], client.get, "/take/").status_code == 200
         for number in range(1, pages + 1):
-            fragment = profiled(profiles["content"], client.get, f"/take/page/{number}/", headers=AJAX)
+            fragment = profiled(clocks["content"], client.get, f"/take/page/{number}/", headers=AJAX)
             assert fragment.status_code == 200, fragment.status_code
-            nav = "finish" if number == pages else "next"
-            saved = profiled(profiles["change_page"], client.post, f"/take/page/{number}/",
-                             page_answers(fragment.text, token, nav), headers=AJAX)
+            body = urlencode(page_answers(fragment.text, token, "finish" if number == pages else "next"))
+            saved = profiled(clocks["change_page"], client.post, f"/take/page/{number}/", body,
+                             content_type="application/x-www-form-urlencoded", headers=AJAX)
             assert saved.status_code == 200 and saved.json()["saved"], saved.content[:300]
-        assert profiled(profiles["complete"], client.get, "/take/complete/").status_code == 200
+        assert profiled(clocks["complete"], client.get, "/take/complete/").status_code == 200
+
+
+def timings(args, taking):
+    """Print the CPU milliseconds of a request of each kind, no profiler, after two respondents to warm up."""
+    codes = [line.strip() for line in Path(taking["codes"]).read_text().splitlines()[1:] if line.strip()]
+    pages = max(taking["expected_per_page"])
+    take_surveys(codes[:2], pages, {kind: CpuTime() for kind in KINDS})
+    clocks = {kind: CpuTime() for kind in KINDS}
+    take_surveys(codes[2:2 + args.requests], pages, clocks)
+    spent = sum(clock.seconds for clock in clocks.values())
+    calls = sum(clock.calls for clock in clocks.values())
+    print(" ".join(f"{kind}={1000 * clock.seconds / clock.calls:.2f}" for kind, clock in clocks.items()),
+          f"ALL={1000 * spent / calls:.3f} ms a request (CPU, this process, test client included)")
+
+
+class CpuTime:
+    """A profiler's enable/disable that only adds up CPU time (``profiled`` takes either)."""
+
+    def __init__(self):
+        self.seconds, self.calls, self._started = 0.0, 0, 0.0
+
+    def enable(self):
+        self._started = time.process_time()
+
+    def disable(self):
+        self.seconds += time.process_time() - self._started
+        self.calls += 1
+
+
+def report_profiles(args, profiles, pages, out):
+    """Write each kind's profile: cprofile-<kind>.prof, and its heaviest functions in cprofile-<kind>.txt."""
     for kind, profile in profiles.items():
         profile.dump_stats(out / f"cprofile-{kind}.prof")
         stats = pstats.Stats(profile, stream=io.StringIO())

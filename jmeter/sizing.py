@@ -81,6 +81,9 @@ def configure(*, workers, pool):
     env = {**os.environ, "STACK_GUNICORN_WORKERS": str(workers), "STACK_PGBOUNCER_POOL_SIZE": str(pool)}
     subprocess.run([bench.ROOT / "deploy" / "stack", "restart", "gunicorn", "pgbouncer-master"], env=env, check=True,
                    stdout=subprocess.DEVNULL)
+    from django.db import connections
+
+    connections.close_all()  # this process's own, cut by pgbouncer's restart
 
 
 def measured(args, taking, *, workers, pool, think):
