@@ -47,7 +47,7 @@ def main():
           f"{'CPU ms/req':>10} {'takers/h':>9} {'failed':>6}")
     for run in runs:
         print(f"{run['workers']:>7} {run['pool']:>5} {run['think_s']:>7} {run['rps']:>7} {run['change_page_p50_ms']:>8} "
-              f"{run['change_page_p99_ms']:>8} {run['gunicorn_cpu_ms_per_request']:>10} {run['takers_per_hour']:>9} "
+              f"{run['change_page_p99_ms']:>8} {run['gunicorn_cpu_ms_per_request']:>10} {run['takers_per_hour'] or '–':>9} "
               f"{run['failed']:>6}")
     print(f"\nwritten to {bench.RESULTS / 'sizing.json'}")
     if any(run["failed"] for run in runs):
@@ -102,7 +102,9 @@ def measured(args, taking, *, workers, pool, think):
         "workers": workers, "pool": pool, "think_s": think, "rps": round(run["rps"], 1),
         "change_page_p50_ms": save.get("p50"), "change_page_p99_ms": save.get("p99"),
         "gunicorn_cpu_ms_per_request": run["gunicorn_cpu_ms_per_request"],
-        "takers_per_hour": round(check["completed_acknowledged"] / run["duration_s"] * 3600),
+        # None when no one finished inside the window (long think times): req/s is the figure to read then.
+        "takers_per_hour": (round(check["completed_acknowledged"] / run["duration_s"] * 3600)
+                            if check["completed_acknowledged"] else None),
         "failed": run["failed"], "lost_answers": check["lost_answers"],
     }
 
