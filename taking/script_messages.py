@@ -42,6 +42,8 @@ SCRIPT_MESSAGES = {
     "still_there": _("Are you still there?"),
     "keep_logged_in": _("Keep me logged in"),
     "no_server": _("We could not reach the server. Press the button again."),
+    "kept_unsaved": _("Your answers on this page were kept in the new language. They are saved when you move on "
+                      "from this page."),
 }
 
 

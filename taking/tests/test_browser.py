@@ -543,3 +543,50 @@ def test_the_language_switcher_changes_the_page_and_is_remembered(page, live_ser
     expect(page.get_by_role("button", name="Siguiente")).to_be_visible()
     respondent.refresh_from_db()
     assert respondent.language == "es"
+
+
+def test_a_language_switch_keeps_the_answers_typed_on_the_page_and_saves_nothing(page, live_server):
+    respondent = make_respondents(make_demo_survey())
+    log_in(page, live_server.url, respondent)
+    page.get_by_label("Student").check()
+    page.locator('input[name="q-grade"][value="7"]').check()
+    page.get_by_label("How many years have you been at this school?").fill("2")
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    page.get_by_role("button", name="Back").click()  # in place, by Ajax: the address says page 1, /take/ says 2
+    expect_page(page, 1)
+    expect(page.locator("#survey-page[data-enhanced]")).to_have_count(1)
+
+    # Changed on page 1, not saved, then the switch.
+    page.get_by_label("Teacher").check()
+    page.locator('input[name="q-grade_taught"][value="9"]').check()  # the teachers' question, shown by its rule
+    page.get_by_label("How many years have you been at this school?").fill("12")
+    page.get_by_role("button", name="Español").click()
+
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect_page(page, 1)  # the page the person was on, not where the survey resumes
+    expect(page.get_by_role("heading", name="Sobre usted")).to_be_visible()
+    expect(page.get_by_label("Maestro o maestra")).to_be_checked()
+    expect(page.get_by_text("¿Qué grado enseña más?")).to_be_visible()
+    expect(page.get_by_text("¿En qué grado está?")).to_be_hidden()
+    expect(page.locator('input[name="q-grade_taught"][value="9"]')).to_be_checked()
+    expect(page.get_by_label("¿Cuántos años lleva en esta escuela?")).to_have_value("12")
+    expect(page.locator("#save-status")).to_contain_text("Sus respuestas en esta página se conservaron")
+    # Kept in the page only: the database still holds what was saved.
+    answers = saved_answers(respondent)
+    assert (answers["role"], answers["grade"], answers["years_at_school"]) == ("student", "7", "2")
+    assert not answers.get("grade_taught")
+
+    # Read once: a reload shows the saved answers, not the stash.
+    page.reload()
+    expect(page.locator("#survey-page[data-enhanced]")).to_have_count(1)
+    expect(page.get_by_label("Estudiante")).to_be_checked()
+    expect(page.get_by_label("¿Cuántos años lleva en esta escuela?")).to_have_value("2")
+
+    # Saved in the new language: Next saves what was kept.
+    page.get_by_label("Maestro o maestra").check()
+    page.locator('input[name="q-grade_taught"][value="9"]').check()
+    page.get_by_role("button", name="Siguiente").click()
+    expect_page(page, 2)
+    answers = saved_answers(respondent)
+    assert (answers["role"], answers["grade_taught"]) == ("teacher", "9")

@@ -396,6 +396,63 @@ var SurveyRules = (function () {
   container.addEventListener("change", applyRules);
   container.addEventListener("input", applyRules);
 
+  // --- A language switch reloads the page: what the person has answered on it and not yet saved goes with it,
+  // through sessionStorage (this tab only), and comes back on the same page in the new language. The stash is
+  // read once and removed at the next page load, used or not; without script the switch drops unsaved answers.
+  var UNSAVED_KEY = "survey-unsaved";
+  var UNSAVED_MAX_AGE_MS = 10 * 60 * 1000;
+
+  function pagePath(form) {
+    return new URL(form.action, window.location.href).pathname;
+  }
+
+  function keepUnsaved(switcher) {
+    var form = container.querySelector("form.survey-form");
+    if (!form) { return; }
+    // Back to this page (it may be an earlier one than the furthest reached), not only to where the survey resumes.
+    var next = switcher.querySelector('[name="next"]');
+    if (next) { next.value = pagePath(form); }
+    var entries = [];
+    form.querySelectorAll("[name^='q-']").forEach(function (input) {
+      if ((input.type === "radio" || input.type === "checkbox") && !input.checked) { return; }
+      entries.push([input.name, input.value]);
+    });
+    try {
+      sessionStorage.setItem(UNSAVED_KEY, JSON.stringify({ page: pagePath(form), time: Date.now(), entries: entries }));
+    } catch (error) { /* storage off or full: the switch goes on without them */ }
+  }
+
+  function restoreUnsaved() {
+    var kept;
+    try {
+      kept = JSON.parse(sessionStorage.getItem(UNSAVED_KEY) || "null");
+      sessionStorage.removeItem(UNSAVED_KEY);
+    } catch (error) { return; }
+    var form = container.querySelector("form.survey-form");
+    if (!kept || !form || kept.page !== pagePath(form) || !(Date.now() - kept.time < UNSAVED_MAX_AGE_MS)) { return; }
+    var values = {};
+    kept.entries.forEach(function (entry) { (values[entry[0]] = values[entry[0]] || []).push(entry[1]); });
+    var changed = false;
+    form.querySelectorAll("[name^='q-']").forEach(function (input) {
+      var own = values[input.name] || [];
+      if (input.type === "radio" || input.type === "checkbox") {
+        var checked = own.indexOf(input.value) !== -1;
+        changed = changed || checked !== input.checked;
+        input.checked = checked;
+      } else {
+        var value = own.length ? own.shift() : "";
+        changed = changed || value !== input.value;
+        input.value = value;
+      }
+    });
+    applyRules();
+    if (changed) { say(t("kept_unsaved")); }
+  }
+
+  document.querySelectorAll("form.language-switcher").forEach(function (switcher) {
+    switcher.addEventListener("submit", function () { keepUnsaved(switcher); });
+  });
+
   // --- Idle timeout (WCAG 2.2.1: warn, and let the person stay with one press).
   var idleSeconds = parseInt(container.dataset.idleSeconds || "0", 10);
   var warningSeconds = Math.min(parseInt(container.dataset.idleWarningSeconds || "0", 10), idleSeconds);
@@ -515,6 +572,7 @@ var SurveyRules = (function () {
   });
   history.replaceState({ url: container.querySelector("form.survey-form").action }, "", window.location.href);
   applyRules();
+  restoreUnsaved();
   heardFromServer();
   // The page's buttons are this script's from here on (a test waits for it before clicking).
   container.dataset.enhanced = "true";
