@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import ProtectedError
 
 from surveys.caching import definitions_changed
 from surveys.documents import DocumentError, parse_survey_document
@@ -84,7 +85,13 @@ def survey_revise(*, document, answered: Collection[str]) -> Survey:
         problems = _stranded(old, old_choices, new, answered)
         if problems:
             raise DocumentError(problems)
-        changed, deleted = _revise(survey, data, old, old_choices, new)
+        try:
+            changed, deleted = _revise(survey, data, old, old_choices, new)
+        except ProtectedError as error:
+            # A question's first answers landed after ``answered`` was read: the same refusal as above.
+            codes = {q.pk: code for code, q in old.items()}
+            raise DocumentError([f"question '{code}' has answers: it cannot be removed" for code in
+                                 sorted({codes[answer.question_id] for answer in error.protected_objects})]) from error
         survey.version += 1
         survey.save(update_fields=["title", "intro", "thank_you", "languages", "translations", "version",
                                    "updated_at"])

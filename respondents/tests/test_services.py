@@ -241,3 +241,16 @@ def test_the_command_makes_a_new_version_of_a_survey_of_the_same_slug(answered, 
     with pytest.raises(CommandError, match="nothing was written"):
         call_command("import_survey", str(path), "--new-version")
     assert "question 'colour' has answers: it cannot be removed" in capsys.readouterr().err
+
+
+def test_a_question_answered_after_the_check_is_refused_the_same_way_not_with_an_error(answered):
+    """A save landing between ``survey_version_create``'s read of the answered questions and the revision."""
+    from surveys.documents import DocumentError
+    from surveys.models import Question, Survey
+    from surveys.services import survey_revise
+
+    with pytest.raises(DocumentError) as refused:
+        survey_revise(document=revised(lambda d: d["pages"][0]["questions"].pop(2)), answered=set())  # read as none
+    assert refused.value.problems == ["question 'age' has answers: it cannot be removed"]
+    assert Survey.objects.get(pk=answered.pk).version == 1
+    assert Question.objects.filter(code="age").exists()
