@@ -1,7 +1,9 @@
 """Where a survey request's CPU goes, under load and one request at a time (`make profile`).
 
     jmeter/cpu_profile.py [--duration 40] [--threads 50] [--pages 20] [--requests 100]
-    jmeter/cpu_profile.py --timing [--requests 25]   (CPU per request of each kind, no load, no profiler)
+    jmeter/cpu_profile.py --timing [--requests 25]   (CPU per request of each kind, no load, no profiler; then the
+                                                      same with the CPU caches flushed between requests, and
+                                                      through nginx to gunicorn one request at a time)
 
 Against the one-box stack (brought up if needed), on a fresh benchmark survey:
 
@@ -22,6 +24,7 @@ Everything goes to jmeter/results/<time>-profile/; the last lines printed say wh
 """
 import argparse
 import cProfile
+import http.cookiejar
 import io
 import os
 import pstats
@@ -29,6 +32,8 @@ import re
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlencode
@@ -193,16 +198,64 @@ def take_surveys(codes, pages, clocks):
 
 
 def timings(args, taking):
-    """Print the CPU milliseconds of a request of each kind, no profiler, after two respondents to warm up."""
+    """Print the CPU milliseconds of a request of each kind, no profiler, after two respondents to warm up; then the
+    same survey requests with the CPU caches flushed between requests, and through nginx to gunicorn one at a time
+    (docs/performance.md: where the gap between one process and gunicorn goes)."""
     codes = [line.strip() for line in Path(taking["codes"]).read_text().splitlines()[1:] if line.strip()]
     pages = max(taking["expected_per_page"])
     take_surveys(codes[:2], pages, {kind: CpuTime() for kind in KINDS})
-    clocks = {kind: CpuTime() for kind in KINDS}
-    take_surveys(codes[2:2 + args.requests], pages, clocks)
-    spent = sum(clock.seconds for clock in clocks.values())
-    calls = sum(clock.calls for clock in clocks.values())
-    print(" ".join(f"{kind}={1000 * clock.seconds / clock.calls:.2f}" for kind, clock in clocks.items()),
-          f"ALL={1000 * spent / calls:.3f} ms a request (CPU, this process, test client included)")
+    start, count = 2, args.requests
+    # Two rounds, alternating, since this machine's speed drifts within a minute: compare the rounds side by side.
+    for label, clock in (("in this process", CpuTime), ("in this process, caches flushed between requests", ColdCpuTime),
+                         ("in this process", CpuTime), ("in this process, caches flushed between requests", ColdCpuTime)):
+        clocks = {kind: clock() for kind in KINDS}
+        take_surveys(codes[start:start + count], pages, clocks)
+        start += count
+        spent = sum(clock.seconds for clock in clocks.values())
+        calls = sum(clock.calls for clock in clocks.values())
+        print(f"{label}:", " ".join(f"{kind}={1000 * clock.seconds / clock.calls:.2f}" for kind, clock in clocks.items()),
+              f"ALL={1000 * spent / calls:.3f} ms a request (CPU, test client included)")
+    before = bench.cpu_seconds()["gunicorn"]
+    calls = sum(take_survey_over_http(code, pages) for code in codes[start:start + count])
+    spent = bench.cpu_seconds()["gunicorn"] - before
+    print(f"through nginx to gunicorn, one request at a time: ALL={1000 * spent / calls:.3f} ms of gunicorn CPU a request")
+
+
+def take_survey_over_http(code, pages):
+    """Take the survey once through nginx with a light client (urllib, one request at a time, as survey.js posts);
+    return the number of requests."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirects)
+    base = f"http://127.0.0.1:{bench.nginx_port()}"
+    requests = 0
+
+    def call(path, data=None, headers=()):
+        nonlocal requests
+        requests += 1
+        body = urlencode(data, doseq=True).encode() if data is not None else None
+        request = urllib.request.Request(base + path, data=body, headers={"Referer": base + "/", **dict(headers)})
+        try:
+            with opener.open(request) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as answer:  # the login's 302 (redirects are not followed)
+            return answer.code, answer.read().decode()
+
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', call("/")[1]).group(1)
+    assert call("/", {"access_code": code, "csrfmiddlewaretoken": token})[0] == 302
+    assert call("/take/")[0] == 200
+    for number in range(1, pages + 1):
+        status, fragment = call(f"/take/page/{number}/", headers=AJAX)
+        assert status == 200, status
+        answers = page_answers(fragment, token, "finish" if number == pages else "next")
+        status, saved = call(f"/take/page/{number}/", answers, headers={**AJAX, "X-CSRFToken": token})
+        assert status == 200 and '"saved": true' in saved.replace('":true', '": true'), saved[:300]
+    assert call("/take/complete/")[0] == 200
+    return requests
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
 
 
 class CpuTime:
@@ -217,6 +270,19 @@ class CpuTime:
     def disable(self):
         self.seconds += time.process_time() - self._started
         self.calls += 1
+
+
+class ColdCpuTime(CpuTime):
+    """CpuTime that first writes a byte every kilobyte of 64 MB (not timed): each request starts with the CPU caches
+    holding something else, as a gunicorn worker's do after nginx, PostgreSQL and the client ran in between."""
+
+    junk = bytearray(64 * 1024 * 1024)
+
+    def enable(self):
+        junk = self.junk
+        for index in range(0, len(junk), 1024):
+            junk[index] ^= 1
+        super().enable()
 
 
 def report_profiles(args, profiles, pages, out):
