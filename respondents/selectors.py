@@ -2,11 +2,12 @@
 from dataclasses import dataclass
 from functools import cache
 
-from django.db import connection, connections, router
+from django.db import connections, router
 from django.db.models import Count, Q
 
 from respondents import access_codes
 from respondents.models import Answer, Respondent
+from respondents.sql import column, table
 from surveys.selectors import question_ids, required_questions, survey_flow
 
 
@@ -70,19 +71,14 @@ def respondent_answers(*, respondent_id, questions, survey=None, codes=frozenset
 
 @cache
 def _respondent_answers_sql(count):
-    quote = connection.ops.quote_name
-
-    def column(model, name):
-        return quote(model._meta.get_field(name).column)
-
     r, a = Respondent, Answer
     which = f"a.{column(a, 'question')} IN ({', '.join(['%s'] * count)})" if count else "1 = 0"
     return f"""
         SELECT r.{column(r, "id")}, r.{column(r, "status")}, r.{column(r, "access_code")},
                r.{column(r, "withdrawn_at")} IS NOT NULL, r.{column(r, "current_page")},
                a.{column(a, "question")}, a.{column(a, "value")}
-        FROM {quote(r._meta.db_table)} r
-        LEFT JOIN {quote(a._meta.db_table)} a ON a.{column(a, "respondent")} = r.{column(r, "id")} AND {which}
+        FROM {table(r)} r
+        LEFT JOIN {table(a)} a ON a.{column(a, "respondent")} = r.{column(r, "id")} AND {which}
         WHERE r.{column(r, "id")} = %s
     """
 

@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field, fields
 from functools import cache
 
-from django.db import IntegrityError, connection, connections, router, transaction
+from django.db import IntegrityError, connections, router, transaction
 from django.db.models import Exists, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -11,6 +11,7 @@ from respondents import access_codes
 from respondents.audit import Action, audit_record
 from respondents.models import Answer, Nav, PageSave, Respondent, Roster, School
 from respondents.selectors import missing_required
+from respondents.sql import column, table
 from surveys.flow import Route
 from surveys.models import Question, Survey
 from surveys.selectors import required_questions, survey_flow
@@ -53,8 +54,9 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
     """Save one page of answers and move the respondent on; return a PageSaveResult.
 
     ``values`` maps every answerable question on the page to its stored text
-    (empty for a blank answer), already validated. All of it is written in one
-    transaction: one UPDATE of the respondent's progress, which also takes the
+    (empty for a blank answer), already validated. All of it is written at once:
+    on PostgreSQL a Back or Next save is one statement (``_page_save_statement``),
+    otherwise one transaction: one UPDATE of the respondent's progress, which also takes the
     respondent's row lock and refuses a completed response or a ``save_id``
     this respondent has used before, then one INSERT ... ON CONFLICT of the
     page's answers, then one INSERT into the page-save log. A save_id used
@@ -76,8 +78,9 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
     flow = survey_flow(survey=definition.survey) if nav == Nav.FINISH else None
     now = timezone.now()
     try:
-        if nav != Nav.FINISH and connections[router.db_for_write(Answer)].vendor == "postgresql":
-            if _page_save_statement(respondent_id=respondent_id, values=values, save_id=save_id, nav=nav,
+        database = connections[router.db_for_write(Answer)]
+        if nav != Nav.FINISH and database.vendor == "postgresql":
+            if _page_save_statement(database, respondent_id=respondent_id, values=values, save_id=save_id, nav=nav,
                                     number=number, next_page=next_page, access_code=access_code, now=now):
                 return PageSaveResult(page=number, next_page=next_page, page_count=page_count, pages=route.pages)
             with transaction.atomic(durable=True):
@@ -130,12 +133,6 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
 @cache
 def _page_save_sql():
     """The statement ``_page_save_statement`` sends, with the tables' and columns' names from the models."""
-    def table(model):
-        return connection.ops.quote_name(model._meta.db_table)
-
-    def column(model, name):
-        return connection.ops.quote_name(model._meta.get_field(name).column)
-
     r, a, p = Respondent, Answer, PageSave
     return f"""
         WITH moved AS (
@@ -167,7 +164,8 @@ def _page_save_sql():
     """
 
 
-def _page_save_statement(*, respondent_id, values, save_id, nav, number, next_page, access_code, now) -> bool:
+def _page_save_statement(database, *, respondent_id, values, save_id, nav, number, next_page, access_code,
+                         now) -> bool:
     """Make a page save that does not finish (Next, Back) in one statement on PostgreSQL; return whether it applied.
 
     The same writes as ``page_save``'s transaction (the conditional UPDATE, the upsert of the answers, the log row),
@@ -176,7 +174,7 @@ def _page_save_statement(*, respondent_id, values, save_id, nav, number, next_pa
     UPDATE takes the row lock first, and the two INSERTs write only when it updated a row; a save_id committed
     meanwhile by a concurrent request raises IntegrityError on the log's unique constraint, as in the transaction.
     """
-    with connections[router.db_for_write(Answer)].cursor() as cursor:
+    with database.cursor() as cursor:
         cursor.execute(_page_save_sql(), {
             "respondent": respondent_id, "save_id": str(save_id), "nav": nav, "page": number,
             "next_page": next_page, "now": now, "access_code": access_code, "answer_count": len(values),
