@@ -29,10 +29,10 @@ from respondents.services import PageSaveRefused, page_save, respondent_set_lang
 from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, page_rules_data
 from taking.script_messages import script_messages_json
 from taking.respondent_session import (
-    SessionEnded, current_respondent, page_idle_seconds, respondent_checked, respondent_required, session_code,
-    session_end,
-    LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, chosen_language, in_language, session_ended, session_keep_rule_answers,
-    session_rule_answers, session_seen, session_start, survey_closed, survey_is_open, survey_language,
+    LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, SessionEnded, chosen_language, current_respondent, in_language,
+    page_idle_seconds, respondent_checked, respondent_required, session_code, session_end, session_ended,
+    session_keep_rule_answers, session_rule_answers, session_seen, session_start, survey_closed, survey_is_open,
+    survey_language,
 )
 from surveys.rules import default_message
 from surveys.selectors import page_count, page_definition, survey_flow, survey_get
@@ -187,26 +187,21 @@ def _page_answers(request, flow, definition, *, with_respondent=False):
     rules read, as they read them (``flow.effective``), from one query, which with ``with_respondent`` reads the
     respondent too (``respondent_answers``; else ``respondent`` is None); refresh the session's copy of the
     rules' answers (``session_keep_rule_answers``)."""
+    number = definition.number
+    codes = flow.page_reads.get(number, frozenset())
     ask = {"respondent_id": request.respondent_id, "questions": definition.answerable.values(),
-           "survey": definition.survey, "codes": flow.page_reads.get(definition.number, frozenset())}
+           "survey": definition.survey, "codes": codes}
     if with_respondent:
         respondent, saved, facts = respondent_answers(**ask)
     else:
         respondent, (saved, facts) = None, answers_for_questions(**ask)
-    return respondent, saved, _page_rule_answers(request, flow, definition, saved, facts)
-
-
-def _page_rule_answers(request, flow, definition, saved, facts):
-    """Return the answers the page's rules read, as they read them; keep those the session keeps up to date."""
-    number = definition.number
-    codes = flow.page_reads.get(number, frozenset())
     if not codes and number not in flow.ruled_pages and not flow.page_rules:
-        return {}
+        return respondent, saved, {}
     stored = {**facts, **{code: saved.get(q.pk, "") for code, q in definition.answerable.items()}}
     kept = codes | (flow.session_codes & definition.answerable.keys())
     if kept:
         session_keep_rule_answers(request, {code: stored.get(code, "") for code in kept})
-    return flow.effective(stored, page=number)
+    return respondent, saved, flow.effective(stored, page=number)
 
 
 def _rule_answers(request, codes):
