@@ -69,11 +69,11 @@ def main():
     lag = replica_lag()
     conditional = compare_conditions(args, plain, ruled) if ruled else {}
     print(f"Floor: /bench/floor/ with the same {args.threads} threads for {args.duration} s...")
-    floor = cpu_measured(lambda: jmeter_run("floor", f"{plain['slug']}-floor", threads=args.threads, iterations=-1,
-                                            duration=args.duration, think=0))
+    floor = cpu_measured_run("floor", f"{plain['slug']}-floor", threads=args.threads, iterations=-1,
+                             duration=args.duration, think=0)
     print(f"Ceiling: /ping/ with the same {args.threads} threads for {args.duration} s...")
-    ceiling = cpu_measured(lambda: jmeter_run("ceiling", f"{plain['slug']}-ceiling", threads=args.threads,
-                                              iterations=-1, duration=args.duration, think=0))
+    ceiling = cpu_measured_run("ceiling", f"{plain['slug']}-ceiling", threads=args.threads, iterations=-1,
+                               duration=args.duration, think=0)
     check = data_check(survey["jtl"], plain["slug"], plain["expected_per_page"])
 
     duration_s = survey["duration_s"]
@@ -121,10 +121,11 @@ def main():
     write_and_judge(report, RESULTS / "bench.json", smoke=False)
 
 
-def cpu_measured(run):
-    """Return ``run()``'s figures with the gunicorn CPU it cost per request (``gunicorn_cpu_ms_per_request``)."""
+def cpu_measured_run(plan, name, **kwargs):
+    """``jmeter_run`` a plan; return its figures with the gunicorn CPU it cost per request
+    (``gunicorn_cpu_ms_per_request``)."""
     before = cpu_seconds()["gunicorn"]
-    figures = run()
+    figures = jmeter_run(plan, name, **kwargs)
     spent = cpu_seconds()["gunicorn"] - before
     return {**figures, "gunicorn_cpu_ms_per_request": round(1000 * spent / max(figures["samples"], 1), 3)}
 
@@ -141,11 +142,10 @@ def compare_conditions(args, plain, ruled):
             label = "with" if with_rules else "without"
             print(f"Compare, round {round_}: {label} skip logic, {args.compare_duration} s...")
             codes = respondents_csv(taking, args.threads + args.compare_duration * 40, f"r{round_}")
-            before = cpu_seconds()["gunicorn"]
-            run = jmeter_run("survey_taking", f"{taking['slug']}-r{round_}", threads=args.threads, iterations=-1,
-                             duration=args.compare_duration, think=args.think, respondents=codes)
+            run = cpu_measured_run("survey_taking", f"{taking['slug']}-r{round_}", threads=args.threads,
+                                   iterations=-1, duration=args.compare_duration, think=args.think, respondents=codes)
             rps[with_rules] = run["rps"]
-            cpu_ms[with_rules].append(round(1000 * (cpu_seconds()["gunicorn"] - before) / max(run["samples"], 1), 3))
+            cpu_ms[with_rules].append(run["gunicorn_cpu_ms_per_request"])
             failed += run["failed"]
             if with_rules:
                 check = data_check(run["jtl"], taking["slug"], taking["expected_per_page"])

@@ -93,9 +93,9 @@ def measured(args, taking, *, workers, pool, think):
     bench.jmeter_run("survey_taking", f"{taking['slug']}-sizing-warm", threads=args.threads, iterations=1,
                      duration=60, think=0, respondents=warm)  # every worker's definition memo warm
     codes = bench.respondents_csv(taking, args.threads + args.duration * 40, f"sizing-{time.time_ns()}")
-    run = bench.cpu_measured(lambda: bench.jmeter_run(
-        "survey_taking", f"{taking['slug']}-w{workers}-p{pool}-t{think}", threads=args.threads, iterations=-1,
-        duration=args.duration, think=think, respondents=codes))
+    run = bench.cpu_measured_run("survey_taking", f"{taking['slug']}-w{workers}-p{pool}-t{think}",
+                                 threads=args.threads, iterations=-1, duration=args.duration, think=think,
+                                 respondents=codes)
     check = bench.data_check(run["jtl"], taking["slug"], taking["expected_per_page"])
     save = run["latency"].get("change_page", {})
     return {
