@@ -26,6 +26,7 @@ import argparse
 import cProfile
 import http.cookiejar
 import io
+import json
 import os
 import pstats
 import re
@@ -75,13 +76,13 @@ def main():
     import django
 
     django.setup()
-    out = bench.RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-profile"
-    out.mkdir(parents=True)
     taking = bench.prepare(argparse.Namespace(pages=args.pages, respondents=args.threads + args.duration * 40 +
                                               args.requests, smoke=False, threads=args.threads, duration=args.duration))
     if args.timing:
         timings(args, taking)
         return
+    out = bench.RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-profile"
+    out.mkdir(parents=True)
     under_load(args, taking, out)
     one_request_each(args, taking, out)
     print(f"\nflame graph: {out / 'flame.svg'}\nranked: {out / 'top.txt'}\ncProfile: {out}/cprofile-<kind>.txt")
@@ -175,26 +176,67 @@ def one_request_each(args, taking, out):
     report_profiles(args, profiles, pages, out)
 
 
-def take_surveys(codes, pages, clocks):
-    """Take the survey once per code through Django's test client, as a browser with survey.js does (saves posted
-    urlencoded), each request inside its kind's clock (a cProfile.Profile or a CpuTime)."""
-    from django.test import Client
-
+def take_surveys(codes, pages, clocks, *, client=None):
+    """Take the survey once per code, as a browser with survey.js does (forms posted urlencoded), each request inside
+    its kind's clock (a cProfile.Profile or a CpuTime); through Django's test client in this process, or through
+    ``client`` (``OverHttp``: nginx and gunicorn). Return the number of requests."""
+    requests = 0
     for code in codes:
-        client = Client(enforce_csrf_checks=True)
-        page = profiled(clocks["login_form"], client.get, "/")
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
-        response = profiled(clocks["login"], client.post, "/", {"access_code": code, "csrfmiddlewaretoken": token})
-        assert response.status_code == 302, response.status_code
-        assert profiled(clocks["display"], client.get, "/take/").status_code == 200
+        call = client() if client else InProcess()
+        status, page = profiled(clocks["login_form"], call, "/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+        status, _ = profiled(clocks["login"], call, "/", {"access_code": code, "csrfmiddlewaretoken": token})
+        assert status == 302, status
+        assert profiled(clocks["display"], call, "/take/")[0] == 200
         for number in range(1, pages + 1):
-            fragment = profiled(clocks["content"], client.get, f"/take/page/{number}/", headers=AJAX)
-            assert fragment.status_code == 200, fragment.status_code
-            body = urlencode(page_answers(fragment.text, token, "finish" if number == pages else "next"))
-            saved = profiled(clocks["change_page"], client.post, f"/take/page/{number}/", body,
-                             content_type="application/x-www-form-urlencoded", headers=AJAX)
-            assert saved.status_code == 200 and saved.json()["saved"], saved.content[:300]
-        assert profiled(clocks["complete"], client.get, "/take/complete/").status_code == 200
+            status, fragment = profiled(clocks["content"], call, f"/take/page/{number}/", headers=AJAX)
+            assert status == 200, status
+            answers = page_answers(fragment, token, "finish" if number == pages else "next")
+            status, saved = profiled(clocks["change_page"], call, f"/take/page/{number}/", answers, headers=AJAX)
+            assert status == 200 and json.loads(saved)["saved"], saved[:300]
+        assert profiled(clocks["complete"], call, "/take/complete/")[0] == 200
+        requests += 4 + 2 * pages
+    return requests
+
+
+class InProcess:
+    """One browser's requests through Django's test client, CSRF checks on: ``(status, text)``."""
+
+    def __init__(self):
+        from django.test import Client
+
+        self.client = Client(enforce_csrf_checks=True)
+
+    def __call__(self, path, data=None, headers=None):
+        if data is None:
+            response = self.client.get(path, headers=headers)
+        else:
+            response = self.client.post(path, urlencode(data), content_type=FORM, headers=headers)
+        return response.status_code, response.content.decode()
+
+
+class OverHttp:
+    """One browser's requests through nginx with urllib, a light client: cookies kept, redirects not followed."""
+
+    def __init__(self):
+        self.base = f"http://127.0.0.1:{bench.nginx_port()}"
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()),
+                                                  NoRedirects)
+
+    def __call__(self, path, data=None, headers=None):
+        body = urlencode(data).encode() if data is not None else None
+        request = urllib.request.Request(self.base + path, data=body,
+                                         headers={**(headers or {}), **({"Content-Type": FORM} if body else {})})
+        try:
+            with self.opener.open(request) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as answer:  # a 302 (redirects are not followed), or a refusal
+            return answer.code, answer.read().decode()
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
 
 
 def timings(args, taking):
@@ -216,46 +258,9 @@ def timings(args, taking):
         print(f"{label}:", " ".join(f"{kind}={1000 * clock.seconds / clock.calls:.2f}" for kind, clock in clocks.items()),
               f"ALL={1000 * spent / calls:.3f} ms a request (CPU, test client included)")
     before = bench.cpu_seconds()["gunicorn"]
-    calls = sum(take_survey_over_http(code, pages) for code in codes[start:start + count])
+    calls = take_surveys(codes[start:start + count], pages, {kind: CpuTime() for kind in KINDS}, client=OverHttp)
     spent = bench.cpu_seconds()["gunicorn"] - before
     print(f"through nginx to gunicorn, one request at a time: ALL={1000 * spent / calls:.3f} ms of gunicorn CPU a request")
-
-
-def take_survey_over_http(code, pages):
-    """Take the survey once through nginx with a light client (urllib, one request at a time, as survey.js posts);
-    return the number of requests."""
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar), NoRedirects)
-    base = f"http://127.0.0.1:{bench.nginx_port()}"
-    requests = 0
-
-    def call(path, data=None, headers=()):
-        nonlocal requests
-        requests += 1
-        body = urlencode(data, doseq=True).encode() if data is not None else None
-        request = urllib.request.Request(base + path, data=body, headers={"Referer": base + "/", **dict(headers)})
-        try:
-            with opener.open(request) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as answer:  # the login's 302 (redirects are not followed)
-            return answer.code, answer.read().decode()
-
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', call("/")[1]).group(1)
-    assert call("/", {"access_code": code, "csrfmiddlewaretoken": token})[0] == 302
-    assert call("/take/")[0] == 200
-    for number in range(1, pages + 1):
-        status, fragment = call(f"/take/page/{number}/", headers=AJAX)
-        assert status == 200, status
-        answers = page_answers(fragment, token, "finish" if number == pages else "next")
-        status, saved = call(f"/take/page/{number}/", answers, headers={**AJAX, "X-CSRFToken": token})
-        assert status == 200 and '"saved": true' in saved.replace('":true', '": true'), saved[:300]
-    assert call("/take/complete/")[0] == 200
-    return requests
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
 
 
 class CpuTime:
@@ -302,6 +307,7 @@ def report_profiles(args, profiles, pages, out):
 
 
 AJAX = {"X-Requested-With": "XMLHttpRequest"}
+FORM = "application/x-www-form-urlencoded"
 
 
 def profiled(profile, call, *args, **kwargs):
