@@ -49,6 +49,19 @@ def test_the_session_of_the_old_code_ends_on_its_next_request_and_saves_nothing(
     assert client.get("/take/").status_code == 302  # to the login page
 
 
+@pytest.mark.parametrize("change", ["reissue", "withdraw"])
+def test_a_page_read_after_a_reissue_or_withdrawal_ends_the_session(client, started, change):
+    # A page's content reads the respondent with its answers in one query (respondents.selectors.respondent_answers),
+    # and is checked as /take/ checks it.
+    if change == "reissue":
+        respondent_reissue_code(scope=COMMAND_LINE, respondent_id=started.pk)
+    else:
+        respondent_withdraw(scope=COMMAND_LINE, respondent_ids=[started.pk], survey=started.survey)
+    refused = client.get("/take/page/2/", headers={"X-Requested-With": "XMLHttpRequest"})
+    assert refused.status_code == 401 and refused.json()["login_url"] == "/"
+    assert client.get("/take/page/2/").status_code == 302  # the session is over: to the login page
+
+
 def test_a_save_made_before_the_reissue_is_still_answered_as_saved_when_retried(client, started):
     first = save_page(client, 2, {"q-safe": "1"}, save_id="6f1c5a4e-2a53-4d43-9a53-0d8f2b9a1c11")
     respondent_reissue_code(scope=COMMAND_LINE, respondent_id=started.pk)

@@ -571,6 +571,18 @@ class TestLanguages:
         assert fields["q-recommend"] == {"name": "q-recommend", "prompt": "¿Recomendaría esta escuela a un amigo?",
                                          "message": "Elija una respuesta."}
 
+    def test_a_numbers_range_message_follows_each_respondents_language_in_one_process(self, demo):
+        # A page's answer fields are built once per page and language (taking.forms._page_fields): the message of
+        # a number out of its range is its constraint message, in the language of whoever saves.
+        english, spanish = Client(), Client()
+        login(english, make_respondents(demo, language="en"))
+        login(spanish, make_respondents(demo, language="es"))
+        in_english = "A student cannot have been at one school for more than 13 years: please check the number."
+        in_spanish = "Un estudiante no puede haber estado más de 13 años en una escuela: revise el número."
+        for client, message in ((english, in_english), (spanish, in_spanish), (english, in_english)):
+            body = save_page(client, 1, {"q-role": "teacher", "q-years_at_school": "41"}).json()
+            assert body["errors"]["q-years_at_school"] == [message]
+
     def test_before_logging_in_the_browser_s_language_is_used(self, client):
         page = client.get("/", HTTP_ACCEPT_LANGUAGE="es-MX,es;q=0.9,en;q=0.5")
         assert page["Content-Language"] == "es" and "Iniciar sesión en la encuesta" in page.content.decode()
