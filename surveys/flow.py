@@ -132,6 +132,11 @@ class SurveyFlow:
     # the kinds of the codes those rules read (JSON text), and which of the codes are on other pages.
     script_kinds: Mapping[int, str] = field(default_factory=dict)
     script_other_reads: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    # Page n to what survey.js needs to place page n among the pages that apply as the person answers it (JSON
+    # text), where a later page's rule reads (through the questions deciding it) one of page n's answers: the page
+    # count, every page rule, and ``evaluation_order[n]`` with each code's page, rules and kind. Its buttons and
+    # "Page X of Y" then follow the answers; the saved answers of the other pages come with the page (taking.forms).
+    route_scripts: Mapping[int, str] = field(default_factory=dict)
     # (code, language) to a question's rule in words, described once.
     _described: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -283,6 +288,8 @@ def flow_compile(*, page_count, pages, questions, choices, languages=()):
             script_kinds[number] = json.dumps({code: flow_questions[code].kind for code in sorted(read)},
                                               separators=(",", ":"))
             script_other_reads[number] = frozenset(read - set(codes))
+    route_scripts = _route_scripts(page_count=page_count, page_rules=page_rules, questions=flow_questions,
+                                   by_page=by_page, order=order)
     languages = languages or ("",)
     return SurveyFlow(
         page_count=page_count, page_rules=page_rules, questions=flow_questions, reads=frozenset(reads),
@@ -294,4 +301,25 @@ def flow_compile(*, page_count, pages, questions, choices, languages=()):
         ruled_pages=frozenset(q.page for q in flow_questions.values() if q.rules or q.constraint),
         session_codes=frozenset().union(*page_reads.values()),
         evaluation_order=order, script_kinds=script_kinds, script_other_reads=script_other_reads,
+        route_scripts=route_scripts,
     )
+
+
+def _route_scripts(*, page_count, page_rules, questions, by_page, order):
+    """Return ``SurveyFlow.route_scripts``: for each page whose answers a later page's rule reads, directly or
+    through the questions that decide the codes it reads, what survey.js needs to run ``effective`` and ``pages``
+    as Python does."""
+    scripts = {}
+    for number, codes in by_page.items():
+        later = [rule for m, rule in page_rules.items() if m > number]
+        if not later or not _with_deciders(set().union(*map(rule_codes, later)), questions, page_rules) & set(codes):
+            continue
+        walked = [questions[code] for code in order[number]]
+        read = set().union(*map(rule_codes, page_rules.values()), *(rule_codes(r) for q in walked for r in q.rules))
+        scripts[number] = json.dumps({
+            "count": page_count,
+            "pages": {str(m): rule_to_json(rule) for m, rule in sorted(page_rules.items())},
+            "order": [[q.code, q.page, [rule_to_json(r) for r in q.rules]] for q in walked],
+            "kinds": {code: questions[code].kind for code in sorted(read) if code in questions},
+        }, separators=(",", ":"), ensure_ascii=False)
+    return scripts

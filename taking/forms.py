@@ -44,7 +44,9 @@ class PageForm(forms.Form):
     pages that they read) decide which questions are asked: whatever is posted
     for a question that is not asked is ignored, neither checked nor saved. An
     asked question's constraint is checked against its answer. ``route`` is
-    then where this page stands among the pages that apply, with its answers.
+    then where this page stands among the pages that apply, with its answers,
+    and it decides where a forward press goes: Finish on a page that, with
+    these answers, is not the last that applies goes on as Next.
     """
 
     save_id = forms.UUIDField(error_messages={"required": _("The page is missing its save id: reload it.")})
@@ -102,7 +104,10 @@ class PageForm(forms.Form):
                     self._errors[f"q-{code}"] = self.error_class([message])
             self.route = flow.route(number, answers)
         if self.cleaned_data.get("nav") == Nav.FINISH and not self.route.is_last:
-            self._errors["nav"] = self.error_class([_("Finish is only possible on the last page.")])
+            # A forward press: this page's answers turned later pages on (the page was shown when none applied, or
+            # its script was off). Go on to the next page that applies; a Next on the last one stays there, and
+            # the page comes back offering Finish, so that nobody finishes by a button that did not say so.
+            self.cleaned_data["nav"] = Nav.NEXT
 
     def stored_values(self):
         """Return ``{question: stored text}`` for every question on the page that is asked."""
@@ -226,14 +231,26 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
     return [bound for bound in map(bind, definition.items) if bound]
 
 
-def page_rules_data(definition, *, flow, answers):
-    """Return what survey.js needs to decide this page's questions as the person answers, or None.
+def page_rules_data(definition, *, flow, answers, stored=None):
+    """Return what survey.js needs to follow the person's answers on this page, or None when nothing there does.
 
-    ``kinds`` of every question the page's own-page rules read (compiled with
-    the flow), and ``answers`` (as rules read them) of those on other pages.
+    For questions whose rule reads an answer on this page: ``kinds`` of every
+    code those rules read (compiled with the flow), and ``answers`` (as rules
+    read them) of those on other pages. For a page whose answers decide which
+    later pages apply: ``route`` (``SurveyFlow.route_scripts``) and
+    ``route_answers``, the other pages' saved answers (``stored``, as stored)
+    that it re-reads, so that the buttons and "Page X of Y" follow the answers.
     """
-    kinds = flow.script_kinds.get(definition.number)
-    if kinds is None:
+    number = definition.number
+    kinds, route = flow.script_kinds.get(number), flow.route_scripts.get(number)
+    if kinds is None and route is None:
         return None
-    others = {code: answers.get(code, "") for code in flow.script_other_reads[definition.number]}
-    return {"kinds": kinds, "answers": json.dumps(others, separators=(",", ":"))}
+    data = {}
+    if kinds is not None:
+        others = {code: answers.get(code, "") for code in flow.script_other_reads[number]}
+        data.update(kinds=kinds, answers=json.dumps(others, separators=(",", ":")))
+    if route is not None:
+        stored = stored or {}
+        others = {code: stored.get(code, "") for code in flow.page_reads[number]}
+        data.update(route=route, route_answers=json.dumps(others, separators=(",", ":"), ensure_ascii=False))
+    return data

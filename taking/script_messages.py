@@ -19,6 +19,11 @@ SCRIPT_MESSAGES = {
     "fix_title": _("Nothing on this page was saved. Please fix:"),
     "missing_title": _("Your answers are saved, but some required questions are not answered yet:"),
     "page": _("Page %(number)s"),
+    "page_of": _("Page %(number)s of %(count)s"),
+    "next": _("Next"),
+    "finish": _("Finish"),
+    "last_page": _("Your answers are saved. With them, no more pages apply to you: press Finish when you are ready "
+                   "to send your answers."),
     "next_not_loaded": _("Your answers are saved, but the next page could not be loaded."),
     "next_not_loaded_title": _("The next page could not be loaded"),
     "load_again": _("Load it again"),

@@ -25,9 +25,10 @@ from config.errors import ajax_error, is_ajax
 from config.faults import RETRY_AFTER_SECONDS
 from config.login_limits import respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_answers, respondent_for_code
+from respondents.models import Nav
 from respondents.services import PageSaveRefused, page_save, respondent_set_language
 from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, page_rules_data
-from taking.script_messages import script_messages_json
+from taking.script_messages import SCRIPT_MESSAGES, script_messages_json
 from taking.respondent_session import (
     LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, SessionEnded, chosen_language, current_respondent, in_language,
     page_idle_seconds, respondent_checked, respondent_required, session_code, session_end, session_ended,
@@ -166,27 +167,28 @@ def _show_page(request, definition, *, fragment=False, elsewhere="show", respond
     survey = definition.survey
     flow = survey_flow(survey=survey)
     if respondent is None:
-        respondent, saved, answers = _page_answers(request, flow, definition, with_respondent=True)
+        respondent, saved, answers, stored = _page_answers(request, flow, definition, with_respondent=True)
         if respondent_checked(request, respondent).is_completed:
             return redirect("surveys:complete")
     else:
-        _, saved, answers = _page_answers(request, flow, definition)
+        _, saved, answers, stored = _page_answers(request, flow, definition)
     route = flow.route(definition.number, answers)
     if definition.number not in route.pages:
         number = route.resolve(definition.number)
         if elsewhere == "redirect":
             return redirect("surveys:content", number=number)
         definition = page_definition(survey=survey, number=number)
-        _, saved, answers = _page_answers(request, flow, definition)
+        _, saved, answers, stored = _page_answers(request, flow, definition)
         route = flow.route(number, answers)
-    return _render_page(request, definition, route=route, answers=answers, saved=saved, fragment=fragment)
+    return _render_page(request, definition, route=route, answers=answers, stored=stored, saved=saved,
+                        fragment=fragment)
 
 
 def _page_answers(request, flow, definition, *, with_respondent=False):
-    """Return ``(respondent, saved, answers)``: the page's saved answers ``{question_id: value}`` and the answers its
-    rules read, as they read them (``flow.effective``), from one query, which with ``with_respondent`` reads the
-    respondent too (``respondent_answers``; else ``respondent`` is None); refresh the session's copy of the
-    rules' answers (``session_keep_rule_answers``)."""
+    """Return ``(respondent, saved, answers, stored)``: the page's saved answers ``{question_id: value}``, the
+    answers its rules read as they read them (``flow.effective``) and as stored, from one query, which with
+    ``with_respondent`` reads the respondent too (``respondent_answers``; else ``respondent`` is None); refresh the
+    session's copy of the rules' answers (``session_keep_rule_answers``)."""
     number = definition.number
     codes = flow.page_reads.get(number, frozenset())
     ask = {"respondent_id": request.respondent_id, "questions": definition.answerable.values(),
@@ -196,12 +198,12 @@ def _page_answers(request, flow, definition, *, with_respondent=False):
     else:
         respondent, (saved, facts) = None, answers_for_questions(**ask)
     if not codes and number not in flow.ruled_pages and not flow.page_rules:
-        return respondent, saved, {}
+        return respondent, saved, {}, {}
     stored = {**facts, **{code: saved.get(q.pk, "") for code, q in definition.answerable.items()}}
     kept = codes | (flow.session_codes & definition.answerable.keys())
     if kept:
         session_keep_rule_answers(request, {code: stored.get(code, "") for code in kept})
-    return respondent, saved, flow.effective(stored, page=number)
+    return respondent, saved, flow.effective(stored, page=number), stored
 
 
 def _rule_answers(request, codes):
@@ -229,8 +231,8 @@ def survey_change_page(request, number):
     if values is None:
         if is_ajax(request):
             return JsonResponse({"saved": False, "errors": form.errors}, status=400)
-        return _render_page(request, definition, route=form.route, answers=form.answers, data=request.POST,
-                            errors=form.errors, status=400)
+        return _render_page(request, definition, route=form.route, answers=form.answers, stored=facts,
+                            data=request.POST, errors=form.errors, status=400)
     try:
         result = page_save(
             respondent_id=request.respondent_id, definition=definition, values=values,
@@ -255,8 +257,11 @@ def survey_change_page(request, number):
         return redirect("surveys:complete")
     if result.missing:
         saved = answers_for_questions(respondent_id=request.respondent_id, questions=definition.answerable.values())[0]
-        return _render_page(request, definition, route=form.route, answers=form.answers, saved=saved,
+        return _render_page(request, definition, route=form.route, answers=form.answers, stored=facts, saved=saved,
                             missing=result.missing)
+    if result.next_page == number and form.cleaned_data["nav"] == Nav.NEXT:
+        # Next on what the answers made the last page that applies: it comes back offering Finish.
+        messages.info(request, SCRIPT_MESSAGES["last_page"])
     return redirect("surveys:display")
 
 
@@ -314,14 +319,14 @@ def csrf_failure(request, reason=""):
     return render(request, "taking/message.html", {"message_kind": "csrf", "message": message}, status=403)
 
 
-def _render_page(request, definition, *, route, answers, saved=None, fragment=False, data=None, errors=None,
-                 missing=None, status=200):
+def _render_page(request, definition, *, route, answers, stored=None, saved=None, fragment=False, data=None,
+                 errors=None, missing=None, status=200):
     flow = survey_flow(survey=definition.survey)
     context = {
         "survey": definition.survey,
         "definition": definition,
         "route": route,
-        "rules": page_rules_data(definition, flow=flow, answers=answers),
+        "rules": page_rules_data(definition, flow=flow, answers=answers, stored=stored),
         "items": bound_questions(definition, flow=flow, answers=answers, saved=saved, data=data, errors=errors),
         "error_list": _error_list(definition, errors),
         "missing": _missing_summary(missing),

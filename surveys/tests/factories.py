@@ -41,6 +41,33 @@ SMALL_SURVEY = {
 }
 
 
+# A consent screener (issue 19's respondent stuck on page 1): page 1 asks for consent; pages 2 and 3 apply only
+# to those who agree, so with page 1 blank it is the only page that applies.
+CONSENT = {"op": "equals", "q": "consent", "value": "yes"}
+SCREENER_SURVEY = {
+    "slug": "screener",
+    "title": "Screener",
+    "status": "open",
+    "pages": [
+        {"title": "Consent", "questions": [
+            {"code": "consent", "kind": "single", "prompt": "Do you agree to take part?", "required": True,
+             "choices": [{"value": "no", "label": "No"}, {"value": "yes", "label": "Yes"}]},
+        ]},
+        {"title": "About you", "show_if": CONSENT, "questions": [
+            {"code": "colour", "kind": "single", "prompt": "Favourite colour?",
+             "choices": [{"value": "red", "label": "Red"}, {"value": "blue", "label": "Blue"}]},
+        ]},
+        {"title": "Last", "show_if": CONSENT, "questions": [
+            {"code": "again", "kind": "single", "prompt": "Again?", "required": True, "choices": AGREE},
+        ]},
+    ],
+}
+
+
+def make_screener_survey():
+    return replicated(survey_create(document=copy.deepcopy(SCREENER_SURVEY)))
+
+
 def small_document(**changes):
     document = copy.deepcopy(SMALL_SURVEY)
     document.update(changes)

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from respondents.models import Answer, Respondent
 from respondents.tests.factories import make_respondents
-from surveys.tests.factories import make_demo_survey, make_survey
+from surveys.tests.factories import make_demo_survey, make_screener_survey, make_survey
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -487,6 +487,78 @@ def test_without_javascript_every_question_shows_when_to_answer_it_and_the_serve
         expect_page(page, 2)
         answers = saved_answers(respondent)
         assert answers["grade_taught"] == "10" and "grade" not in answers
+    finally:
+        context.close()
+
+
+def test_a_screener_follows_the_answer_yes_goes_on_and_no_finishes(page, live_server):
+    survey = make_screener_survey()
+    agrees, declines = make_respondents(survey, count=2)
+    log_in(page, live_server.url, agrees)
+    expect(page.locator(".progress label")).to_have_text("Page 1 of 1")
+    expect(page.get_by_role("button", name="Finish")).to_be_visible()
+    page.get_by_label("Yes").check()
+    # The label and the button follow the answer before anything is saved.
+    expect(page.locator(".progress label")).to_have_text("Page 1 of 3")
+    expect(page.get_by_role("button", name="Finish")).to_have_count(0)
+    page.get_by_label("No").check()
+    expect(page.locator(".progress label")).to_have_text("Page 1 of 1")
+    page.get_by_label("Yes").check()
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    expect(page.locator(".progress label")).to_have_text("Page 2 of 3")
+    page.get_by_label("Blue").check()
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 3)
+    page.get_by_label("Agree", exact=True).check()
+    page.get_by_role("button", name="Finish").click()
+    expect(page).to_have_url(re.compile(r"/take/complete/$"))
+    assert saved_answers(agrees) == {"consent": "yes", "colour": "blue", "again": "2"}
+
+    page.context.clear_cookies()
+    log_in(page, live_server.url, declines)
+    page.get_by_label("No").check()
+    expect(page.get_by_role("button", name="Finish")).to_be_visible()
+    page.get_by_role("button", name="Finish").click()
+    expect(page).to_have_url(re.compile(r"/take/complete/$"))
+    assert Respondent.objects.get(pk=declines.pk).status == Respondent.Status.COMPLETED
+
+
+def test_without_javascript_a_screener_goes_on_after_yes_and_finishes_after_no(browser, live_server):
+    survey = make_screener_survey()
+    agrees, declines = make_respondents(survey, count=2)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, agrees, script=False)
+        expect(page.locator(".progress label")).to_have_text("Page 1 of 1")
+        page.get_by_label("Yes").check()
+        # The page was shown with Finish; the server decides where the press goes once "yes" is saved.
+        page.get_by_role("button", name="Finish").click()
+        expect_page(page, 2)
+        expect(page.locator(".progress label")).to_have_text("Page 2 of 3")
+        page.get_by_role("button", name="Back").click()
+        expect_page(page, 1)
+        page.get_by_label("No").check()
+        page.get_by_role("button", name="Next").click()
+        # Saved; no page after this one applies now, and the page says so and offers Finish.
+        expect_page(page, 1)
+        expect(page.get_by_text("no more pages apply to you")).to_be_visible()
+        page.get_by_label("Yes").check()
+        page.get_by_role("button", name="Finish").click()
+        expect_page(page, 2)
+        page.get_by_role("button", name="Next").click()
+        page.get_by_label("Agree", exact=True).check()
+        page.get_by_role("button", name="Finish").click()
+        expect(page).to_have_url(re.compile(r"/take/complete/$"))
+        assert saved_answers(agrees) == {"consent": "yes", "colour": "", "again": "2"}
+
+        context.clear_cookies()
+        log_in(page, live_server.url, declines, script=False)
+        page.get_by_label("No").check()
+        page.get_by_role("button", name="Finish").click()
+        expect(page).to_have_url(re.compile(r"/take/complete/$"))
+        assert Respondent.objects.get(pk=declines.pk).status == Respondent.Status.COMPLETED
     finally:
         context.close()
 

@@ -242,7 +242,6 @@ class TestValidation:
         ({"nav": "next"}, "save_id"),
         ({"save_id": str(uuid.uuid4()), "nav": "sideways"}, "nav"),
         ({"save_id": str(uuid.uuid4())}, "nav"),
-        ({"save_id": str(uuid.uuid4()), "nav": "finish"}, "nav"),  # page 1 is not the last
     ])
     def test_a_bad_save_id_or_nav_saves_nothing(self, taker, data, field):
         response = taker.post("/take/page/1/", {**data, "q-colour": "red"}, headers={"X-Requested-With": "XMLHttpRequest"})
@@ -508,8 +507,9 @@ class TestSkipLogic:
     def test_finish_is_offered_on_the_last_page_that_applies(self, demo_taker):
         page = demo_taker.get("/take/page/13/").content.decode()
         assert 'value="finish"' in page
-        response = save_page(demo_taker, 12, nav="finish")
-        assert response.status_code == 400 and "nav" in response.json()["errors"]
+        # A forward press: Finish where more pages apply goes on to the next of them, saved, not finished.
+        body = save_page(demo_taker, 12, nav="finish").json()
+        assert (body["saved"], body["completed"], body["next_page"]) == (True, False, 13)
 
     def test_without_javascript_a_question_ruled_by_its_page_says_when_to_answer_it(self, demo_taker):
         import html
@@ -630,3 +630,80 @@ class TestLanguages:
             assert (response.status_code, response["Location"]) == (302, "/")
         else:
             assert response.status_code == 400
+
+
+class TestScreener:
+    """A page whose own answers turn the later pages on: the buttons and "Page X of Y" follow the answers, and
+    the server decides where a forward press goes once the page is saved (with and without script)."""
+
+    @pytest.fixture
+    def screened(self, client):
+        from surveys.tests.factories import make_screener_survey
+
+        respondent = make_respondents(make_screener_survey())
+        login(client, respondent)
+        client.respondent = respondent
+        return client
+
+    def test_a_fresh_respondent_sees_one_page_and_finish_with_what_the_script_needs_to_follow_the_answers(
+            self, screened):
+        import html
+        import json
+
+        page = screened.get("/take/").content.decode()
+        assert "Page 1 of 1" in page and 'value="finish"' in page and 'value="next"' not in page
+        route = json.loads(html.unescape(re.search(r'data-route="([^"]*)"', page).group(1)))
+        assert route["count"] == 3
+        assert route["pages"] == {"2": {"op": "equals", "q": "consent", "value": "yes"},
+                                  "3": {"op": "equals", "q": "consent", "value": "yes"}}
+        assert route["order"] == [["consent", 1, []]] and route["kinds"] == {"consent": "single"}
+
+    def test_yes_and_finish_goes_on_to_page_2_and_the_survey_can_be_finished(self, screened):
+        body = save_page(screened, 1, {"q-consent": "yes"}, nav="finish").json()
+        assert (body["saved"], body["completed"], body["next_page"], body["next_url"]) == (
+            True, False, 2, "/take/page/2/")
+        assert "Page 2 of 3" in screened.get(body["next_url"]).content.decode()
+        assert save_page(screened, 2, {"q-colour": "red"}).json()["next_page"] == 3
+        assert save_page(screened, 3, {"q-again": "2"}, nav="finish").json()["completed"] is True
+        assert answers_of(screened.respondent) == {"consent": "yes", "colour": "red", "again": "2"}
+
+    def test_yes_and_finish_without_javascript_shows_page_2(self, screened):
+        response = save_page(screened, 1, {"q-consent": "yes"}, nav="finish", ajax=False)
+        assert (response.status_code, response["Location"]) == (302, "/take/")
+        page = screened.get("/take/").content.decode()
+        assert 'data-page="2"' in page and "Page 2 of 3" in page and 'value="next"' in page
+        assert Respondent.objects.get(pk=screened.respondent.pk).status == Respondent.Status.IN_PROGRESS
+
+    def test_no_and_finish_completes_the_response(self, screened):
+        body = save_page(screened, 1, {"q-consent": "no"}, nav="finish").json()
+        assert body["completed"] is True
+        assert Respondent.objects.get(pk=screened.respondent.pk).status == Respondent.Status.COMPLETED
+
+    def test_after_yes_page_1_offers_next_and_counts_three_pages(self, screened):
+        save_page(screened, 1, {"q-consent": "yes"})
+        page = screened.get("/take/page/1/").content.decode()
+        assert "Page 1 of 3" in page and 'value="next"' in page and 'value="finish"' not in page
+
+    def test_next_after_changing_to_no_stays_on_page_1_which_then_offers_finish(self, screened):
+        save_page(screened, 1, {"q-consent": "yes"})
+        body = save_page(screened, 1, {"q-consent": "no"}).json()
+        assert (body["saved"], body["completed"], body["next_page"]) == (True, False, 1)
+        page = screened.get(body["next_url"]).content.decode()
+        assert "Page 1 of 1" in page and 'value="finish"' in page
+
+    def test_next_after_changing_to_no_without_javascript_says_to_press_finish(self, screened):
+        save_page(screened, 1, {"q-consent": "yes"})
+        response = save_page(screened, 1, {"q-consent": "no"}, ajax=False)
+        assert response["Location"] == "/take/"
+        page = screened.get("/take/").content.decode()
+        assert 'data-page="1"' in page and 'value="finish"' in page
+        assert "no more pages apply to you: press Finish" in page
+
+    def test_the_saved_answers_of_later_pages_come_with_the_page_that_decides_them(self, screened):
+        import html
+        import json
+
+        save_page(screened, 1, {"q-consent": "yes"})
+        page = screened.get("/take/page/1/").content.decode()
+        answers = json.loads(html.unescape(re.search(r'data-route-answers="([^"]*)"', page).group(1)))
+        assert answers == {}  # the rules read only page 1's own answer

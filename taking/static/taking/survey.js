@@ -13,7 +13,11 @@
  *    page as the person answers (SurveyRules below evaluates the rule tree of
  *    surveys/rules.py as it does: no eval). Without JavaScript those questions
  *    are all shown, each saying when to answer it, and the server ignores the
- *    answers to those whose rule does not hold.
+ *    answers to those whose rule does not hold;
+ *  - on a page whose answers decide which later pages apply, keeps "Page X of
+ *    Y" and the forward button (Next or Finish) in step with them. Without
+ *    JavaScript the button says what the saved answers make it, and the
+ *    server decides where a forward press goes once the page is saved.
  */
 
 // The rule language of surveys/rules.py, evaluated as it is there (ODK's
@@ -263,7 +267,7 @@ var SurveyRules = (function () {
         if (push) { history.pushState({ url: url }, "", url); }
         var page = container.querySelector(".survey-page");
         document.title = page.querySelector(".progress label").textContent;
-        applyRules();
+        followAnswers();
         window.scrollTo(0, 0);
         container.querySelector(".page-title").focus();
         say("");
@@ -281,6 +285,11 @@ var SurveyRules = (function () {
       setBusy(form, false);
       say(t("saved"));
       showMissing(body.missing);
+      return;
+    }
+    if (body.next_page === body.page) {
+      // Next on what the answers made the last page that applies: it comes back offering Finish.
+      loadPage(body.next_url, false).then(function () { say(t("last_page")); });
       return;
     }
     say(t("loading_page", { number: body.next_page }));
@@ -393,8 +402,54 @@ var SurveyRules = (function () {
     });
   }
 
-  container.addEventListener("change", applyRules);
-  container.addEventListener("input", applyRules);
+  // --- A page whose answers decide which later pages apply: "Page X of Y", the progress bar and the forward
+  // button (Next or Finish) follow them. The same walk as SurveyFlow.effective and SurveyFlow.pages
+  // (surveys/flow.py): in survey order, a question not asked reads as blank; a page applies when its rule holds.
+  function applyRoute() {
+    var form = container.querySelector("form.survey-form");
+    if (!form || !form.dataset.route) { return; }
+    var route = JSON.parse(form.dataset.route);
+    var stored = JSON.parse(form.dataset.routeAnswers || "{}");
+    var number = parseInt(container.querySelector(".survey-page").dataset.page, 10);
+    var answers = {};
+    function applies(page) {
+      var rule = route.pages[String(page)];
+      return !rule || SurveyRules.evaluate(rule, answers, route.kinds);
+    }
+    route.order.forEach(function (entry) {
+      var code = entry[0], page = entry[1], rules = entry[2];
+      var asked = applies(page) && rules.every(function (rule) { return SurveyRules.evaluate(rule, answers, route.kinds); });
+      var input = form.querySelector('[name="q-' + code + '"]');
+      var value = page === number ? (input && !input.disabled ? pageAnswer(form, "q-" + code) : "") : (stored[code] || "");
+      answers[code] = asked ? value : "";
+    });
+    var pages = [];
+    for (var page = 1; page <= route.count; page += 1) {
+      if (page === number || applies(page)) { pages.push(page); }
+    }
+    var before = pages.indexOf(number);
+    var last = pages[pages.length - 1] === number;
+    var label = container.querySelector(".progress label");
+    var text = t("page_of", { number: before + 1, count: pages.length });
+    if (document.title.indexOf(label.textContent) === 0) {
+      document.title = text + document.title.slice(label.textContent.length);
+    }
+    label.textContent = text;
+    var bar = container.querySelector(".progress progress");
+    bar.value = Math.round(100 * before / pages.length);
+    bar.textContent = bar.value + "%";
+    var forward = form.querySelector("button.forward");
+    forward.value = last ? "finish" : "next";
+    forward.textContent = t(last ? "finish" : "next");
+  }
+
+  function followAnswers() {
+    applyRules();
+    applyRoute();
+  }
+
+  container.addEventListener("change", followAnswers);
+  container.addEventListener("input", followAnswers);
 
   // --- A language switch reloads the page: what the person has answered on it and not yet saved goes with it,
   // through sessionStorage (this tab only), and comes back on the same page in the new language. The stash is
@@ -445,7 +500,7 @@ var SurveyRules = (function () {
         input.value = value;
       }
     });
-    applyRules();
+    followAnswers();
     if (changed) { say(t("kept_unsaved")); }
   }
 
@@ -571,7 +626,7 @@ var SurveyRules = (function () {
     if (event.state && event.state.url) { loadPage(event.state.url, false); }
   });
   history.replaceState({ url: container.querySelector("form.survey-form").action }, "", window.location.href);
-  applyRules();
+  followAnswers();
   restoreUnsaved();
   heardFromServer();
   // The page's buttons are this script's from here on (a test waits for it before clicking).
