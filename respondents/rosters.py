@@ -40,6 +40,7 @@ from respondents import access_codes
 from respondents.audit import Action, audit_record
 from respondents.exports import spreadsheet_safe
 from respondents.models import Respondent, Roster, RosterProblem, RosterRow, School
+from surveys.models import Survey
 from respondents.scopes import COMMAND_LINE, NotStaff, staff_scope
 from respondents.tabular import Problem, TableError, formula_problem, local_path, open_table
 
@@ -54,6 +55,13 @@ Status = Roster.Status
 
 class RosterNotReady(Exception):
     """The roster cannot be applied now (not checked, has problems, or already applied)."""
+
+
+class RosterStale(RosterNotReady):
+    """The survey changed under the roster while it was being applied: nothing of it was applied."""
+
+
+ELSEWHERE = "already a respondent of a school that is not yours"
 
 
 # ---------------------------------------------------------------- 1. upload
@@ -219,19 +227,9 @@ def _whole_file_problems(roster, scope):
                                           value=row.external_id[:200],
                                           reason=f"listed twice in the file (first on row {first_row[row.external_id]})"))
             errors[row.school.code, row.role] += 1
-    if not scope.all_schools:
-        # Someone already in the survey under a school the uploader does not cover: the file may not move them.
-        elsewhere = staged.filter(Exists(
-            Respondent.objects.filter(survey_id=roster.survey_id, external_id=OuterRef("external_id"))
-            .exclude(school_id__in=scope.school_ids)
-        )).select_related("school").order_by("row")
-        for row in elsewhere.iterator(chunk_size=BATCH):
-            problems.append(RosterProblem(roster_id=roster.pk, row=row.row, column="external_id",
-                                          value=row.external_id[:200],
-                                          reason="already a respondent of a school that is not yours"))
-            errors[row.school.code, row.role] += 1
-    RosterProblem.objects.bulk_create(problems, batch_size=BATCH)
-    return errors
+    elsewhere, elsewhere_errors = _elsewhere_problems(roster, scope)
+    RosterProblem.objects.bulk_create(problems + elsewhere, batch_size=BATCH)
+    return errors + elsewhere_errors
 
 
 def _counts(roster, errors):
@@ -241,7 +239,8 @@ def _counts(roster, errors):
     over a million rows); correlated EXISTS inside COUNT(... FILTER) would
     probe the index once per row and aggregate, several times slower.
     """
-    same = " AND ".join(f"r.{c} = s.{c}" for c in ["school_id", *_columns(roster)])
+    # Null-safe, as _update_changed's test of what differs: a person without a school is updated, not unchanged.
+    same = " AND ".join(f"r.{c} IS NOT DISTINCT FROM s.{c}" for c in ["school_id", *_columns(roster)])
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT sc.code, s.role, "
@@ -288,17 +287,28 @@ def roster_apply(*, roster_id) -> Roster:
     try:
         scope = _uploader_scope(roster)
         with transaction.atomic(durable=True):
-            Roster.objects.select_for_update().get(pk=roster.pk)
+            _lock_for_apply(roster)
             if not scope.all_schools and RosterRow.objects.filter(roster=roster).exclude(
                     school_id__in=scope.school_ids).exists():
                 raise RosterNotReady("The file names schools that are no longer yours: upload it again.")
-            counts = _counts(roster, Counter())
+            # What the check found must still hold: it is read again here, under the lock, and the writes below
+            # are conditioned on it as well.
+            elsewhere, errors = _elsewhere_problems(roster, scope)
+            counts = _counts(roster, errors)
+            if elsewhere or counts != roster.counts:
+                return _checked_again(roster, scope=scope, elsewhere=elsewhere, counts=counts)
             _draw_again_clashing_codes(roster)
-            _update_changed(roster)
-            _insert_new(roster)
+            inserted = _insert_new(roster)
+            updated = _update_changed(roster, scope)
+            totals = _totals(counts)
+            if (inserted, updated) != (totals["new"], totals["updated"]):
+                # Someone else wrote one of these people after the reading above (not through a roster, which
+                # waits for the lock): nothing of this file is kept.
+                raise RosterStale(f"People of this file were changed while it was being applied ({inserted} of "
+                                  f"{totals['new']} added, {updated} of {totals['updated']} updated): nothing was "
+                                  f"applied. Upload it again.")
             Roster.objects.filter(pk=roster.pk).update(status=Status.APPLIED, counts=counts,
                                                        applied_at=timezone.now())
-            totals = _totals(counts)
             audit_record(scope=scope, action=Action.ROSTER_APPLIED, survey=roster.survey,
                          detail=f"{roster.source_filename}: {totals['new']} new, {totals['updated']} updated, "
                                 f"{totals['unchanged']} unchanged")
@@ -347,26 +357,94 @@ def _draw_again_clashing_codes(roster, attempts=5):
     raise RuntimeError("could not draw unused access codes")
 
 
-def _update_changed(roster):
+def _lock_for_apply(roster):
+    """Take the locks of a roster's apply, first in its transaction: the roster's row, and the survey's row in
+    FOR NO KEY UPDATE mode, so that applies to one survey run one at a time and each reads what the one before
+    it wrote (a roster checked before another was applied is judged on the survey as it is now).
+
+    Nobody's respondent row is locked for the reading: a page save updates its respondent's row, and would
+    wait for the whole apply. Saves take only KEY SHARE locks on the survey's row (foreign keys), which NO KEY
+    UPDATE lets through. Writers that are not roster applies (``/admin/``) are met by the writes themselves:
+    ``_update_changed`` and ``_insert_new`` touch only what the reading found, and their counts are compared.
+    On SQLite the first write locks the whole database instead.
+    """
+    Roster.objects.filter(pk=roster.pk).update(status=Status.APPLYING)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT 1 FROM {Survey._meta.db_table} WHERE id = %s FOR NO KEY UPDATE",
+                           [roster.survey_id])
+
+
+def _elsewhere_problems(roster, scope):
+    """Return the staged people who are respondents of a school ``scope`` does not cover (the file may not move
+    them), as RosterProblems not yet saved, and {(school, role): how many} of them."""
+    problems, errors = [], Counter()
+    if scope.all_schools:
+        return problems, errors
+    elsewhere = RosterRow.objects.filter(roster=roster).filter(Exists(
+        Respondent.objects.filter(survey_id=roster.survey_id, external_id=OuterRef("external_id"))
+        .exclude(school_id__in=scope.school_ids)
+    )).select_related("school").order_by("row")
+    for row in elsewhere.iterator(chunk_size=BATCH):
+        problems.append(RosterProblem(roster_id=roster.pk, row=row.row, column="external_id",
+                                      value=row.external_id[:200], reason=ELSEWHERE))
+        errors[row.school.code, row.role] += 1
+    return problems, errors
+
+
+def _checked_again(roster, *, scope, elsewhere, counts):
+    """Record what the survey's changes since the check make of ``roster`` (inside the apply's transaction):
+    REFUSED with the new problems, or CHECKED again with the new counts, to be confirmed again; audited."""
+    if elsewhere:
+        RosterProblem.objects.bulk_create(elsewhere, batch_size=BATCH)
+        status, note = Status.REFUSED, ""
+        detail = f"{len(elsewhere)} people of the file are now respondents of schools that are not the uploader's"
+    else:
+        status = Status.CHECKED
+        note = detail = ("The survey changed since this roster was checked (another roster or an edit was applied): "
+                         "the counts below are new. Check them, then apply it again.")
+    Roster.objects.filter(pk=roster.pk).update(status=status, problem_count=len(elsewhere), counts=counts, error=note,
+                                               checked_at=timezone.now())
+    audit_record(scope=scope, action=Action.ROSTER_CHECKED, survey=roster.survey,
+                 detail=f"{roster.source_filename}: checked again when applied, nothing applied: {detail}")
+    if elsewhere:
+        _forget_staged(roster)
+    roster.refresh_from_db()
+    return roster
+
+
+def _update_changed(roster, scope):
+    """Update the people of the file whose fields differ (within ``scope``'s schools); return how many."""
     columns = ["school_id", *_columns(roster)]
     assignments = ", ".join(f"{c} = s.{c}" for c in columns)
-    differs = " OR ".join(f"r.{c} IS NULL OR r.{c} <> s.{c}" for c in columns)
+    differs = " OR ".join(f"r.{c} IS DISTINCT FROM s.{c}" for c in columns)
+    # The scope again in the statement: PostgreSQL checks the WHERE anew on a row another transaction changed
+    # since the reading, so nobody is moved from a school the uploader does not cover.
+    within, parameters = "", [roster.pk, roster.survey_id]
+    if not scope.all_schools:
+        within = f" AND r.school_id IN ({', '.join(['%s'] * len(scope.school_ids))})" if scope.school_ids else " AND FALSE"
+        parameters += list(scope.school_ids)
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE respondents_respondent AS r SET {assignments} FROM respondents_rosterrow AS s "
-            f"WHERE s.roster_id = %s AND r.survey_id = %s AND r.external_id = s.external_id AND ({differs})",
-            [roster.pk, roster.survey_id])
+            f"WHERE s.roster_id = %s AND r.survey_id = %s AND r.external_id = s.external_id AND ({differs}){within}",
+            parameters)
+        return cursor.rowcount
 
 
 def _insert_new(roster):
+    """Add the people of the file who are not in the survey; return how many. One added meanwhile by another
+    writer is skipped (ON CONFLICT), not taken over, and the count shows it."""
     with connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO respondents_respondent (survey_id, roster_id, external_id, access_code, school_id, grade, "
             "role, language, display_name, status, current_page) "
             "SELECT %s, %s, s.external_id, s.access_code, s.school_id, s.grade, s.role, s.language, s.display_name, "
             "%s, 1 FROM respondents_rosterrow AS s WHERE s.roster_id = %s AND NOT EXISTS ("
-            "SELECT 1 FROM respondents_respondent AS r WHERE r.survey_id = %s AND r.external_id = s.external_id)",
+            "SELECT 1 FROM respondents_respondent AS r WHERE r.survey_id = %s AND r.external_id = s.external_id) "
+            "ON CONFLICT (survey_id, external_id) WHERE NOT (external_id = '') DO NOTHING",
             [roster.survey_id, roster.pk, Respondent.Status.NOT_STARTED, roster.pk, roster.survey_id])
+        return cursor.rowcount
 
 
 # ---------------------------------------------------------------- reading a roster's outcome

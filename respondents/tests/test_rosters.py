@@ -225,6 +225,51 @@ def test_a_school_coordinator_cannot_move_a_person_of_another_school_into_theirs
     assert Respondent.objects.get(external_id="s3").school.code == "ADA"
 
 
+def test_a_roster_checked_before_another_school_took_a_person_is_refused_when_applied(
+        survey, lincoln, adams, coordinator):
+    # Lincoln checks a file naming stu-777 (nobody yet) and leaves it; Adams adds stu-777; Lincoln applies.
+    stale = check(scope_of(coordinator), survey, HEADER + "stu-777,LIN,7,student,en,Taken Over\n")
+    assert stale.status == Roster.Status.CHECKED
+    adams_coordinator = scope_of(make_staff(Role.SCHOOL_COORDINATOR, schools=[adams]))
+    apply(adams_coordinator, check(adams_coordinator, survey, HEADER + "stu-777,ADA,8,student,en,Dee\n"))
+    roster = apply(scope_of(coordinator), stale)
+    assert roster.status == Roster.Status.REFUSED
+    assert problems(roster) == [(2, "external_id", "stu-777", "already a respondent of a school that is not yours")]
+    person = Respondent.objects.get(external_id="stu-777")
+    assert (person.school, person.display_name, person.grade) == (adams, "Dee", "8")
+    assert not scope_of(coordinator).respondents(survey).exists()
+    assert not RosterRow.objects.filter(roster=roster).exists()
+    entry = AuditEntry.objects.filter(action="roster_checked", username=coordinator.username).latest("id")
+    assert "checked again when applied, nothing applied" in entry.detail
+    assert not AuditEntry.objects.filter(action="roster_applied", username=coordinator.username).exists()
+
+
+def test_a_roster_whose_counts_changed_since_the_check_is_checked_again_and_applied_only_once_confirmed(
+        survey, lincoln, coordinator):
+    scope = scope_of(coordinator)
+    first = check(scope, survey, HEADER + "s1,LIN,7,student,en,Ana\n")
+    second = check(scope, survey, HEADER + "s1,LIN,7,student,en,Ana\ns2,LIN,7,student,en,Ben\n")
+    assert roster_totals(second)["new"] == 2
+    apply(scope, first)
+    roster = apply(scope, second)
+    assert roster.status == Roster.Status.CHECKED and "the counts below are new" in roster.error
+    assert (roster_totals(roster)["new"], roster_totals(roster)["unchanged"]) == (1, 1)
+    assert set(Respondent.objects.values_list("external_id", flat=True)) == {"s1"}
+    roster = apply(scope, roster)
+    assert roster.status == Roster.Status.APPLIED
+    assert set(Respondent.objects.values_list("external_id", flat=True)) == {"s1", "s2"}
+    assert "1 new, 0 updated, 1 unchanged" in AuditEntry.objects.filter(action="roster_applied").latest("id").detail
+
+
+def test_a_person_without_a_school_is_counted_as_updated_and_given_the_file_s_school(survey, lincoln):
+    apply(COMMAND_LINE, check(COMMAND_LINE, survey, HEADER + "s1,LIN,7,student,en,Ana\n"))
+    Respondent.objects.update(school=None)
+    roster = check(COMMAND_LINE, survey, HEADER + "s1,LIN,7,student,en,Ana\n")
+    assert roster_totals(roster)["updated"] == 1
+    assert apply(COMMAND_LINE, roster).status == Roster.Status.APPLIED
+    assert Respondent.objects.get().school == lincoln
+
+
 def test_a_district_coordinator_imports_into_the_schools_of_their_district(survey, lincoln, adams):
     district = make_staff(Role.DISTRICT_COORDINATOR, districts=[lincoln.district])
     scope = scope_of(district)
