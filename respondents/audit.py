@@ -16,6 +16,20 @@ def audit_record(*, scope, action, survey=None, school=None, detail=""):
     )
 
 
+def audit_codes_shown(*, scope, survey, respondents, school=None):
+    """Record that a staff page showed ``scope`` the access codes of ``respondents`` (as the CSV and PDF
+    downloads of codes are recorded); nothing when it showed none."""
+    people = list(respondents)
+    if not people:
+        return None
+    # Named by external id (a person without one by their row's id): never by the code itself.
+    named = ", ".join(person.external_id or f"#{person.pk}" for person in people[:5])
+    if len(people) > 5:
+        named += f" and {len(people) - 5} more"
+    return audit_record(scope=scope, action=Action.CODES_SHOWN, survey=survey, school=school,
+                        detail=f"{len(people)} code{'s' if len(people) != 1 else ''}: {named}")
+
+
 def audit_sign_in(*, user=None, username="", address="", failed=False, signed_out=False):
     """Record a staff sign-in, a failed one (``username`` as typed), or a sign-out."""
     action = Action.SIGN_IN_FAILED if failed else Action.SIGN_OUT if signed_out else Action.SIGN_IN

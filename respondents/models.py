@@ -454,6 +454,9 @@ class AuditEntry(models.Model):
         SURVEY_LOADED = "survey_loaded", _("Survey loaded")
         SURVEY_REVISED = "survey_revised", _("Survey given a new version")
         SURVEY_PUBLISHED = "survey_published", _("Survey published")
+        ROSTER_DISCARDED = "roster_discarded", _("Roster discarded")
+        CODES_SHOWN = "codes_shown", _("Codes shown on a page")
+        ADMIN_CHANGED = "admin_changed", _("Changed in /admin/")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,

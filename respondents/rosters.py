@@ -331,7 +331,12 @@ def roster_discard(*, scope, roster_id) -> Roster:
     """Drop a checked roster without applying it (the person chose not to); return it."""
     scope.require("can_manage_people")
     roster = _own_roster(scope, roster_id)
-    if Roster.objects.filter(pk=roster.pk, status=Status.CHECKED).update(status=Status.DISCARDED):
+    with transaction.atomic(durable=True):
+        discarded = Roster.objects.filter(pk=roster.pk, status=Status.CHECKED).update(status=Status.DISCARDED)
+        if discarded:
+            audit_record(scope=scope, action=Action.ROSTER_DISCARDED, survey=roster.survey,
+                         detail=f"{roster.source_filename}: {roster.rows_read} rows, nothing applied")
+    if discarded:
         _forget_staged(roster)
     roster.refresh_from_db()
     return roster

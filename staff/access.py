@@ -3,6 +3,7 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.views.decorators.cache import never_cache
 
 from config.login_limits import client_ip
 from respondents.scopes import NotStaff, staff_scope
@@ -11,8 +12,12 @@ from respondents.scopes import NotStaff, staff_scope
 def staff_view(permission=None):
     """Decorate a staff view: sign-in required; ``request.scope`` is the staff member's Scope; ``permission``
     (a Scope ``can_*`` name) is checked before the view runs. Not signed in: to the sign-in page. Signed in
-    without a staff role, or without the permission: 403."""
+    without a staff role, or without the permission: 403.
+
+    Every answer is ``never_cache`` (Cache-Control: no-store, private), as the respondent pages are: staff pages
+    and downloads show names and access codes, and the computers staff use are often shared."""
     def decorate(view):
+        @never_cache
         @wraps(view)
         def wrapped(request, *args, **kwargs):
             if not request.user.is_authenticated:

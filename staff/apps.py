@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class StaffConfig(AppConfig):
@@ -7,3 +8,11 @@ class StaffConfig(AppConfig):
 
     def ready(self):
         from staff import signals  # noqa: F401  (sign-ins go to the audit log)
+
+
+class StaffAdminConfig(admin_apps.AdminConfig):
+    """``django.contrib.admin`` with the audited site (``staff/admin_site.py``) as its default site; named in
+    INSTALLED_APPS, not this module's default (that is StaffConfig)."""
+
+    default = False
+    default_site = "staff.admin_site.AuditedAdminSite"

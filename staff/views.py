@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.request_guard import accepts_uploads
-from respondents.audit import audit_entries, audit_write_csv
+from respondents.audit import audit_codes_shown, audit_entries, audit_write_csv
 from respondents.export_jobs import export_job_file, export_job_start, export_jobs
 from respondents.models import ExportJob, Roster
 from respondents.monitoring import (
@@ -228,11 +228,13 @@ def school_people(request, slug, school_code):
         query, status = search.cleaned_data["q"], search.cleaned_data["status"]
     people = respondents_of_school(scope=request.scope, survey=survey, school=school, query=query, status=status)
     grades = grade_counts(scope=request.scope, survey=survey, school=school) if request.scope.can_manage_people else []
+    page = Paginator(people, PAGE_SIZE).get_page(request.GET.get("page"))
+    if request.scope.can_see_codes:
+        audit_codes_shown(scope=request.scope, survey=survey, school=school, respondents=page.object_list)
     return render(request, "staff/school_people.html", {
         "survey": survey, "school": school, "search": search,
         "grades": grades, "slips_total": sum(count for _, count in grades),
-        "slips_inline_max": settings.SLIPS_INLINE_MAX,
-        "page": Paginator(people, PAGE_SIZE).get_page(request.GET.get("page")),
+        "slips_inline_max": settings.SLIPS_INLINE_MAX, "page": page,
     })
 
 
@@ -240,6 +242,8 @@ def school_people(request, slug, school_code):
 def respondent_detail(request, slug, respondent_id):
     survey = get_object_or_404(Survey, slug=slug)
     respondent = get_object_or_404(request.scope.respondents(survey).select_related("school"), pk=respondent_id)
+    if request.scope.can_see_codes:
+        audit_codes_shown(scope=request.scope, survey=survey, school=respondent.school, respondents=[respondent])
     return render(request, "staff/respondent_detail.html", {"survey": survey, "respondent": respondent})
 
 

@@ -25,7 +25,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Applications
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin, its site recording every change in the staff audit log (staff/admin_site.py).
+    "staff.apps.StaffAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

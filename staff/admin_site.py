@@ -1,0 +1,54 @@
+"""The admin site (``/admin/``), with every change made there recorded in the staff audit log.
+
+Django's admin keeps its own log (``LogEntry``) of what each user added,
+changed or deleted, but not the address, and the survey office reads the
+staff audit log (``respondents.models.AuditEntry``). Each admin view is
+wrapped: the admin's log entries the view wrote are copied into the audit
+log with who and from where once it returns. Reading them afterwards, rather
+than a signal on LogEntry, also catches the several entries a bulk deletion
+writes with ``bulk_create``, which sends no signal.
+"""
+from functools import update_wrapper
+
+from django.contrib import admin
+from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
+
+from config.login_limits import client_ip
+from respondents.audit import Action, audit_record
+from respondents.scopes import NotStaff, Scope, staff_scope
+
+VERBS = {ADDITION: "added", CHANGE: "changed", DELETION: "deleted"}
+
+
+class AuditedAdminSite(admin.AdminSite):
+    def admin_view(self, view, cacheable=False):
+        inner = super().admin_view(view, cacheable)
+
+        def audited(request, *args, **kwargs):
+            if request.method not in ("POST", "PUT", "PATCH", "DELETE") or not request.user.is_authenticated:
+                return inner(request, *args, **kwargs)
+            last = LogEntry.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+            try:
+                return inner(request, *args, **kwargs)
+            finally:
+                _audit_log_entries(request, after=last)
+
+        return update_wrapper(audited, inner)
+
+
+def _audit_log_entries(request, *, after):
+    """Copy the admin log entries ``request``'s user wrote after ``after`` (a LogEntry id) into the audit log."""
+    entries = LogEntry.objects.filter(pk__gt=after, user=request.user).select_related("content_type").order_by("pk")
+    if not entries:
+        return
+    address = client_ip(request)
+    try:
+        scope = staff_scope(user=request.user, address=address)
+    except NotStaff:
+        # A superuser without a staff role: recorded all the same, under their name.
+        scope = Scope(role="", user_id=request.user.pk, username=request.user.get_username(), address=address)
+    for entry in entries:
+        message = entry.get_change_message()
+        audit_record(scope=scope, action=Action.ADMIN_CHANGED, detail=(
+            f"{VERBS.get(entry.action_flag, 'changed')} {entry.content_type.name if entry.content_type else 'object'} "
+            f"{entry.object_repr!r}" + (f": {message}" if message else "")))
