@@ -218,7 +218,9 @@ def parse_args():
 
 
 def stack_env():
-    subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL)
+    """Bring the stack up with the bench's floor views on (off by default: deploy/stack.conf), and take its env."""
+    subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "STACK_BENCH_FLOOR_VIEWS": "1"})
     output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
     os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
     sys.path.insert(0, str(ROOT))

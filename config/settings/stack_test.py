@@ -20,3 +20,6 @@ MONITORING_REFRESH_ON_REQUEST = True
 CACHES["sessions"]["LOCATION"] = CACHES["sessions"]["LOCATION"].rsplit("/", 1)[0] + "/2"
 CACHES["ratelimit"]["LOCATION"] = CACHES["ratelimit"]["LOCATION"].rsplit("/", 1)[0] + "/4"
 CACHES["default"]["KEY_PREFIX"] = "tests"
+# The floor's own tests (config/floor/tests) reach its views in this process; the stack's gunicorn serves them
+# only while make bench runs (deploy/stack.conf).
+BENCH_FLOOR_VIEWS = True

@@ -319,6 +319,13 @@ def test_the_same_save_id_sent_twice_at_once_is_applied_once_and_answered_alike(
 
 # ---------------------------------------------------------------- nginx
 
+def test_the_stack_does_not_serve_the_bench_floor_unless_make_bench_asks():
+    """/bench/floor/ lets anyone write rows: off in deploy/stack.conf; jmeter/bench.py turns it on for its run."""
+    assert stack.conf()["STACK_BENCH_FLOOR_VIEWS"] == "0"
+    status, _, _ = stack.http("GET", "/bench/floor/")
+    assert status == 404
+
+
 @pytest.mark.parametrize("chunked", [False, True])
 def test_nginx_answers_a_body_over_the_limit_with_djangos_413_in_json_or_html(chunked):
     limit = int(stack.conf()["STACK_REQUEST_BODY_MAX_BYTES"])
