@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -16,6 +16,7 @@ help:
 	@echo "make bench [DURATION=60 THREADS=50 THINK=0]    JMeter through the stack, the survey without and with skip logic: the table and jmeter/results/bench.json"
 	@echo "make smoke    a few respondents through the stack with JMeter, and the data check (CI)"
 	@echo "make fuzz [REQUESTS=10000]    adversarial requests through nginx: a status histogram; fails on any 5xx or bad stored value"
+	@echo "make fuzz-uploads    hostile roster, directory and survey files read in fresh processes: memory and time against the bound"
 	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
 	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
@@ -102,6 +103,9 @@ REQUESTS ?= 10000
 
 fuzz: install
 	jmeter/fuzz --requests $(REQUESTS)
+
+fuzz-uploads: install
+	$(BIN)/python jmeter/upload_bombs.py
 
 DRILL_ARGS ?=
 

@@ -1,0 +1,228 @@
+"""XLSX uploads checked before anything parses them (a roster, the school directory, an XLSForm survey).
+
+An XLSX file is a ZIP of XML parts, and a small upload can unpack to
+gigabytes, or to XML that costs far more to parse than its size. So:
+
+- ``workbook_open`` reads the ZIP's end record before ``zipfile`` reads its
+  table of contents (which ``zipfile`` holds whole in memory), and refuses a
+  part that is encrypted or compressed otherwise than Excel does (stored or
+  deflated: LZMA, for one, sets its own memory). ``zipfile`` stops each part
+  at the unpacked size the table of contents declares and checks its CRC, so
+  the sizes checked here are the sizes read.
+- ``part_check`` refuses a part over a size the caller names.
+- ``xml_parse`` streams one part through expat, 64 KB at a time, without
+  ever holding more than about a megabyte of it: expat holds a whole tag, a
+  comment or a processing instruction until its end, and its nesting, in
+  memory, so a part may hold no DTD (entities), no comment and no processing
+  instruction (Excel writes none), no stretch of more than ``TAG_MAX_BYTES``
+  without a ``<`` (a tag or a cell's text), and no element nested more than
+  ``DEPTH_MAX`` deep. Text is streamed: the caller keeps what it needs.
+
+Every refusal is a ``WorkbookError`` whose message is for the person who sent
+the file.
+"""
+import io
+import pyexpat
+import zipfile
+import zlib
+from contextlib import contextmanager
+
+CHUNK_BYTES = 64 * 1024
+# A table of contents of a workbook Excel writes is a few KB (about 100 bytes a part).
+DIRECTORY_MAX_BYTES = 1 << 20
+TAG_MAX_BYTES = 1 << 20
+DEPTH_MAX = 64
+# A DTD, a comment or a processing instruction starts "<!" or "<?"; CDATA ("<![CDATA[") is text, and streamed.
+_CDATA = b"<![CDATA["
+# The XML declaration "<?xml ...?>" may follow a byte-order mark (3 bytes).
+_DECLARATION_END = 3
+# Said of a file that is no ZIP, or a ZIP without the parts of a workbook; the detail, if any, follows.
+NOT_A_WORKBOOK = "It is not an XLSX workbook"
+RESAVE = "Open it in Excel and save it again."
+
+
+class WorkbookError(ValueError):
+    """The workbook cannot be read within the limits: one message for the person who sent it."""
+
+
+@contextmanager
+def workbook_open(file):
+    """Open the XLSX workbook ``file`` (a path, a binary file or bytes) as a ZipFile, its ZIP structure checked first."""
+    if hasattr(file, "read"):
+        stream = file
+    elif isinstance(file, (bytes, bytearray)):
+        stream = io.BytesIO(file)
+    else:
+        stream = open(file, "rb")
+    try:
+        try:
+            # zipfile's own reading of the end record, so that the size checked is the size it then reads.
+            end = zipfile._EndRecData(stream)
+        except OSError:
+            end = None
+        if not end:
+            raise WorkbookError(f"{NOT_A_WORKBOOK}.")
+        if end[zipfile._ECD_SIZE] > DIRECTORY_MAX_BYTES:
+            raise WorkbookError(
+                f"This XLSX file's table of contents is {_mb(end[zipfile._ECD_SIZE])}; the largest accepted is "
+                f"{_mb(DIRECTORY_MAX_BYTES)} (a workbook's is a few KB). {RESAVE}")
+        try:
+            archive = zipfile.ZipFile(stream)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as error:
+            raise WorkbookError(f"{NOT_A_WORKBOOK}.") from error
+        with archive:
+            for info in archive.infolist():
+                if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                    raise WorkbookError(f"The workbook's part {info.filename} is encrypted or compressed in a way "
+                                        f"Excel does not write. {RESAVE}")
+            yield archive
+    finally:
+        if stream is not file:
+            stream.close()
+
+
+def part_check(archive, name, *, max_bytes, what, advice=""):
+    """Return the ZipInfo of the part ``name``; refuse it when it unpacks to more than ``max_bytes``."""
+    try:
+        info = archive.getinfo(name)
+    except KeyError as error:
+        raise WorkbookError(f"{NOT_A_WORKBOOK} (it has no {name}).") from error
+    if info.file_size > max_bytes:
+        raise WorkbookError(f"The workbook's {what} is {_mb(info.file_size)} unpacked; the largest accepted is "
+                            f"{_mb(max_bytes)}." + (f" {advice}" if advice else ""))
+    return info
+
+
+def xml_parse(archive, name, *, max_bytes, what, advice="", start=None, end=None, parser=None):
+    """Stream the part ``name`` through expat; yield after each chunk, so that a caller can take what the handlers
+    made so far. ``start(tag, attributes)`` and ``end(tag)`` see tags as ``"namespace local"``; for text, set
+    ``parser.CharacterDataHandler`` from them (``parser``: one made by ``xml_parser``)."""
+    info = part_check(archive, name, max_bytes=max_bytes, what=what, advice=advice)
+    parser = parser or xml_parser()
+    depth = 0
+
+    def started(tag, attributes):
+        nonlocal depth
+        depth += 1
+        if depth > DEPTH_MAX:
+            raise WorkbookError(f"The workbook cannot be read: {name} nests its elements more than {DEPTH_MAX} deep. "
+                                f"{RESAVE}")
+        if start is not None:
+            start(tag, attributes)
+
+    def ended(tag):
+        nonlocal depth
+        depth -= 1
+        if end is not None:
+            end(tag)
+
+    parser.StartElementHandler = started
+    parser.EndElementHandler = ended
+    guard = _Guard(name)
+    try:
+        with archive.open(info) as stream:
+            while chunk := stream.read(CHUNK_BYTES):
+                guard.check(chunk)
+                parser.Parse(chunk, False)
+                yield
+        parser.Parse(b"", True)
+    except pyexpat.ExpatError as error:
+        raise WorkbookError(f"The workbook is damaged: {name} is not well-formed XML "
+                            f"({pyexpat.ErrorString(error.code)} at line {error.lineno}, column {error.offset + 1}). "
+                            f"{RESAVE}") from error
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
+        raise WorkbookError(f"The workbook is damaged: {name} cannot be unpacked ({error}). {RESAVE}") from error
+    yield
+
+
+def workbook_check(file, *, max_bytes, max_elements, part_max_elements=(), what="workbook"):
+    """Check the whole workbook ``file`` before a reader that holds what it reads in memory (openpyxl, some
+    hundred bytes an XML element) opens it: its ZIP (``workbook_open``); its parts unpacked together at most
+    ``max_bytes``; every part that starts as XML well-formed, within ``xml_parse``'s limits; at most
+    ``max_elements`` XML elements in all, and at most ``n`` in a part named in ``part_max_elements``
+    ((name, n, what its entries are) ...)."""
+    with workbook_open(file) as archive:
+        parts = archive.infolist()
+        unpacked = sum(info.file_size for info in parts)
+        if unpacked > max_bytes:
+            raise WorkbookError(f"The {what} is {_mb(unpacked)} unpacked; the largest accepted is {_mb(max_bytes)}.")
+        limits = {name: (most, kind) for name, most, kind in part_max_elements}
+        total = 0
+        for info in parts:
+            with archive.open(info) as part:
+                if not part.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+                    continue  # pictures, macros: not XML, whatever their names (a reader follows relationships)
+            most, kind = limits.get(info.filename, (max_elements, ""))
+            count = 0
+
+            def counted(tag, attributes, most=most, kind=kind):
+                nonlocal count, total
+                count += 1
+                total += 1
+                if total > max_elements:
+                    raise WorkbookError(f"The {what} holds more XML elements (cells, texts, styles) than the "
+                                        f"{max_elements:,} accepted.")
+                if count > most:
+                    raise WorkbookError(f"The {what}'s {kind} hold more entries than the {most:,} accepted. "
+                                        f"{RESAVE}")
+
+            xml_read(archive, info.filename, max_bytes=max_bytes, what=info.filename, start=counted)
+
+
+def xml_read(archive, name, **kwargs):
+    """Run ``xml_parse`` to the end."""
+    for _ in xml_parse(archive, name, **kwargs):
+        pass
+
+
+def xml_parser():
+    """Return an expat parser for ``xml_parse``: UTF-8 whatever the part declares, tags as "namespace local",
+    text buffered (one call per text, up to 64 KB), no DTD."""
+    parser = pyexpat.ParserCreate(encoding="UTF-8", namespace_separator=" ")
+    parser.buffer_text = True
+    parser.buffer_size = CHUNK_BYTES
+
+    def doctype(*_):
+        raise WorkbookError(f"The workbook cannot be read: it holds a DTD, which Excel never writes. {RESAVE}")
+
+    parser.StartDoctypeDeclHandler = doctype
+    return parser
+
+
+class _Guard:
+    """What expat would hold whole, checked on the raw bytes before they reach it (see the module's docstring)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.offset = 0  # bytes before this chunk
+        self.since = 0  # bytes since the last "<"
+        self.carry = b""  # the last bytes of the previous chunk: a "<!" or "<?" may straddle two
+
+    def check(self, chunk):
+        first = chunk.find(b"<")
+        if first < 0:
+            self.since += len(chunk)
+        else:
+            self.since += first
+            if self.since <= TAG_MAX_BYTES:
+                self.since = len(chunk) - 1 - chunk.rfind(b"<")
+        if self.since > TAG_MAX_BYTES:
+            raise WorkbookError(f"The workbook cannot be read: {self.name} holds a cell or a tag longer than "
+                                f"{_mb(TAG_MAX_BYTES)}. {RESAVE}")
+        window = self.carry + chunk
+        base = self.offset - len(self.carry)
+        for marker in (b"<!", b"<?"):
+            at = window.find(marker)
+            while at >= 0:
+                if len(window) - at < len(_CDATA):
+                    break  # decided with the next chunk, which the carry reaches
+                if not (window.startswith(_CDATA, at) or (marker == b"<?" and base + at <= _DECLARATION_END)):
+                    raise WorkbookError(f"The workbook cannot be read: {self.name} holds a DTD, a comment or a "
+                                        f"processing instruction, which Excel never writes. {RESAVE}")
+                at = window.find(marker, at + 1)
+        self.carry = window[-len(_CDATA):]
+        self.offset += len(chunk)
+
+
+def _mb(size):
+    return f"{size / 1e6:,.0f} MB" if size >= 1e7 else f"{size / 1e6:,.1f} MB"
