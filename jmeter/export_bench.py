@@ -4,9 +4,10 @@ Seeds RESPONDENTS completed respondents of a 12-page survey (60 answerable
 questions, every kind) straight into the stack's PostgreSQL, each with an
 answer to every question (INSERT ... SELECT in chunks: RESPONDENTS x 60 answer
 rows), then runs ``manage.py export_responses`` in a child process for CSV and
-for XLSX (the same code as the staff area's Celery task, reading the
-replica), and prints each one's wall time, the child's peak resident memory
-and the file's size.
+for XLSX (``--formats`` adds spss and stata: their tab-separated ``.dat``;
+``--deidentified`` measures the shuffled, de-identified export) (the same
+code as the staff area's Celery task, reading the replica), and prints each
+one's wall time, the child's peak resident memory and the file's size.
 
 Targets (docs/performance.md): CSV of a million respondents under 5 minutes
 and under 200 MB. The seeded survey is kept for the next run (seeding a
@@ -89,12 +90,13 @@ def seed(survey, *, respondents, schools):
     return len(values)
 
 
-def run_export(slug, fmt, path):
+def run_export(slug, fmt, path, *, deidentified=False):
     """Run export_responses in a child; return (seconds, the child's own peak RSS in MB)."""
     started = time.monotonic()
     with tempfile.TemporaryFile("w+") as err:
         child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "export_responses", slug, "--format", fmt,
-                                  "--output", str(path)], stdout=subprocess.DEVNULL, stderr=err, text=True)
+                                  "--output", str(path), *(["--deidentified"] if deidentified else [])],
+                                 stdout=subprocess.DEVNULL, stderr=err, text=True)
         _, status, usage = os.wait4(child.pid, 0)  # this child's rusage alone
         seconds = time.monotonic() - started
         err.seek(0)
@@ -108,7 +110,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--respondents", type=int, default=1_000_000)
     parser.add_argument("--schools", type=int, default=2000)
-    parser.add_argument("--formats", default="csv,xlsx")
+    parser.add_argument("--formats", default="csv,xlsx", help="Of csv, xlsx, spss, stata.")
+    parser.add_argument("--deidentified", action="store_true",
+                        help="De-identified exports (rows shuffled: the ids are read first).")
     parser.add_argument("--drop", action="store_true", help="Delete the seeded survey at the end.")
     parser.add_argument("--output", default=str(ROOT / "jmeter" / "results" / "export-bench.json"))
     args = parser.parse_args()
@@ -122,6 +126,7 @@ def main():
     from django.db import connection
 
     from config.db_router import master_wal_position, read_from_master, replicas_caught_up
+    from respondents.exports import DATA_SUFFIXES
     from respondents.models import Respondent
     from respondents.schools import schools_ensure
     from surveys.management.commands.seed_bench_survey import bench_document
@@ -129,7 +134,7 @@ def main():
     from surveys.services import survey_create
 
     slug = f"export-bench-{args.respondents}"
-    figures = {"respondents": args.respondents, "schools": args.schools}
+    figures = {"respondents": args.respondents, "schools": args.schools, "deidentified": args.deidentified}
     with read_from_master():
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:
@@ -152,8 +157,8 @@ def main():
         with tempfile.TemporaryDirectory() as scratch:
             print(f"{'format':<8}{'seconds':>9}{'respondents/s':>15}{'peak RSS MB':>13}{'file MB':>9}")
             for fmt in args.formats.split(","):
-                path = Path(scratch) / f"export.{fmt}"
-                seconds, peak, said = run_export(slug, fmt, path)
+                path = Path(scratch) / f"export{DATA_SUFFIXES[fmt]}"
+                seconds, peak, said = run_export(slug, fmt, path, deidentified=args.deidentified)
                 size = path.stat().st_size / 1e6
                 figures[fmt] = {"seconds": round(seconds, 1), "respondents_per_second": round(args.respondents / seconds),
                                 "peak_rss_mb": round(peak), "file_mb": round(size, 1), "output": said}

@@ -29,13 +29,19 @@ a grid's rows are ordinal (the rows share one rating scale, listed in order);
 every other question (single and multiple choice, its 0/1 columns, dates and
 texts) and every roster field is nominal.
 
-**Names.** The CSV and XLSX headings are the question codes, as respondents'
-answers are stored (a multiple choice's columns are ``<code>_<value>``). SPSS
-and Stata names are derived from them deterministically (``legal_names``): at
-most 32 characters (Stata's limit; SPSS allows 64), letters, digits and ``_``,
-starting with a letter, not a reserved word of either tool, unique without
-regard to case (SPSS ignores case); a clash gets ``_2``, ``_3``... in
-column order. The codebook lists every name next to its question code.
+**Names.** A variable has one name in every format (CSV and XLSX headings,
+SPSS and Stata names, the codebook). A question's is its code: the survey's
+checks refuse a code SPSS or Stata cannot take as a name
+(``surveys/variable_names.py``), so it never changes between exports. The
+roster and system columns are always ``roster_<field>`` (``roster_grade``,
+``roster_started_at``), a prefix no question code may start with, so they
+never take a question's name whichever fields an export holds. Only what is
+derived is made legal here (``legal_names``): a multiple choice's 0/1 columns,
+``<code>_<value>``, and the code of a survey loaded before the rule: letters,
+digits and ``_``, starting with a letter, at most 32 characters, not a
+reserved word, unique without regard to case (SPSS ignores case); a clash
+gets ``_2``, ``_3``... in column order, after every question code and roster
+column has its own.
 """
 import hashlib
 import re
@@ -44,6 +50,7 @@ from dataclasses import dataclass
 from respondents.models import District, Respondent, School
 from surveys.models import Choice, Question
 from surveys.selectors import answerable_questions, survey_pages
+from surveys.variable_names import NAME_MAX_LENGTH, ROSTER_PREFIX, is_reserved
 
 
 @dataclass(frozen=True)
@@ -84,7 +91,7 @@ ROSTER_FIELDS = {
 IDENTIFYING_FIELDS = frozenset({"respondent_id", "external_id", "display_name"})
 _NUMERIC_FIELDS = frozenset({"respondent_id", "current_page"})
 # Where each roster text field is kept (model, field): its SPSS width is the model's max_length, 4 bytes a character
-# in UTF-8. Timestamps are ISO text, 32 bytes.
+# in UTF-8. Timestamps are ISO 8601 text with their zone, 25 characters; 32 bytes.
 _FIELD_SOURCES = {"external_id": (Respondent, "external_id"), "display_name": (Respondent, "display_name"),
                   "school_code": (School, "code"), "school_name": (School, "name"),
                   "district_code": (District, "code"), "district_name": (District, "name"),
@@ -98,13 +105,6 @@ def _field_width(field):
     return 4 * source[0]._meta.get_field(source[1]).max_length if source else TIMESTAMP_WIDTH
 
 NOMINAL, ORDINAL, SCALE = "nominal", "ordinal", "scale"
-NAME_MAX_LENGTH = 32
-STATA_RESERVED = frozenset({
-    "_all", "_b", "byte", "_coef", "_cons", "double", "float", "if", "in", "int", "long", "_n", "_pi", "_pred",
-    "_rc", "_skip", "strl", "using", "with",
-})
-SPSS_RESERVED = frozenset({"all", "and", "by", "eq", "ge", "gt", "le", "lt", "ne", "not", "or", "to", "with"})
-_STATA_STR_TYPE = re.compile(r"^str[0-9]+$")
 _INTEGER = re.compile(r"^-?[0-9]{1,9}$")
 _ILLEGAL = re.compile(r"[^A-Za-z0-9_]")
 
@@ -113,8 +113,7 @@ _ILLEGAL = re.compile(r"[^A-Za-z0-9_]")
 class Variable:
     """One column of an export's data file."""
 
-    heading: str  # the CSV/XLSX column heading
-    name: str  # the SPSS/Stata variable name
+    name: str  # in every format: the question's code, roster_<field>, or <code>_<value> made legal
     label: str  # the question's prompt, or the roster field's description
     field: str  # the roster field, or the question code
     kind: str  # a Question.Kind, "roster", or "choice" for one 0/1 column of a multiple choice
@@ -142,41 +141,30 @@ class VariablePlan:
     definition_version: str
 
 
-def legal_names(wanted):
-    """Return one SPSS- and Stata-legal, unique name for each of ``wanted``, in order (see the module docstring)."""
-    names, taken = [], set()
-    for raw in wanted:
+def legal_names(wanted, *, first=()):
+    """Return one SPSS- and Stata-legal, unique name for each of ``wanted``, in order (see the module docstring).
+
+    The names at the indexes ``first`` are claimed before the others, so that
+    a question's code keeps its name and a derived name gives way.
+    """
+    names, taken = [""] * len(wanted), set()
+    first = tuple(first)
+    for index in (*first, *(i for i in range(len(wanted)) if i not in set(first))):
+        raw = wanted[index]
         base = _ILLEGAL.sub("_", raw)
         if not base[:1].isalpha() or not base[:1].isascii():
             base = "v" + base
         base = base[:NAME_MAX_LENGTH]
-        if _reserved(base):
+        if is_reserved(base):
             base = base[:NAME_MAX_LENGTH - 1] + "_"
         name, number = base, 1
-        while name.lower() in taken or _reserved(name):
+        while name.lower() in taken or is_reserved(name):
             number += 1
             suffix = f"_{number}"
             name = base[:NAME_MAX_LENGTH - len(suffix)] + suffix
         taken.add(name.lower())
-        names.append(name)
+        names[index] = name
     return names
-
-
-def _reserved(name):
-    lower = name.lower()
-    return lower in STATA_RESERVED or lower in SPSS_RESERVED or bool(_STATA_STR_TYPE.match(lower))
-
-
-def _unique_headings(wanted):
-    headings, taken = [], set()
-    for raw in wanted:
-        heading, number = raw, 1
-        while heading in taken:
-            number += 1
-            heading = f"{raw}_{number}"
-        taken.add(heading)
-        headings.append(heading)
-    return headings
 
 
 def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
@@ -191,11 +179,12 @@ def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
     for choice in Choice.objects.using(using).filter(question__survey_id=survey.pk).order_by("question_id", "position"):
         choices.setdefault(choice.question_id, []).append((choice.value, choice.label))
 
-    drafts = []  # (heading, dict of Variable fields but the names)
+    drafts = []  # (the name wanted, whether it is claimed first, dict of Variable fields but the name)
     for field in roster_fields:
         numeric = field in _NUMERIC_FIELDS
-        drafts.append((field, {"label": ROSTER_FIELDS[field], "field": field, "kind": "roster", "numeric": numeric,
-                               "level": NOMINAL, "width": 0 if numeric else _field_width(field)}))
+        drafts.append((ROSTER_PREFIX + field, True, {
+            "label": ROSTER_FIELDS[field], "field": field, "kind": "roster", "numeric": numeric, "level": NOMINAL,
+            "width": 0 if numeric else _field_width(field)}))
     for question in questions:
         own = tuple(choices.get(question.grid_id or question.pk, ()))
         common = {"field": question.code, "page": positions[question.page_id], "required": question.required,
@@ -203,16 +192,15 @@ def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
         if question.kind == Question.Kind.MULTIPLE and multiple == "columns":
             chosen = ((0, "Not chosen"), (1, "Chosen"))
             for value, label in own:
-                drafts.append((f"{question.code}_{value}", {
+                drafts.append((f"{question.code}_{value}", False, {
                     **common, "label": f"{question.prompt}: {label}", "kind": "choice", "numeric": True,
                     "level": NOMINAL, "choice_value": value, "value_labels": chosen, "missing": MISSING_CODES}))
         else:
-            drafts.append((question.code, {**common, "label": question.prompt, "kind": question.kind,
-                                           **_question_reading(question, own)}))
-    headings = _unique_headings([heading for heading, _ in drafts])
-    names = legal_names(headings)
-    variables = tuple(Variable(heading=heading, name=name, **fields)
-                      for heading, name, (_, fields) in zip(headings, names, drafts, strict=True))
+            drafts.append((question.code, True, {**common, "label": question.prompt, "kind": question.kind,
+                                                 **_question_reading(question, own)}))
+    names = legal_names([wanted for wanted, _, _ in drafts],
+                        first=[index for index, (_, claimed, _) in enumerate(drafts) if claimed])
+    variables = tuple(Variable(name=name, **fields) for name, (_, _, fields) in zip(names, drafts, strict=True))
     return VariablePlan(variables=variables, definition_version=_definition_version(survey, variables))
 
 
@@ -233,13 +221,15 @@ def _question_reading(question, choices):
                     "value_labels": tuple((int(value), label) for value, label in choices)}
         clashes = any(value in {str(code) for code in codes} for value in values)
         reading = {"numeric": False, "level": level, "missing": () if clashes else MISSING_CODES}
+        # One byte more for the backslash before a value that starts with "-" (respondents/exports.py).
         if kind == Question.Kind.SINGLE:
-            return {**reading, "width": max([len(value) for value in values] + [3]), "value_labels": choices}
+            return {**reading, "width": max([len(value) + 1 for value in values] + [3]), "value_labels": choices}
         # The chosen values joined by spaces: a combination has no label (the codebook lists the choices).
-        return {**reading, "width": max(sum(len(value) + 1 for value in values), 3)}
+        return {**reading, "width": max(sum(len(value) + 1 for value in values) + 1, 3)}
     if kind == Question.Kind.DATE:
         return {"numeric": False, "level": NOMINAL, "width": 10, "missing": MISSING_CODES}
-    # Free text: any answer is legal, so no code is safe.
+    # Free text: any answer is legal, so no code is safe. 4 bytes a character holds its escapes too (a character
+    # escaped in the data file is one byte, written as two).
     return {"numeric": False, "level": NOMINAL, "width": min(4 * (question.text_max_length or 255), 32767)}
 
 

@@ -1,11 +1,12 @@
-"""Response exports: one row per respondent, one column per answerable question, as CSV, XLSX, SPSS or Stata.
+r"""Response exports: one row per respondent, one column per answerable question, as CSV, XLSX, SPSS or Stata.
 
 ``export_write`` is the one entry point (the staff area's task and
-``manage.py export_responses`` call it): it writes the data file, the syntax
-file of SPSS (``.sps``) or Stata (``.do``) that reads it, and the codebook
-(``<stem>-codebook.xlsx``) into a directory; ``export_zip`` bundles them for
-one download. The variables, their names, levels and missing-value codes are
-planned in ``respondents/export_variables.py``.
+``manage.py export_responses`` call it): it writes the data file (``.csv``,
+``.xlsx``, or for SPSS and Stata ``.dat``), the syntax file of SPSS (``.sps``)
+or Stata (``.do``) that reads it, and the codebook (``<stem>-codebook.xlsx``)
+into a directory; ``export_zip`` bundles them for one download. The
+variables, their names (a question's is its code, in every format), levels
+and missing-value codes are planned in ``respondents/export_variables.py``.
 
 Multiple-choice answers are one column holding the chosen values separated by
 single spaces, in choice order (as stored; the same convention as ODK's
@@ -25,11 +26,46 @@ Every text cell of a CSV export is safe to open in a spreadsheet
 or a carriage return is written with an apostrophe before it, so no spreadsheet
 takes it for a formula (an answer ``=HYPERLINK(...)`` arrives as
 ``'=HYPERLINK(...)``); a number such as ``-5`` is written as it is. XLSX cells
-are written as text, which no spreadsheet runs, so they keep their value. The
-CSV that feeds SPSS or Stata holds the raw values (a syntax file reads it, not
-a spreadsheet, and an apostrophe would change the data), with the missing-value
-codes, and a line break inside a text as a space: SPSS's GET DATA ends a case
-at a line end even inside quotes.
+are written as text, which no spreadsheet runs, so they keep their value; a
+numeric column holds numbers only (a missing answer is an empty cell).
+
+**The SPSS and Stata data file** (``<stem>.dat``) must give those tools every
+value exactly and run nothing when someone opens it in a spreadsheet. It is
+UTF-8, tab-separated, one line per respondent after a line of names, with no
+quoting, and a text is written escaped (``data_text``): a backslash as ``\b``,
+a tab as ``\t``, a line feed as ``\n``, a carriage return as ``\r``, and a
+backslash before a first ``=``, ``+``, ``-``, ``@`` or ``"`` (not before a
+number such as ``-5``). The syntax files undo the escapes in the order of
+``DATA_ESCAPES``, the backslash last, which restores every text exactly: each
+backslash in the file starts a pair, so no pair is read across two. Why this
+and not the alternatives:
+
+- A CSV (the former ``.csv``) opens straight into Excel, LibreOffice or
+  Numbers, which run ``=HYPERLINK(...)``; an apostrophe in front would change
+  what SPSS and Stata read. And SPSS's GET DATA ends a case at a line end
+  even inside quotes, so a text with a line break could not be read exactly.
+- ``.dat`` is what SPSS and Stata users know as raw data, and no spreadsheet
+  takes it as its own: double-clicking it does not open one, and opening it
+  from a spreadsheet goes through a text import dialog (Excel's Text Import
+  Wizard, LibreOffice's Text Import). Such a dialog may still take a cell
+  that starts with ``=`` for a formula (Excel's, with its General column
+  format), as for ``.txt`` and ``.tsv``, so the extension alone is not
+  enough: the escapes make sure no cell starts with what a spreadsheet runs,
+  and that no tab, line break or quote inside a text moves the rest of it
+  into a cell of its own.
+- Native ``.sav``/``.dta``: pyreadstat writes them only from a whole data
+  frame in memory: a million respondents by 71 columns is at least 8 bytes a
+  cell (568 MB) before any text, and held as the export's values about 3 GB
+  (59 MB measured for 20,000 bench respondents), against the export's target
+  of 200 MB (``make bench-export``, docs/performance.md); this file streams
+  at the same ~85 MB as the CSV.
+
+GET DATA reads it with ``/DELIMITERS="\t"`` and no qualifier, so quotes are
+text; Stata's ``import delimited`` with ``delimiters("\t")`` and
+``bindquote(nobind) stripquotes(no)``, for the same reason.
+
+**Times** are ISO 8601 in the deployment's time zone (``TIME_ZONE``) with
+their offset, to the second: ``2026-11-25T09:14:03-06:00``.
 
 **De-identified** exports drop what identifies a person (``IDENTIFYING_FIELDS``:
 the respondent id, the roster's id and the slip name; access codes are never
@@ -37,12 +73,18 @@ exported), leave withdrawn respondents out, and leave out every school with
 fewer than ``settings.EXPORT_SMALL_SCHOOL_MIN`` respondents in the export's
 selection (respondents with no school count as one such group). The counts
 are the rows the export would otherwise hold, so no school appears with fewer
-rows than the minimum.
+rows than the minimum. Their rows are shuffled (otherwise they follow the
+respondent id, which is roster order) and their times are dates, so nobody
+holding the roster or a sign-in log can link a row back to a person by its
+place or its minute. The shuffle reads the selection's ids (8 bytes each: 8 MB
+for a million) and then the respondents in that order, 500 at a time.
 """
 import csv
 import os
+import random
 import re
 import zipfile
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,6 +107,7 @@ from surveys.models import Question
 from surveys.selectors import question_ids, survey_flow
 
 FORMATS = ("csv", "xlsx", "spss", "stata")
+STATISTICS_FORMATS = ("spss", "stata")
 MULTIPLE_LAYOUTS = ("joined", "columns")
 # The roster fields of an export unless asked otherwise.
 RESPONDENT_COLUMNS = [
@@ -75,7 +118,12 @@ PROGRESS_EVERY = 1000
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# The escapes of a text in the SPSS and Stata data file, (as written, the text), in the order the syntax files undo
+# them: the backslash's last (see the module docstring).
+DATA_ESCAPES = (("\\t", "\t"), ("\\n", "\n"), ("\\r", "\r"), ("\\=", "="), ("\\+", "+"), ("\\-", "-"),
+                ("\\@", "@"), ('\\"', '"'), ("\\b", "\\"))
+_DATA_INSIDE = str.maketrans({"\\": "\\b", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+_DATA_FIRST = frozenset("=+-@\"")
 
 
 def spreadsheet_safe(cell):
@@ -83,6 +131,16 @@ def spreadsheet_safe(cell):
     if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) and not _NUMBER.match(cell):
         return "'" + cell
     return cell
+
+
+def data_text(text):
+    """Return ``text`` as the SPSS and Stata data file holds it: on one line, without a tab, and starting with
+    nothing a spreadsheet runs (see the module docstring)."""
+    if "\\" in text or "\t" in text or "\n" in text or "\r" in text:  # seldom: translate costs more than looking
+        text = text.translate(_DATA_INSIDE)
+    if text[:1] in _DATA_FIRST and not _NUMBER.match(text):
+        return "\\" + text
+    return text
 
 
 class ExportError(ValueError):
@@ -166,10 +224,11 @@ class _Selection:
             respondents = respondents.filter(withdrawn_at=None)
         return respondents
 
-    def keeps(self, respondent):
-        if respondent.school_id is None:
+    def keeps(self, school_id):
+        """Whether the export holds the respondents of the school ``school_id`` (None: no school)."""
+        if school_id is None:
             return not self.no_school_suppressed
-        return respondent.school_id not in self.suppressed_school_ids
+        return school_id not in self.suppressed_school_ids
 
 
 def _selection(*, survey, using, school_ids, deidentified):
@@ -210,20 +269,47 @@ def _not_asked_marker(survey):
     return mark
 
 
+_ID_PAGE = 50_000
+
+
+def _respondent_batches(*, selection, batch_size):
+    """Yield the respondents of ``selection`` ``batch_size`` at a time: in id order, or shuffled when de-identified.
+
+    In id order they are read by primary key (keyset), so nothing is held
+    but a batch. Shuffled, the ids are read first (an array: 8 bytes each)
+    and shuffled with the system's randomness, then read in that order; a
+    respondent gone or withdrawn since is left out.
+    """
+    respondents = selection.respondents().select_related("school__district")
+    if not selection.deidentified:
+        respondents, last_pk = respondents.order_by("pk"), 0
+        while True:
+            batch = list(respondents.filter(pk__gt=last_pk)[:batch_size])
+            if not batch:
+                return
+            last_pk = batch[-1].pk
+            yield [r for r in batch if selection.keeps(r.school_id)]
+    # The ids by keyset too: a client-side cursor (production has no server-side ones behind pgbouncer) would hold
+    # the whole result at once.
+    ids, pairs, last_pk = array("q"), selection.respondents().order_by("pk").values_list("pk", "school_id"), 0
+    while page := list(pairs.filter(pk__gt=last_pk)[:_ID_PAGE]):
+        last_pk = page[-1][0]
+        ids.extend(pk for pk, school_id in page if selection.keeps(school_id))
+    random.SystemRandom().shuffle(ids)
+    for start in range(0, len(ids), batch_size):
+        wanted = ids[start:start + batch_size]
+        found = {r.pk: r for r in respondents.filter(pk__in=list(wanted))}
+        yield [found[pk] for pk in wanted if pk in found]
+
+
 def _respondent_answers(*, selection, batch_size=500):
-    """Yield ``(respondent, {question_id: value})`` for each respondent of ``selection``, in id order.
+    """Yield ``(respondent, {question_id: value})`` for each respondent of ``selection``: in id order, or shuffled
+    when it is de-identified.
 
     A question the respondent was not asked holds ``_NOT_ASKED``.
     """
     mark = _not_asked_marker(selection.survey)
-    respondents = selection.respondents().select_related("school__district").order_by("pk")
-    last_pk = 0
-    while True:
-        batch = list(respondents.filter(pk__gt=last_pk)[:batch_size])
-        if not batch:
-            return
-        last_pk = batch[-1].pk
-        batch = [r for r in batch if selection.keeps(r)]
+    for batch in _respondent_batches(selection=selection, batch_size=batch_size):
         answers = {r.pk: {} for r in batch}
         if batch:
             rows = Answer.objects.using(selection.using).filter(respondent_id__in=answers.keys()).values_list(
@@ -236,8 +322,14 @@ def _respondent_answers(*, selection, batch_size=500):
             yield r, answers[r.pk]
 
 
-def _iso(moment):
-    return moment.isoformat() if moment else ""
+def _moment(moment):
+    """A time as exports write it: ISO 8601 in the deployment's time zone, with its offset, to the second."""
+    return timezone.localtime(moment).isoformat(timespec="seconds") if moment else ""
+
+
+def _day(moment):
+    """A time as de-identified exports write it: the day (in the deployment's time zone)."""
+    return timezone.localtime(moment).date().isoformat() if moment else ""
 
 
 def _school(attribute):
@@ -261,36 +353,59 @@ _ROSTER_VALUES = {
     "language": lambda r: r.language,
     "status": lambda r: r.status,
     "current_page": lambda r: r.current_page,
-    "started_at": lambda r: _iso(r.started_at),
-    "last_saved_at": lambda r: _iso(r.last_saved_at),
-    "completed_at": lambda r: _iso(r.completed_at),
-    "withdrawn_at": lambda r: _iso(r.withdrawn_at),
+    "started_at": lambda r: r.started_at,
+    "last_saved_at": lambda r: r.last_saved_at,
+    "completed_at": lambda r: r.completed_at,
+    "withdrawn_at": lambda r: r.withdrawn_at,
 }
-_TEXT_KINDS = (Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT)
+_TIME_FIELDS = frozenset({"started_at", "last_saved_at", "completed_at", "withdrawn_at"})
 
 
-def _cell_makers(variables, *, statistics, labels=False, typed=False):
+def _cell_makers(variables, *, statistics, labels=False, typed=False, deidentified=False):
     """Return one function ``(respondent, answers) -> cell`` per variable.
 
-    ``statistics``: the SPSS/Stata data (raw values, missing-value codes, line
-    breaks as spaces); otherwise CSV/XLSX (blank cells, choice labels when
-    ``labels``, numbers as numbers when ``typed``).
+    ``statistics``: the SPSS/Stata data (raw values, missing-value codes,
+    texts escaped by ``data_text``); otherwise CSV/XLSX (blank cells, choice
+    labels when ``labels``, numbers as numbers when ``typed``).
+    ``deidentified``: times are days.
     """
-    return [_cell_maker(v, statistics=statistics, labels=labels, typed=typed) for v in variables]
+    return [_cell_maker(v, statistics=statistics, labels=labels, typed=typed, deidentified=deidentified)
+            for v in variables]
 
 
-def _cell_maker(v, *, statistics, labels, typed):
-    make = _answer_cell_maker(v, statistics=statistics, labels=labels, typed=typed)
+def _cell_maker(v, *, statistics, labels, typed, deidentified):
+    make = _answer_cell_maker(v, statistics=statistics, labels=labels, typed=typed, deidentified=deidentified)
     if not v.is_question:
-        return make
+        return _escaped(make) if statistics and not v.numeric else make
     qid = v.question_id
-    not_asked = NOT_ASKED.code if statistics and NOT_ASKED in v.missing else NOT_ASKED_CELL
+    if statistics and NOT_ASKED in v.missing:
+        not_asked = NOT_ASKED.code
+    elif writes_numbers(v, statistics=statistics, typed=typed, labels=labels):
+        not_asked = ""  # a number's cell holds a number or nothing, never text
+    else:
+        not_asked = NOT_ASKED_CELL
     return lambda respondent, answers: not_asked if answers.get(qid) is _NOT_ASKED else make(respondent, answers)
 
 
-def _answer_cell_maker(v, *, statistics, labels, typed):
+def writes_numbers(v, *, statistics, typed, labels):
+    """Whether the cells of ``v`` hold numbers only: in the SPSS/Stata data, or in XLSX (``typed``) unless they
+    hold choice labels. A missing answer there is a code or an empty cell, never text."""
+    return v.numeric and (statistics or (typed and not (labels and v.choices and v.choice_value is None)))
+
+
+def _escaped(make):
+    def cell(respondent, answers):
+        value = make(respondent, answers)
+        return data_text(value) if isinstance(value, str) else value
+    return cell
+
+
+def _answer_cell_maker(v, *, statistics, labels, typed, deidentified):
     if not v.is_question:
         value = _ROSTER_VALUES[v.field]
+        if v.field in _TIME_FIELDS:
+            moment = _day if deidentified else _moment
+            return lambda respondent, _: moment(value(respondent))
         return lambda respondent, _: value(respondent)
     qid = v.question_id
     if statistics:
@@ -304,11 +419,10 @@ def _answer_cell_maker(v, *, statistics, labels, typed):
             value = answers.get(qid)
             return missing[value] if not value else int(chosen in value.split(" "))
         return column
-    if statistics:
-        if v.kind in _TEXT_KINDS:
-            return lambda _, answers: missing[value] if not (value := answers.get(qid)) else _LINE_BREAK.sub(
-                " ", value)
+    if statistics and v.numeric:
         return lambda _, answers: missing[value] if not (value := answers.get(qid)) else value
+    if statistics:
+        return lambda _, answers: missing[value] if not (value := answers.get(qid)) else data_text(value)
     if labels and v.choices:
         names = dict(v.choices)
         if v.kind == Question.Kind.MULTIPLE:
@@ -337,17 +451,20 @@ class _Counter:
             self.progress(self.done, self.total)
 
 
-def _csv_write(*, stream, plan, rows, statistics, labels=False):
-    makers = _cell_makers(plan.variables, statistics=statistics, labels=labels)
+def _csv_write(*, stream, plan, rows, labels=False, deidentified=False):
+    makers = _cell_makers(plan.variables, statistics=False, labels=labels, deidentified=deidentified)
     writer = csv.writer(stream)
-    if statistics:
-        writer.writerow([v.name for v in plan.variables])
-        for respondent, answers in rows:
-            writer.writerow([make(respondent, answers) for make in makers])
-    else:
-        writer.writerow([spreadsheet_safe(v.heading) for v in plan.variables])
-        for respondent, answers in rows:
-            writer.writerow([spreadsheet_safe(make(respondent, answers)) for make in makers])
+    writer.writerow([v.name for v in plan.variables])
+    for respondent, answers in rows:
+        writer.writerow([spreadsheet_safe(make(respondent, answers)) for make in makers])
+
+
+def _data_write(*, stream, plan, rows, deidentified=False):
+    """Write the SPSS and Stata data file: tab-separated lines, texts escaped (see the module docstring)."""
+    makers = _cell_makers(plan.variables, statistics=True, deidentified=deidentified)
+    stream.write("\t".join(v.name for v in plan.variables) + "\n")
+    for respondent, answers in rows:
+        stream.write("\t".join([str(make(respondent, answers)) for make in makers]) + "\n")
 
 
 # A worksheet's rows, the header included (Excel's limit).
@@ -366,7 +483,7 @@ def xlsx_needs_zip64(*, rows, columns):
     return rows * columns >= ZIP64_FROM_CELLS
 
 
-def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_MAX_ROWS):
+def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_MAX_ROWS, deidentified=False):
     """Write the rows to an XLSX workbook at ``path``.
 
     XlsxWriter in constant-memory mode: each row goes to disk as it is
@@ -377,8 +494,8 @@ def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_
     """
     import xlsxwriter
 
-    header = [v.heading for v in plan.variables]
-    makers = _cell_makers(plan.variables, statistics=False, labels=labels, typed=True)
+    header = [v.name for v in plan.variables]
+    makers = _cell_makers(plan.variables, statistics=False, labels=labels, typed=True, deidentified=deidentified)
     workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_formulas": False,
                                                "strings_to_urls": False, "strings_to_numbers": False,
                                                "use_zip64": xlsx_needs_zip64(rows=total, columns=len(header))})
@@ -437,7 +554,7 @@ def responses_write_csv(*, survey, stream, using=None, options: ExportOptions | 
     """
     options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
     rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
-    _csv_write(stream=stream, plan=plan, rows=rows, statistics=False, labels=options.labels)
+    _csv_write(stream=stream, plan=plan, rows=rows, labels=options.labels, deidentified=options.deidentified)
     return rows.done
 
 
@@ -447,15 +564,19 @@ def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS, op
     options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
     rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
     _xlsx_write(path=path, survey=survey, plan=plan, rows=rows, total=selection.total, labels=options.labels,
-                max_rows=max_rows)
+                max_rows=max_rows, deidentified=options.deidentified)
     return rows.done
+
+
+# The data file's suffix in each format: SPSS and Stata read a file no spreadsheet takes as its own.
+DATA_SUFFIXES = {"csv": ".csv", "xlsx": ".xlsx", "spss": ".dat", "stata": ".dat"}
 
 
 def export_paths(*, format: str, directory: Path, stem: str) -> dict:
     """Return the paths an export of ``format`` writes in ``directory``: data, syntax (or None), codebook."""
     directory = Path(directory)
     return {
-        "data": directory / f"{stem}.{'xlsx' if format == 'xlsx' else 'csv'}",
+        "data": directory / f"{stem}{DATA_SUFFIXES[format]}",
         "syntax": {"spss": directory / f"{stem}.sps", "stata": directory / f"{stem}.do"}.get(format),
         "codebook": directory / f"{stem}-codebook.xlsx",
     }
@@ -466,8 +587,9 @@ def export_write(*, survey, format: str, options: ExportOptions, directory: Path
                  stem: str | None = None, max_rows: int = XLSX_MAX_ROWS) -> ExportResult:
     """Write an export of ``survey``'s responses into ``directory``; return an ExportResult.
 
-    Writes the data (``<stem>.csv``, or ``<stem>.xlsx`` for XLSX), the syntax
-    that reads it for SPSS (``<stem>.sps``) or Stata (``<stem>.do``), and the
+    Writes the data (``<stem>.csv``, ``<stem>.xlsx`` for XLSX, ``<stem>.dat``
+    for SPSS and Stata), the syntax that reads it for SPSS (``<stem>.sps``) or
+    Stata (``<stem>.do``), and the
     codebook (``<stem>-codebook.xlsx``); ``stem`` is the survey's slug unless
     given. ``school_ids`` limits the export to those schools (None: every
     respondent, those with no school too). ``progress(done, total)`` is called
@@ -486,17 +608,20 @@ def export_write(*, survey, format: str, options: ExportOptions, directory: Path
     stem = stem or survey.slug
     paths = export_paths(format=format, directory=directory, stem=stem)
     options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
-    statistics = format in ("spss", "stata")
+    statistics = format in STATISTICS_FORMATS
     partial = {key: path.with_name(path.name + ".partial") for key, path in paths.items() if path is not None}
     try:
         rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
         if format == "xlsx":
             _xlsx_write(path=partial["data"], survey=survey, plan=plan, rows=rows, total=selection.total,
-                        labels=options.labels, max_rows=max_rows)
+                        labels=options.labels, max_rows=max_rows, deidentified=options.deidentified)
         else:
             with open(partial["data"], "w", newline="", encoding="utf-8") as stream:
-                _csv_write(stream=stream, plan=plan, rows=rows, statistics=statistics,
-                           labels=options.labels and not statistics)
+                if statistics:
+                    _data_write(stream=stream, plan=plan, rows=rows, deidentified=options.deidentified)
+                else:
+                    _csv_write(stream=stream, plan=plan, rows=rows, labels=options.labels,
+                               deidentified=options.deidentified)
         if format == "spss":
             spss_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=paths["data"].name)
         elif format == "stata":
@@ -504,7 +629,7 @@ def export_write(*, survey, format: str, options: ExportOptions, directory: Path
         result = ExportResult(
             data=paths["data"], syntax=paths["syntax"], codebook=paths["codebook"], respondent_count=rows.done,
             suppressed_schools=selection.suppressed_schools, suppressed_respondents=selection.suppressed_respondents)
-        codebook_write(path=partial["codebook"], survey=survey, plan=plan, format=format, statistics=statistics,
+        codebook_write(path=partial["codebook"], survey=survey, plan=plan, format=format, labels=options.labels,
                        about=_about(survey=survey, format=format, options=options, result=result,
                                     school_ids=selection.school_ids))
         for key, path in partial.items():
@@ -525,13 +650,16 @@ def _about(*, survey, format, options, result, school_ids):
          else f"{len(school_ids)} school(s) of the requester's scope"),
         ("Respondents", result.respondent_count),
         ("Withdrawn respondents", "left out" if options.deidentified else "included (see status)"),
+        ("Row order", "shuffled (de-identified)" if options.deidentified else "by respondent id (roster order)"),
+        ("Times", f"the day only, in {settings.TIME_ZONE} (de-identified)" if options.deidentified
+         else f"ISO 8601 in {settings.TIME_ZONE}, with the offset from UTC, to the second"),
         ("Suppressed schools", result.suppressed_schools),
         ("Suppressed respondents", result.suppressed_respondents),
         ("Suppression rule", f"de-identified exports leave out schools with fewer than "
                              f"{settings.EXPORT_SMALL_SCHOOL_MIN} respondents (respondents with no school count as "
                              f"one school)" if options.deidentified else "none: not de-identified"),
         ("Files", ", ".join(path.name for path in result.files)),
-        ("Generated at", timezone.now().isoformat(timespec="seconds")),
+        ("Generated at", _moment(timezone.now())),
     ]
 
 

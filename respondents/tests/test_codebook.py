@@ -26,7 +26,7 @@ def codebook(survey, tmp_path, format, **options):
 
 def test_the_codebook_has_one_row_per_variable_of_the_data_file(survey, tmp_path):
     rows, _ = codebook(survey, tmp_path, "spss", roster_fields=("school_code",), multiple="columns")
-    header = (tmp_path / "small.csv").read_text().splitlines()[0].split(",")
+    header = (tmp_path / "small.dat").read_text().splitlines()[0].split("\t")
     assert [row["variable"] for row in rows] == header
     assert list(rows[0]) == VARIABLE_COLUMNS
     by_name = {row["variable"]: row for row in rows}
@@ -42,7 +42,7 @@ def test_the_codebook_has_one_row_per_variable_of_the_data_file(survey, tmp_path
     assert (by_name["pets_dog"]["question code"], by_name["pets_dog"]["kind"], by_name["pets_dog"]["type"]) == (
         "pets", "choice", "numeric")
     assert by_name["story"]["missing values"].startswith("empty: page not saved or left blank")
-    assert (by_name["school_code"]["question code"], by_name["school_code"]["kind"]) == ("", "roster")
+    assert (by_name["roster_school_code"]["question code"], by_name["roster_school_code"]["kind"]) == ("", "roster")
 
 
 def test_the_csv_codebook_names_its_headings_and_says_missing_is_an_empty_cell(survey, tmp_path):
@@ -58,9 +58,12 @@ def test_the_about_sheet_describes_the_export(survey, tmp_path):
                                 "language,status,started_at,last_saved_at,completed_at, de-identified=yes")
     # Two respondents in one school, fewer than the default minimum of 10.
     assert (about["Respondents"], about["Suppressed schools"], about["Suppressed respondents"]) == (0, 1, 2)
-    assert about["Files"] == "small.csv, small.do, small-codebook.xlsx"
+    assert about["Files"] == "small.dat, small.do, small-codebook.xlsx"
     assert about["Generated at"][:2] == "20" and about["Definition version"].startswith("1 (definition ")
     assert "Stata: strings have no extended missing values" in about["Missing values"]
+    assert about["Row order"] == "shuffled (de-identified)"
+    assert "\\t = tab, \\n = line feed" in about["Texts in the data file"] and about["Texts in the data file"].endswith(
+        "must undo them the same way.")
 
 
 def test_the_definition_version_changes_with_the_definition(survey, tmp_path, django_capture_on_commit_callbacks):

@@ -46,7 +46,7 @@ def test_an_analyst_of_a_district_exports_only_its_schools_into_storage_with_a_c
     files = unzip(job)
     assert sorted(files) == ["small-codebook.xlsx", "small.csv"]
     rows = list(csv.DictReader(io.StringIO(files["small.csv"].decode())))
-    assert [(r["school_code"], r["colour"]) for r in rows] == [("LIN", "red")]
+    assert [(r["roster_school_code"], r["colour"]) for r in rows] == [("LIN", "red")]
     assert job.expires_at - job.finished_at == timedelta(days=7)
 
 
@@ -56,14 +56,14 @@ def test_a_whole_state_analyst_gets_every_district_and_never_names(answered):
     job = export_job_run(job_id=export_job_start(scope=analyst, survey=answered, format="csv",
                                                  options=options).pk)
     rows = list(csv.DictReader(io.StringIO(unzip(job)["small.csv"].decode())))
-    assert sorted(r["school_code"] for r in rows) == ["ADA", "LIN"]
-    assert "display_name" not in rows[0] and "external_id" in rows[0]
+    assert sorted(r["roster_school_code"] for r in rows) == ["ADA", "LIN"]
+    assert "roster_display_name" not in rows[0] and "roster_external_id" in rows[0]
 
 
 @pytest.mark.parametrize("format, names", [
     ("xlsx", ["small-codebook.xlsx", "small.xlsx"]),
-    ("spss", ["small-codebook.xlsx", "small.csv", "small.sps"]),
-    ("stata", ["small-codebook.xlsx", "small.csv", "small.do"]),
+    ("spss", ["small-codebook.xlsx", "small.dat", "small.sps"]),
+    ("stata", ["small-codebook.xlsx", "small.dat", "small.do"]),
 ])
 def test_each_format_arrives_as_one_zip_with_its_syntax_and_codebook(answered, format, names):
     admin = scope_of(make_staff(StaffMember.Role.STATE_ADMIN))

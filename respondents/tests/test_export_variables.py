@@ -14,6 +14,12 @@ def test_legal_names_are_deterministic():
     assert legal_names(wanted) == legal_names(list(wanted)) == ["in_", "if_", "a" * 32, "a" * 30 + "_2"]
 
 
+def test_a_name_claimed_first_keeps_it_and_a_derived_name_gives_way():
+    # A question coded pets_cat comes after the 0/1 column of pets' choice cat: the question keeps its code.
+    assert legal_names(["pets_cat", "pets_cat"], first=[1]) == ["pets_cat_2", "pets_cat"]
+    assert legal_names(["roster_grade", "Grade", "grade"], first=[0, 1]) == ["roster_grade", "Grade", "grade_2"]
+
+
 def test_roster_text_widths_follow_the_models_so_spss_never_cuts_a_value(db):
     from respondents.export_variables import TIMESTAMP_WIDTH, variables_plan
     from respondents.models import Respondent, School

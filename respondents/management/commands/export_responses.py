@@ -8,6 +8,7 @@ from config.db_router import read_from_master, replica_alias
 from respondents.audit import Action, audit_record
 from respondents.export_variables import ROSTER_FIELDS
 from respondents.exports import (
+    DATA_SUFFIXES,
     FORMATS,
     MULTIPLE_LAYOUTS,
     RESPONDENT_COLUMNS,
@@ -18,14 +19,13 @@ from respondents.exports import (
 )
 from surveys.models import Survey
 
-DATA_SUFFIX = {"csv": ".csv", "xlsx": ".xlsx", "spss": ".csv", "stata": ".csv"}
-
 
 class Command(BaseCommand):
     help = (
         "Write one row per respondent and one column per question code (see respondents/exports.py). "
-        "--output names the data file: .xlsx for xlsx, .csv for the others. Beside it go the codebook "
-        "(<stem>-codebook.xlsx) and, for spss and stata, the syntax that reads the CSV (<stem>.sps, <stem>.do). "
+        "--output names the data file: .csv for csv, .xlsx for xlsx, .dat for spss and stata (tab-separated, "
+        "texts escaped: no spreadsheet runs it). Beside it go the codebook (<stem>-codebook.xlsx) and, for spss "
+        "and stata, the syntax that reads the data file (<stem>.sps, <stem>.do). "
         "csv may go to standard output with --output - (the default): then the data only, no codebook."
     )
 
@@ -41,7 +41,8 @@ class Command(BaseCommand):
         parser.add_argument("--roster-fields", default=",".join(RESPONDENT_COLUMNS),
                             help=f"Comma-separated, from: {', '.join(ROSTER_FIELDS)}. Empty for none.")
         parser.add_argument("--deidentified", action="store_true",
-                            help="Drop what identifies a person and leave out small schools (EXPORT_SMALL_SCHOOL_MIN).")
+                            help="Drop what identifies a person, leave out small schools (EXPORT_SMALL_SCHOOL_MIN), "
+                                 "shuffle the rows and write times as days.")
 
     def handle(self, *, survey_slug, output, format, labels, multiple, roster_fields, deidentified, **options):
         fields = tuple(field.strip() for field in roster_fields.split(",") if field.strip())
@@ -54,8 +55,8 @@ class Command(BaseCommand):
             raise CommandError(f"An {format} export needs --output FILE (its files go beside it).")
         if output != "-":
             target = Path(output)
-            if target.suffix.lower() != DATA_SUFFIX[format]:
-                raise CommandError(f"A {format} export's --output is its data file, ending {DATA_SUFFIX[format]}.")
+            if target.suffix.lower() != DATA_SUFFIXES[format]:
+                raise CommandError(f"A {format} export's --output is its data file, ending {DATA_SUFFIXES[format]}.")
             if not target.parent.is_dir():
                 raise CommandError(f"No directory {target.parent} to write {target.name} in.")
 
