@@ -112,6 +112,9 @@ class CountersRedisCache(RedisCache):
     def get(self, key, default=None, version=None):
         return self._tolerant("get", default, key, default=default, version=version)
 
+    def set(self, key, value, timeout=None, version=None):
+        return self._tolerant("set", None, key, value, timeout=timeout, version=version)
+
     def add(self, key, value, timeout=None, version=None):
         # As if this were the first: a counter starts again at its first value.
         return self._tolerant("add", True, key, value, timeout=timeout, version=version)

@@ -6,9 +6,13 @@
 Three runs of jmeter/plans/survey_taking.jmx through the stack, each of the same
 length and threads: alone; while ``--flooders`` clients each POST made-up
 usernames to /admin/login/ ``--flood-rate`` times a second with the login limits
-off (the app's django-axes and nginx's limit_req on staff logins); and the same
-flood with the limits on. Every staff login the limits let through runs the
-password hasher (~0.3 s of CPU). The flood sends at a fixed rate, so its own CPU
+off (the app's, config/login_limits.py, and nginx's limit_req on staff logins);
+and the same flood with the limits on. The flood comes from one address and
+names a new account each time, so of the app's limits it meets the address's
+growing wait (from its 20th failure one attempt is checked per wait, 1 s
+doubling to 60 s): every other POST is answered 429 before any hashing. Every
+staff login the limits let through runs the password hasher (~0.3 s of CPU).
+The flood sends at a fixed rate, so its own CPU
 is the same in both flooded runs. Prints respondents' p50/p95/p99 per run and
 what the flood was answered; writes jmeter/results/login_flood.json. The stack is
 left with the limits on and no failures counted.

@@ -30,12 +30,13 @@ def audit_codes_shown(*, scope, survey, respondents, school=None):
                         detail=f"{len(people)} code{'s' if len(people) != 1 else ''}: {named}")
 
 
-def audit_sign_in(*, user=None, username="", address="", failed=False, signed_out=False):
-    """Record a staff sign-in, a failed one (``username`` as typed), or a sign-out."""
+def audit_sign_in(*, user=None, username="", address="", failed=False, signed_out=False, detail=""):
+    """Record a staff sign-in, a failed one (``username`` as typed), or a sign-out; ``detail``: what the login
+    limits made of it."""
     action = Action.SIGN_IN_FAILED if failed else Action.SIGN_OUT if signed_out else Action.SIGN_IN
     return AuditEntry.objects.create(
         at=timezone.now(), user=user, username=user.get_username() if user else username[:150], address=address,
-        action=action,
+        action=action, detail=detail,
     )
 
 

@@ -1,8 +1,10 @@
-"""Staff sign-ins, failed ones and sign-outs go to the audit log (respondents/audit.py)."""
+"""Staff sign-ins, failed ones and sign-outs go to the audit log (respondents/audit.py), each with what the login
+limits made of it (config/login_limits.py): counted, paused, slowed, refused unchecked, a trusted browser."""
+from axes.signals import user_locked_out
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.dispatch import receiver
 
-from config.login_limits import client_ip
+from config.login_limits import client_ip, staff_sign_in_failed, staff_sign_in_paused, staff_signed_in
 from respondents.audit import audit_sign_in
 
 
@@ -12,12 +14,23 @@ def _address(request):
 
 @receiver(user_logged_in, dispatch_uid="staff-audit-sign-in")
 def _signed_in(sender, request, user, **kwargs):
-    audit_sign_in(user=user, address=_address(request))
+    detail = staff_signed_in(request, user) if request else ""
+    audit_sign_in(user=user, address=_address(request), detail=detail)
 
 
 @receiver(user_login_failed, dispatch_uid="staff-audit-sign-in-failed")
 def _sign_in_failed(sender, credentials, request=None, **kwargs):
-    audit_sign_in(username=credentials.get("username", ""), address=_address(request), failed=True)
+    detail = staff_sign_in_failed(request) if request else ""
+    audit_sign_in(username=credentials.get("username", ""), address=_address(request), failed=True, detail=detail)
+
+
+@receiver(user_locked_out, dispatch_uid="staff-audit-sign-in-paused")
+def _paused(sender, request=None, username=None, **kwargs):
+    """django-axes says so for the failure that pauses an account at an address, and for each refusal while paused
+    or slowed: only the first is new here (the others are audited as failed sign-ins above)."""
+    detail = staff_sign_in_paused(request) if request else ""
+    if detail:
+        audit_sign_in(username=username or "", address=_address(request), failed=True, detail=detail)
 
 
 @receiver(user_logged_out, dispatch_uid="staff-audit-sign-out")

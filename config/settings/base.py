@@ -55,6 +55,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # django-csp's, with the header built once per process (config/csp.py).
     "config.csp.CSPMiddleware",
+    # Gives up a staff sign-in's claims on the login limits and sets the device cookie of a successful one.
+    "config.login_limits.StaffSignInMiddleware",
     # Innermost but axes: a database or Redis away for a moment is answered 503, not 500.
     "config.faults.RetryableFaultMiddleware",
     # Last, as django-axes asks: turns a refused staff sign-in into its lockout answer.
@@ -159,9 +161,10 @@ CONTENT_SECURITY_POLICY = {
 # --- Auth (staff only; respondents log in with an access code)
 LOGIN_URL = "staff:login"
 LOGIN_REDIRECT_URL = "staff:home"
-# django-axes' backend first: it refuses a locked-out sign-in before the password is hashed.
+# The login limits' backends first: they refuse a paused or slowed sign-in before the password is hashed.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    "config.login_limits.StaffSignInDelayBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
@@ -180,13 +183,16 @@ RESPONDENT_LOGIN_FAILURE_RATE = env("RESPONDENT_LOGIN_FAILURE_RATE", default="10
 RATELIMIT_ENABLE = LOGIN_LIMITS_ENABLED
 RATELIMIT_USE_CACHE = "ratelimit"
 RATELIMIT_FAIL_OPEN = True
-# Staff and /admin/: django-axes, per account and per address, counted in the same cache.
+# Staff and /admin/: django-axes pauses one account at one address (the pair: a guesser elsewhere never
+# pauses the account's owner), counted in the same cache.
 AXES_ENABLED = LOGIN_LIMITS_ENABLED
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_CACHE = "ratelimit"
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_FAILURE_LIMIT = env.int("STAFF_LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("STAFF_LOGIN_COOLOFF_MINUTES", default=15))
+# A browser that signed in before (its device cookie) is not paused by others' failures.
+AXES_WHITELIST_CALLABLE = "config.login_limits.staff_device_trusted"
 # A lockout ends when its time is up, however many attempts come meanwhile.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
@@ -195,6 +201,15 @@ AXES_LOCKOUT_CALLABLE = "config.login_limits.staff_locked_out"
 # Sign-ins go to the staff audit log; axes' own access log would write the database.
 AXES_DISABLE_ACCESS_LOG = True
 AXES_VERBOSE = False
+# Failures on one account from two addresses or more, or from one address on two accounts or more, slow the
+# next attempt instead: past these counts each waits 1 s after the last failure, doubling, at most the cap.
+STAFF_LOGIN_SLOW_AFTER_ACCOUNT_FAILURES = env.int("STAFF_LOGIN_SLOW_AFTER_ACCOUNT_FAILURES", default=5)
+STAFF_LOGIN_SLOW_AFTER_ADDRESS_FAILURES = env.int("STAFF_LOGIN_SLOW_AFTER_ADDRESS_FAILURES", default=20)
+STAFF_LOGIN_DELAY_MAX_SECONDS = env.int("STAFF_LOGIN_DELAY_MAX_SECONDS", default=60)
+# Failures are forgotten this long after the last one (an account's also on its owner's next sign-in).
+STAFF_LOGIN_FAILURE_WINDOW = timedelta(minutes=env.int("STAFF_LOGIN_FAILURE_WINDOW_MINUTES", default=60))
+# How long a browser stays trusted for the account it last signed in to.
+STAFF_DEVICE_COOKIE_AGE = timedelta(days=env.int("STAFF_DEVICE_COOKIE_DAYS", default=90))
 
 # --- Internationalisation
 LANGUAGE_CODE = "en"
