@@ -8,6 +8,9 @@ Django answers some malformed requests with a 500:
 * ``WSGIRequest.__init__`` decodes the query string with whatever codec the
   Content-Type names: ``charset=hex`` (a bytes-to-bytes codec) or ``utf-16``
   with an odd-length query string raise before any middleware runs.
+* A NUL character in the path or the query string reaches PostgreSQL, which
+  refuses it in text, wherever a view filters on a parameter (forms' fields
+  refuse it themselves): it is answered 400 here, once for every view.
 
 So ``GuardedWSGIHandler`` (``config/wsgi.py``) builds requests that record the
 declared charset instead of applying it, and ``RequestGuardMiddleware``, first
@@ -46,6 +49,10 @@ class RequestGuardMiddleware:
         if length > max(settings.REQUEST_BODY_MAX_BYTES, settings.UPLOAD_MAX_BYTES):
             return errors.too_large(request)
         request.guard_body_length = length
+        query = request.META.get("QUERY_STRING", "")
+        if "\x00" in request.path_info or "%00" in query or "\x00" in query:
+            # PostgreSQL refuses NUL in text: a view passing a query parameter to a filter would raise.
+            return errors.bad_request(request, None)
         _, params = parse_header_parameters(request.META.get("CONTENT_TYPE", ""))
         charset = params.get("charset")
         if charset is not None:

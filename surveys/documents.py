@@ -37,16 +37,32 @@ A grid's ``show_if`` holds for its rows too. ``constraint`` reads the same, and
 ``required_message`` replace the defaults (``rules.default_message``); a
 number's ``constraint_message`` is shown for its min and max too.
 
-Every problem is reported at once, each with the path of the element at fault.
+Every problem is reported at once, each with the path of the element at fault
+(the first ``MAX_PROBLEMS``: checking stops there).
+
+A document is untrusted input, so its size and shape are bounded before
+anything is built from it: a JSON file is at most ``MAX_DOCUMENT_BYTES``
+with at most ``MAX_DOCUMENT_VALUES`` values (its ``{``, ``[`` and ``,``
+counted in its bytes, before it is parsed: every value but the first of a
+list or an object follows a comma) and no number of more than
+``MAX_NUMBER_DIGITS`` digits (``survey_document_loads``); a survey has at
+most ``MAX_PAGES`` pages, ``MAX_QUESTIONS`` questions (grid rows counted),
+``MAX_CHOICES`` choices in a list and ``MAX_CHOICE_ROWS`` choices stored
+(a list's once for each question that uses it). A number a document sets
+(``min``, ``max``, ``max_length``) must fit its column on PostgreSQL, which
+SQLite, holding 64 bits in any integer column, would not refuse.
 """
+import json
 import re
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db.backends.base.operations import BaseDatabaseOperations
 
 from surveys.models import Question, Survey, language_validator
 from surveys.rules import RuleError, RuleQuestion, rule_parse, rule_to_json
+from surveys.variable_names import variable_name_problems
 
 _CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 _VALUE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -54,6 +70,30 @@ _SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,50}$")
 _KINDS = set(Question.Kind.values)
 _TEXT_KINDS = {Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT}
 _CHOICE_KINDS = set(Question.CHOICE_KINDS)
+
+MAX_DOCUMENT_BYTES = 4 * 1024 * 1024
+# A megabyte of empty objects would make a hundred megabytes of Python objects: values are counted first. A
+# sixty-page survey has 4,000; a survey of MAX_QUESTIONS, about 40,000.
+MAX_DOCUMENT_VALUES = 100_000
+# Longer numbers are refused while the JSON is read (no check accepts one); Python refuses int() of 4,300 digits.
+MAX_NUMBER_DIGITS = 30
+MAX_PAGES = 200
+MAX_QUESTIONS = 2_000
+MAX_CHOICES = 500
+MAX_CHOICE_ROWS = 20_000
+MAX_PROBLEMS = 200
+
+
+def column_range(model, name):
+    """Return the smallest and largest number the integer column ``model.name`` holds on PostgreSQL.
+
+    Django's base ranges are PostgreSQL's (its backend keeps them); SQLite's connection would say 64 bits.
+    """
+    return BaseDatabaseOperations.integer_field_ranges[model._meta.get_field(name).get_internal_type()]
+
+
+_NUMBER_RANGE = column_range(Question, "min_value")  # max_value's too
+_MAX_LENGTH_LIMIT = column_range(Question, "max_length")[1]
 
 
 class DocumentError(ValueError):
@@ -72,7 +112,15 @@ class _Checker:
     def need(self, condition, path, message):
         if not condition:
             self.problems.append(f"{path}: {message}")
+            self.enough()
         return condition
+
+    def enough(self):
+        """Stop at MAX_PROBLEMS problems: a document that bad is mended from the first ones, and a list of a
+        million would cost more than the document."""
+        if len(self.problems) >= MAX_PROBLEMS:
+            raise DocumentError([*self.problems[:MAX_PROBLEMS],
+                                 f"document: more than {MAX_PROBLEMS} problems: the rest was not checked"])
 
     def text(self, data, key, path, *, required=False, max_length=None, into=None):
         """Return the text of ``key`` (in the first language); with ``into`` (an element's translations), a text
@@ -96,14 +144,54 @@ class _Checker:
         return value
 
 
+class _LongNumber(ValueError):
+    def __init__(self, text):
+        self.text = text
+        super().__init__(text)
+
+
+def _whole_number(text):
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _LongNumber(text)
+    return int(text)
+
+
+def survey_document_loads(raw: bytes, *, filename: str) -> object:
+    """Return the JSON in ``raw`` (a .json file's bytes, read up to one byte past MAX_DOCUMENT_BYTES); raise
+    DocumentError naming ``filename`` (and the line, where there is one) when it is not JSON or larger than a
+    survey document may be: values are counted in the bytes before any is built."""
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise DocumentError([f"{filename}: larger than {MAX_DOCUMENT_BYTES // 2 ** 20} MB: a survey document is "
+                             "at most that"])
+    # A comma in a text counts too: a generous bound, not an exact count.
+    values = raw.count(b"{") + raw.count(b"[") + raw.count(b",")
+    if values > MAX_DOCUMENT_VALUES:
+        raise DocumentError([f"{filename}: too many values for a survey document ({values:,} objects, lists and "
+                             f"commas; at most {MAX_DOCUMENT_VALUES:,})"])
+    try:
+        return json.loads(raw, parse_int=_whole_number)
+    except _LongNumber as error:
+        at = raw.find(error.text.encode())
+        line, column = raw.count(b"\n", 0, at) + 1, at - raw.rfind(b"\n", 0, at)
+        where = f", line {line} column {column}" if at >= 0 else ""
+        raise DocumentError([f"{filename}{where}: a number of {len(error.text.lstrip('-')):,} digits: a survey "
+                             f"document's numbers have at most {MAX_NUMBER_DIGITS}"]) from None
+    except RecursionError:
+        raise DocumentError([f"{filename}: its objects and lists nest too deep to be read"]) from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise DocumentError([f"{filename}: not a JSON document ({error})"]) from error
+
+
 def parse_survey_document(data):
     """Check ``data`` and return it normalised; raise DocumentError listing every problem."""
     if not isinstance(data, dict):
         raise DocumentError(["document: must be an object"])
     check = _Checker(problems=[])
+    _refuse_oversized(check, data)
     languages = data.get("languages", [settings.LANGUAGE_CODE])
+    texts = isinstance(languages, list) and all(isinstance(code, str) for code in languages)
     try:
-        language_validator(languages)
+        language_validator(languages if texts else None)  # it looks codes up in a set: only text may reach it
         check.need(len(set(languages)) == len(languages), "survey.languages", "lists a language twice")
     except ValidationError as error:
         check.problems.append(f"survey.languages: {error.messages[0]}")
@@ -156,10 +244,30 @@ def parse_survey_document(data):
                     page["questions"].append(question)
         survey["pages"].append(page)
 
+    stored = sum(len(question["choices"]) for page in survey["pages"] for question in page["questions"])
+    check.need(stored <= MAX_CHOICE_ROWS, "survey", f"{stored:,} choices to store (a list's counted for each "
+               f"question that uses it): a survey has at most {MAX_CHOICE_ROWS:,}")
     _compile_rules(check, survey["pages"], codes)
     if check.problems:
         raise DocumentError(check.problems)
     return survey
+
+
+def _refuse_oversized(check, data):
+    """Raise DocumentError when ``data`` has more pages or questions than a survey may: only the lengths of its
+    lists are read, so that nothing is built for a document of a million empty pages."""
+    pages = data.get("pages")
+    if not isinstance(pages, list):
+        return
+    if not check.need(len(pages) <= MAX_PAGES, "survey.pages", f"{len(pages):,} pages: a survey has at most "
+                      f"{MAX_PAGES}"):
+        raise DocumentError(check.problems)
+    tops = [page["questions"] for page in pages if isinstance(page, dict) and isinstance(page.get("questions"), list)]
+    count = sum(map(len, tops)) + sum(len(question["rows"]) for questions in tops for question in questions
+                                      if isinstance(question, dict) and isinstance(question.get("rows"), list))
+    if not check.need(count <= MAX_QUESTIONS, "survey", f"{count:,} questions (grid rows counted): a survey has at "
+                      f"most {MAX_QUESTIONS:,}"):
+        raise DocumentError(check.problems)
 
 
 def _compile_rules(check, pages, codes):
@@ -173,6 +281,7 @@ def _compile_rules(check, pages, codes):
             return rule_to_json(rule_parse(raw, path=path, earlier=dict(earlier), later=codes, own=own))
         except RuleError as error:
             check.problems.extend(error.problems)
+            check.enough()
             return None
 
     def question_rules(question, path, choices):
@@ -188,7 +297,8 @@ def _compile_rules(check, pages, codes):
                    "only a question with a constraint (or a number's min or max) shows a constraint message")
         check.need(question["required"] or not question["required_message"] or question["kind"] == Question.Kind.GRID,
                    f"{path}.required_message", "only a required question shows a required message")
-        earlier[question["code"]] = own
+        if isinstance(question["code"], str):  # else refused already, and no key of a dict
+            earlier[question["code"]] = own
 
     for page_index, page in enumerate(pages, start=1):
         path = f"pages[{page_index}]"
@@ -202,6 +312,8 @@ def _compile_rules(check, pages, codes):
 
 def _parse_choices(check, choices, path):
     if not check.need(isinstance(choices, list) and choices, path, "must be a non-empty list of choices"):
+        return []
+    if not check.need(len(choices) <= MAX_CHOICES, path, f"{len(choices):,} choices: a list has at most {MAX_CHOICES}"):
         return []
     parsed, seen = [], set()
     for index, choice in enumerate(choices, start=1):
@@ -227,8 +339,11 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
     if check.need(isinstance(code, str) and _CODE.match(code), f"{path}.code",
                   "starts with a letter and holds only letters, digits and '_' (at most 64)"):
         check.need(code not in codes, f"{path}.code", f"'{code}' is already used at {codes.get(code)}")
+        check.problems.extend(f"{path}.code: {problem}" for problem in variable_name_problems(code, taken=codes))
         codes.setdefault(code, path)
     kind = Question.Kind.SINGLE if grid else raw.get("kind")
+    if not isinstance(kind, str):
+        kind = repr(kind)  # the kinds are looked up in sets: only text may reach them
     check.need(grid or kind in _KINDS, f"{path}.kind", f"must be one of {', '.join(sorted(_KINDS))}")
     required = raw.get("required", grid["required"] if grid else False)
     check.need(isinstance(required, bool), f"{path}.required", "must be true or false")
@@ -281,10 +396,13 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
         check.need("rows" not in raw, f"{path}.rows", "only a grid has rows")
 
     if kind in Question.NUMBER_KINDS:
+        smallest, largest = _NUMBER_RANGE
         for key in ("min", "max"):
             value = raw.get(key)
-            if check.need(value is None or (isinstance(value, int) and not isinstance(value, bool)),
-                          f"{path}.{key}", "must be a whole number"):
+            if (check.need(value is None or (isinstance(value, int) and not isinstance(value, bool)),
+                           f"{path}.{key}", "must be a whole number")
+                    and check.need(value is None or smallest <= value <= largest, f"{path}.{key}",
+                                   f"must be from {smallest:,} to {largest:,}")):
                 question[f"{key}_value"] = value
         low, high = question["min_value"], question["max_value"]
         check.need(low is None or high is None or low <= high, path, "min is above max")
@@ -294,8 +412,10 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
 
     if kind in _TEXT_KINDS:
         max_length = raw.get("max_length")
-        if check.need(max_length is None or (isinstance(max_length, int) and not isinstance(max_length, bool) and max_length > 0),
-                      f"{path}.max_length", "must be a positive whole number"):
+        if (check.need(max_length is None or (isinstance(max_length, int) and not isinstance(max_length, bool)
+                                              and max_length > 0), f"{path}.max_length", "must be a positive whole number")
+                and check.need(max_length is None or max_length <= _MAX_LENGTH_LIMIT, f"{path}.max_length",
+                               f"must be at most {_MAX_LENGTH_LIMIT:,}")):
             question["max_length"] = max_length
     else:
         check.need("max_length" not in raw, f"{path}.max_length", "only a text question has max_length")

@@ -59,7 +59,10 @@ empty answer is for ``required`` to judge), with that answer as ``own``.
 
 A document is untrusted input, so a rule nests at most ``MAX_DEPTH`` levels
 and holds at most ``MAX_NODES`` ops; an ``in`` lists at most ``MAX_VALUES``
-values and a text literal is at most ``MAX_TEXT`` characters.
+values, a text literal is at most ``MAX_TEXT`` characters and a number has
+at most ``MAX_DIGITS`` digits before its point (``survey.js`` compares
+numbers as doubles, exact to 15 digits: a larger one could hold in Python
+and not in the browser).
 
 ``default_message`` holds the messages a question shows when it carries none
 of its own: for a required question left blank, for a broken constraint, and
@@ -85,6 +88,7 @@ MAX_DEPTH = 20
 MAX_NODES = 200
 MAX_VALUES = 200
 MAX_TEXT = max(Question.DEFAULT_MAX_LENGTH.values())
+MAX_DIGITS = 15
 OWN = "."
 
 COMPARISONS = ("equals", "not_equals", "gt", "ge", "lt", "le")
@@ -299,8 +303,9 @@ class _Parser:
         cmp, value = raw["cmp"], raw["value"]
         fine = self.need(cmp in COMPARISONS if isinstance(cmp, str) else False, f"{path}.cmp",
                          f"must be one of {', '.join(COMPARISONS)}")
-        fine &= self.need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
-                          f"{path}.value", "must be a whole number, 0 or more")
+        fine &= (self.need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+                           f"{path}.value", "must be a whole number, 0 or more")
+                 and self.digits(value, f"{path}.value"))
         return Count(code=code, cmp=cmp, value=value) if fine else None
 
     def group(self, op, raw_rules, path, *, depth):
@@ -373,15 +378,19 @@ class _Parser:
             return None
         return InSet(code=code, values=tuple(values), read_as=read_as, typed=frozenset(seen))
 
+    def digits(self, number, path):
+        return self.need(abs(number) < 10 ** MAX_DIGITS, path, f"has more than {MAX_DIGITS} digits before its point "
+                         "(survey.js compares no larger numbers exactly)")
+
     def literal(self, raw, question, read_as, path):
         """Return ``raw`` as a Literal fit for ``question`` read as ``read_as``, or None (with the reason noted)."""
         whole = isinstance(raw, int) and not isinstance(raw, bool)
         if read_as == _NUMBER and question.kind == Question.Kind.DECIMAL:
             number = isinstance(raw, float) and math.isfinite(raw)
-            if self.need(whole or number, path, f"must be a number, as {_named(question)}"):
+            if self.need(whole or number, path, f"must be a number, as {_named(question)}") and self.digits(raw, path):
                 return Literal(json=raw, typed=Decimal(str(raw)))
         elif read_as == _NUMBER:
-            if self.need(whole, path, f"must be a whole number, as {_named(question)}"):
+            if self.need(whole, path, f"must be a whole number, as {_named(question)}") and self.digits(raw, path):
                 return Literal(json=raw, typed=Decimal(raw))
         elif read_as == _DATE:
             day = _date(raw) if isinstance(raw, str) else None

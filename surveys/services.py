@@ -1,5 +1,4 @@
 """Writes of survey definitions."""
-import json
 from collections.abc import Collection
 from pathlib import Path
 
@@ -8,7 +7,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 
 from surveys.caching import definitions_changed
-from surveys.documents import DocumentError, parse_survey_document
+from surveys.documents import MAX_DOCUMENT_BYTES, DocumentError, parse_survey_document, survey_document_loads
 from surveys.models import Choice, Page, Question, Survey
 
 
@@ -215,18 +214,25 @@ def _revise(survey, data, old, old_choices, new):
 def survey_document_read(*, source, filename: str, publish: bool = False) -> dict:
     """Return the survey document in ``source`` (a path or a binary file): our JSON (``.json``) or an XLSForm
     workbook (``.xlsx``, always a draft unless ``publish``); raise DocumentError listing every problem."""
-    from surveys.xlsform import xlsform_document
+    from surveys.xlsform import XLSFORM_MAX_BYTES, xlsform_document
 
     suffix = Path(filename).suffix.lower()
     if suffix not in (".xlsx", ".json"):
         raise DocumentError([f"{filename}: a survey is a .json document or an .xlsx XLSForm"])
-    raw = source.read() if hasattr(source, "read") else Path(source).read_bytes()
+    # Either is read no further than one byte past what it may hold: a larger one is refused unread. (A
+    # workbook's parts are compressed: one larger than its limit unpacked is larger than it packed too.)
+    size = XLSFORM_MAX_BYTES + 1 if suffix == ".xlsx" else MAX_DOCUMENT_BYTES + 1
+    if hasattr(source, "read"):
+        raw = source.read(size)
+    else:
+        with open(source, "rb") as file:
+            raw = file.read(size)
     if suffix == ".xlsx":
+        if len(raw) > XLSFORM_MAX_BYTES:
+            raise DocumentError([f"{filename}: a survey workbook is at most {XLSFORM_MAX_BYTES / 1e6:g} MB; "
+                                 "this one is larger"])
         return xlsform_document(raw, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
-    try:
-        document = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise DocumentError([f"{filename}: not a JSON document ({error})"]) from error
+    document = survey_document_loads(raw, filename=filename)
     if publish and isinstance(document, dict):
         document["status"] = Survey.Status.OPEN
     return document

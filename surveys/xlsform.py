@@ -36,8 +36,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from config.workbooks import WorkbookError, workbook_check
 from surveys.documents import DocumentError, parse_survey_document
 from surveys.models import Question, Survey
+from surveys.rules import MAX_DEPTH, MAX_DIGITS
 
 SURVEY, CHOICES, SETTINGS = "survey", "choices", "settings"
 TRANSLATED = ("label", "hint", "required_message", "constraint_message", "form_title")
@@ -71,17 +73,31 @@ class _Reader:
         self.problems.append(f"{where}: {message}")
 
 
+# pyxform reads a workbook through openpyxl, which holds every XML element it reads as an object (some hundred
+# bytes; a cell style some 600): so the workbook is checked first (config.workbooks). A survey of 2,000 questions
+# in five languages is about 3 MB and 200,000 elements.
+XLSFORM_MAX_BYTES = 16_000_000
+XLSFORM_MAX_ELEMENTS = 1_000_000
+XLSFORM_STYLES_MAX_ELEMENTS = 20_000
+
+
 def xlsform_document(source, *, status=Survey.Status.DRAFT) -> dict:
-    """Return the survey document of the XLSForm workbook ``source`` (a path or file), checked whole.
+    """Return the survey document of the XLSForm workbook ``source`` (a path, a binary file or bytes), checked whole.
 
     Raise XLSFormError listing every problem by sheet, row and column.
     """
+    from xml.etree.ElementTree import ParseError
+
     from pyxform.errors import PyXFormError
     from pyxform.xls2json_backends import xlsx_to_dict
 
     try:
+        workbook_check(source, max_bytes=XLSFORM_MAX_BYTES, max_elements=XLSFORM_MAX_ELEMENTS,
+                       part_max_elements=[("xl/styles.xml", XLSFORM_STYLES_MAX_ELEMENTS, "styles")])
+        if hasattr(source, "seek"):
+            source.seek(0)
         book = xlsx_to_dict(source)
-    except (PyXFormError, ValueError) as error:
+    except (WorkbookError, PyXFormError, ParseError, ValueError) as error:
         raise XLSFormError([f"workbook: cannot be read as an XLSForm (.xlsx): {error}"]) from error
     reader = _Reader()
     for sheet in (SURVEY, CHOICES, SETTINGS):
@@ -450,6 +466,9 @@ def _tokens(expression):
             tokens.append(("text", match["text"][1:-1]))
         elif match["number"]:
             number = match["number"]
+            if len(number.lstrip("-").partition(".")[0]) > MAX_DIGITS:
+                shown = number if len(number) <= 20 else f"{number[:20]}…"
+                raise XPathError(f"{shown} has more than {MAX_DIGITS} digits before its point")
             tokens.append(("number", int(number) if "." not in number else float(number)))
         elif match["word"]:
             word = match["word"]
@@ -467,6 +486,17 @@ class _XPath:
     tokens: list
     own: bool
     at: int = 0
+    depth: int = 0  # brackets open: bounded as a rule's nesting is, before Python's recursion limit is reached
+
+    def nested(self):
+        """Read a bracketed disjunction (after its opening) and its closing bracket."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise XPathError(f"brackets nest deeper than {MAX_DEPTH} levels")
+        rule = self.disjunction()
+        self.close()
+        self.depth -= 1
+        return rule
 
     def peek(self):
         return self.tokens[self.at][0] if self.at < len(self.tokens) else None
@@ -497,15 +527,11 @@ class _XPath:
         kind = self.peek()
         if kind == "not":
             self.take("not")
-            self.take("punct")
-            rule = self.disjunction()
-            self.close()
-            return {"op": "not", "rule": rule}
+            self.opening()
+            return {"op": "not", "rule": self.nested()}
         if kind == "punct" and self.tokens[self.at][1] == "(":
             self.take("punct")
-            rule = self.disjunction()
-            self.close()
-            return rule
+            return self.nested()
         if kind == "selected":
             self.take("selected")
             self.opening()

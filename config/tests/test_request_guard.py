@@ -106,3 +106,8 @@ def test_an_unknown_address_is_a_404_page_and_json_for_ajax(client):
     assert client.get("/no/such/place/").status_code == 404
     response = client.get("/no/such/place/", headers=AJAX)
     assert response.status_code == 404 and response.json()["errors"]["__all__"]
+
+
+@pytest.mark.parametrize("path", ["/?grade=%00", "/take/page/1/?x=a%00b", "/staff/schools/?q=%00"])
+def test_a_nul_character_in_the_query_string_is_answered_400_before_any_view(client, path):
+    assert client.get(path).status_code == 400

@@ -251,6 +251,43 @@ def test_a_file_that_is_not_a_workbook_is_refused(tmp_path):
     assert refused.value.problems[0].startswith("workbook: cannot be read as an XLSForm (.xlsx)")
 
 
+def with_parts(path, parts):
+    """The workbook at ``path`` with ``parts`` replaced or added ({name: function of the part's text or None})."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as original:
+        kept = {info.filename: original.read(info).decode() for info in original.infolist()}
+    for name, change in parts.items():
+        kept[name] = change(kept.get(name))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as changed:
+        for name, text in kept.items():
+            changed.writestr(name, text)
+    return path
+
+
+@pytest.mark.parametrize("parts, problem", [
+    # 1.2 million shared texts: some 40 KB deflated, 20 MB unpacked (openpyxl: some 100 MB).
+    ({"xl/sharedStrings.xml": lambda _: '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+                                        + "<si><t>a</t></si>" * 1_200_000 + "</sst>"},
+     "The workbook is 20 MB unpacked; the largest accepted is 16 MB."),
+    # 20,001 cell styles (openpyxl: some 600 bytes each).
+    ({"xl/styles.xml": lambda _: '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+                                 '<cellXfs>' + "<xf/>" * 20_001 + "</cellXfs></styleSheet>"},
+     "The workbook's styles hold more entries than the 20,000 accepted."),
+    ({"[Content_Types].xml": lambda text: text[:150]},
+     "The workbook is damaged: [Content_Types].xml is not well-formed XML (unclosed token at line 1, column"),
+    ({"xl/worksheets/sheet1.xml": lambda text: "<!-- a comment -->" + text},
+     "The workbook cannot be read: xl/worksheets/sheet1.xml holds a DTD, a comment or a processing instruction"),
+])
+def test_a_workbook_past_the_limits_or_damaged_is_refused_before_pyxform_reads_it(tmp_path, parts, problem):
+    path = with_parts(workbook(tmp_path / "survey.xlsx", page(ROLE), CHOICES), parts)
+    with pytest.raises(DocumentError) as refused:
+        survey_import(source=str(path), filename="survey.xlsx")
+    [only] = refused.value.problems
+    assert only.startswith(f"workbook: cannot be read as an XLSForm (.xlsx): {problem}")
+    assert not Survey.objects.exists()
+
+
 def test_the_command_imports_a_workbook_or_a_json_document_and_prints_every_problem(tmp_path, capsys):
     from surveys.tests.factories import DEMO_DOCUMENT
 
