@@ -2,12 +2,15 @@
 
 Each is JSON for an Ajax request, in the shape every refused save has
 (``{"saved": false, "errors": {"__all__": [message]}}``), and a page
-otherwise. None of them reads the request body: Django's defaults are wrapped
-in ``requires_csrf_token``, which reads ``request.POST`` again and turns a body
-that could not be parsed into a 500.
+otherwise: under /staff/ and /admin/ a staff page (staff/error.html) that
+speaks to staff and leads to the staff area's home; elsewhere the
+respondents' page, which leads to their login. None of them reads the request
+body: Django's defaults are wrapped in ``requires_csrf_token``, which reads
+``request.POST`` again and turns a body that could not be parsed into a 500.
 """
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
+from django.urls import Resolver404
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -24,7 +27,24 @@ def ajax_error(message, *, status, **extra):
 NOT_UTF8 = gettext_lazy("This page could not be read: forms must be sent as UTF-8. Reload the page and try again.")
 
 
-def _answer(request, *, status, heading, message):
+STAFF_PREFIXES = ("/staff/", "/admin/")
+
+
+def is_staff_page(request):
+    """Return whether ``request`` is for the staff area or Django's admin, whose errors speak to staff."""
+    return request.path_info.startswith(STAFF_PREFIXES)
+
+
+def _answer(request, *, status, heading, message, staff=None, detail=""):
+    """The error answer: JSON for Ajax; the staff page (``staff``: its own (heading, message), else the same)
+    with ``detail`` under /staff/ and /admin/; the respondents' page elsewhere. The staff texts are English only,
+    as the staff area is (its templates are not translated)."""
+    if is_staff_page(request):
+        heading, message = staff or (heading, message)
+        if is_ajax(request):
+            return ajax_error(message, status=status)
+        context = {"heading": heading, "message": message, "detail": detail, "status": status}
+        return render(request, "staff/error.html", context, status=status)
     if is_ajax(request):
         return ajax_error(message, status=status)
     context = {"message_kind": "error", "heading": heading, "message": message}
@@ -43,7 +63,9 @@ def too_large(request):
         "This is too much to send at once. Shorten your longest answers, then try again. "
         "Nothing on this page was saved."
     )
-    return _answer(request, status=413, heading=_("Too much to send at once"), message=message)
+    staff = ("Too much to send at once", "This is more than the staff area accepts in one go: nothing was "
+             "changed. Send a smaller file, or choose fewer people at once.")
+    return _answer(request, status=413, heading=_("Too much to send at once"), message=message, staff=staff)
 
 
 def too_large_view(request):
@@ -53,12 +75,27 @@ def too_large_view(request):
 
 def permission_denied(request, exception):
     message = _("You cannot open this page. Go back to the login page and log in with your access code.")
-    return _answer(request, status=403, heading=_("Not allowed"), message=message)
+    staff = ("Not allowed", "Your staff account cannot open this page. If your work needs it, ask a state "
+                            "administrator.")
+    return _answer(request, status=403, heading=_("Not allowed"), message=message, staff=staff,
+                   detail=_reason(exception))
 
 
 def page_not_found(request, exception):
     message = _("There is no page at this address.")
-    return _answer(request, status=404, heading=_("Page not found"), message=message)
+    staff = ("Page not found", "There is nothing at this address in the staff area, or what it names is not in "
+                               "your schools.")
+    return _answer(request, status=404, heading=_("Page not found"), message=message, staff=staff,
+                   detail=_reason(exception))
+
+
+def _reason(exception):
+    """The reason a view gave when it refused (``Http404("This download link has expired...")``), for staff;
+    not Django's own texts, which speak of URL patterns and queries."""
+    if isinstance(exception, Resolver404) or not exception or not exception.args:
+        return ""
+    reason = exception.args[0]
+    return "" if not isinstance(reason, str) or reason.endswith("matches the given query.") else reason
 
 
 def try_again(request, *, seconds):
@@ -71,7 +108,9 @@ def try_again(request, *, seconds):
             "The survey is busy for a moment, so this page may not be saved yet. Your earlier pages are safe. "
             "Go back, and press the button again in a few seconds."
         )
-    response = _answer(request, status=503, heading=_("Please try again in a moment"), message=message)
+    staff = ("Please try again in a moment", "The staff area is busy for a moment, so what you sent may not be "
+             "saved. Check, and try again in a few seconds.")
+    response = _answer(request, status=503, heading=_("Please try again in a moment"), message=message, staff=staff)
     response["Retry-After"] = str(seconds)
     if request.method in ("GET", "HEAD") and not is_ajax(request):
         response["Refresh"] = str(seconds + 3)  # the page tries again by itself
@@ -80,7 +119,9 @@ def try_again(request, *, seconds):
 
 def server_error(request):
     message = _("Something went wrong on our side. Your saved answers are safe. Please try again in a minute.")
+    staff = ("Something went wrong", "Something went wrong on our side, and it has been logged. Go back and try "
+             "again in a minute; if it happens again, tell the survey office what you were doing and when.")
     try:
-        return _answer(request, status=500, heading=_("Something went wrong"), message=message)
+        return _answer(request, status=500, heading=_("Something went wrong"), message=message, staff=staff)
     except Exception:  # the error page itself must not fail
         return HttpResponse(message, status=500, content_type="text/plain; charset=utf-8")

@@ -38,6 +38,45 @@ class School(models.Model):
         return f"{self.name} ({self.code})"
 
 
+class DirectoryUpload(models.Model):
+    """A school directory file a state administrator uploaded: checked first (its rows, counts and problems kept
+    here; a directory is a few thousand rows), applied or discarded on confirmation (``respondents/schools.py``)."""
+
+    class Status(models.TextChoices):
+        CHECKED = "checked", _("Checked: ready to apply")
+        REFUSED = "refused", _("Not applied: the file has problems")
+        APPLIED = "applied", _("Applied")
+        DISCARDED = "discarded", _("Discarded: not applied")
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")
+    uploaded_from = models.CharField(max_length=45, blank=True)
+    source_filename = models.CharField(max_length=255, blank=True)
+    described = models.CharField(max_length=40, blank=True, help_text=_("The file as read: CSV (UTF-8), XLSX."))
+    status = models.CharField(max_length=10, choices=Status.choices)
+    # {district code: name} and {school code: {"name", "district"}}: what applying writes.
+    district_rows = models.JSONField(default=dict, blank=True)
+    school_rows = models.JSONField(default=dict, blank=True)
+    # {"districts": {"new", "updated", "unchanged"}, "schools": {...}} against the directory when last checked.
+    counts = models.JSONField(default=dict, blank=True)
+    # [[row, column, value, reason], ...]
+    problem_list = models.JSONField(default=list, blank=True)
+    note = models.TextField(blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.source_filename or 'directory'} ({self.get_status_display()})"
+
+    @property
+    def applied(self):
+        return self.status == self.Status.APPLIED
+
+
 class Roster(models.Model):
     """One roster file a coordinator uploaded for a survey, and its import: checked first (a dry run), applied on
     confirmation (``respondents/rosters.py``). Rosters made in code (demo, load tests) are applied at once."""
@@ -330,8 +369,8 @@ class ExportJob(JobProgress, models.Model):
     class Format(models.TextChoices):
         CSV = "csv", _("CSV")
         XLSX = "xlsx", _("Excel (XLSX)")
-        SPSS = "spss", _("SPSS (CSV and .sps syntax)")
-        STATA = "stata", _("Stata (CSV and .do file)")
+        SPSS = "spss", _("SPSS (.dat data and .sps syntax)")
+        STATA = "stata", _("Stata (.dat data and .do file)")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -457,6 +496,7 @@ class AuditEntry(models.Model):
         ROSTER_DISCARDED = "roster_discarded", _("Roster discarded")
         CODES_SHOWN = "codes_shown", _("Codes shown on a page")
         ADMIN_CHANGED = "admin_changed", _("Changed in /admin/")
+        SURVEY_DATES_CHANGED = "survey_dates", _("Survey opening or closing time changed")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,

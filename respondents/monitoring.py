@@ -15,6 +15,13 @@ reads a few hundred rows at most, for 2,000 schools as for 20. A scope that
 covers only some schools adds its school rows up itself (their districts'
 rows count schools it may not see). Medians of the page reached come from
 the merged page histograms, so they are exact at every level.
+
+Pages are named as staff see them everywhere (``PageName``): the
+definition's number and title, "Page 5 — Your teaching". A respondent's
+"Page X of Y" counts only the pages that apply to them, so where pages have a
+``show_if`` their X can be lower than the definition's number; such pages are
+marked, with their condition in words. ``current_page`` is the page a
+respondent's last save led to, the one they resume on.
 """
 import csv
 from collections import Counter
@@ -28,10 +35,53 @@ from django.utils import timezone
 
 from respondents.audit import Action, audit_record
 from respondents.models import CompletionSummary, Respondent
+from respondents.slips import fitted_text, handout_group, in_handout_order
+from surveys.rules import rule_describe
+from surveys.selectors import survey_flow, survey_pages
 
 Status = Respondent.Status
 Level = CompletionSummary.Level
 COUNTS = ("rostered", "withdrawn", "not_started", "in_progress", "completed")
+
+
+@dataclass(frozen=True)
+class PageName:
+    """A page of the survey's definition as staff see it: its number and title, and when it is shown."""
+
+    number: int
+    title: str = ""
+    # The page's show_if in words, to follow "if" ("you chose “Teacher” for “Your role”"); "" when it always applies.
+    shown_if: str = ""
+
+    def __str__(self):
+        return f"Page {self.number} — {self.title}" if self.title else f"Page {self.number}"
+
+    @property
+    def conditional(self):
+        return bool(self.shown_if)
+
+    @property
+    def label(self):
+        """The name, marked for a page that only some respondents see."""
+        return f"{self} (conditional)" if self.shown_if else str(self)
+
+
+def page_names(*, survey):
+    """Return ``{number: PageName}`` of every page of ``survey``'s definition (the definition cache's rows)."""
+    pages = survey_pages(survey=survey)
+    shown_if = {}
+    if any(page.show_if is not None for page in pages):
+        flow = survey_flow(survey=survey)
+        prompts, choice_labels = flow.texts(survey.default_language)
+        shown_if = {number: rule_describe(rule, prompts=prompts, choice_labels=choice_labels)
+                    for number, rule in flow.page_rules.items()}
+    return {page.position: PageName(page.position, page.title, shown_if.get(page.position, "")) for page in pages}
+
+
+def page_name(names, number):
+    """The PageName of page ``number`` in ``names`` (``page_names``); a page the definition no longer has is
+    named by its number."""
+    return names.get(number) or PageName(number)
 
 
 @dataclass
@@ -48,6 +98,8 @@ class Completion:
     pages: Counter = field(default_factory=Counter)
     completions: Counter = field(default_factory=Counter)
     last_activity: datetime | None = None
+    # The definition's pages (``page_names``), to name the median page; not a count, so ``add`` leaves it.
+    page_names: dict = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, row):
         """Add the counts and histograms of ``row`` (a CompletionSummary or a Completion)."""
@@ -75,6 +127,12 @@ class Completion:
             if seen >= middle:
                 return page
         return None
+
+    @property
+    def median_page_name(self):
+        """The median page as a PageName, or None."""
+        median = self.median_page
+        return None if median is None else page_name(self.page_names, median)
 
     def stops(self):
         """Where in-progress respondents sit: [(page, count)] for every page from 1 to the last one reached."""
@@ -153,49 +211,57 @@ class CompletionOverview:
     refreshed_at: datetime | None
     district: object = None
     school: object = None
+    # {number: PageName} of the survey's definition (``page_names``).
+    pages: dict = field(default_factory=dict)
+
+    @property
+    def conditional(self):
+        """Whether some page is shown only to some respondents."""
+        return any(name.conditional for name in self.pages.values())
 
 
 def completion_overview(*, scope, survey, district=None, school=None):
     """The survey's completion within ``scope``: the state (or the scope's schools) by district, a ``district``
     by school, or a ``school`` by grade and role. The caller has checked the district or school is in scope."""
     summary = CompletionSummary.objects.filter(survey=survey)
+    names = page_names(survey=survey)
     if not scope.all_schools:
         summary = summary.filter(school_id__in=scope.school_ids)
     if school is not None:
         rows = summary.filter(school=school, level__in=[Level.SCHOOL, Level.GROUP]).order_by("level", "grade", "role")
-        return _overview(Level.SCHOOL, school.name, rows, group_of=_group,
+        return _overview(Level.SCHOOL, school.name, rows, group_of=_group, pages=names,
                          district=school.district, school=school)
     if district is not None:
         rows = summary.filter(district=district).select_related("school").order_by("school__code")
         rows = rows.filter(level__in=[Level.DISTRICT, Level.SCHOOL] if scope.all_schools else [Level.SCHOOL])
-        return _overview(Level.DISTRICT, district.name, rows, group_of=_school,
+        return _overview(Level.DISTRICT, district.name, rows, group_of=_school, pages=names,
                          district=district)
     if scope.all_schools:
         rows = summary.filter(level__in=[Level.STATE, Level.DISTRICT]).select_related("district").order_by(
             "district__code")
-        return _overview(Level.STATE, survey.title, rows, group_of=_district)
+        return _overview(Level.STATE, survey.title, rows, group_of=_district, pages=names)
     rows = summary.filter(level=Level.SCHOOL).select_related("district").order_by("district__code")
-    return _overview(Level.STATE, "Your schools", rows, group_of=_district)
+    return _overview(Level.STATE, "Your schools", rows, group_of=_district, pages=names)
 
 
-def _overview(level, label, rows, *, group_of, **where):
+def _overview(level, label, rows, *, group_of, pages, **where):
     """The row at ``level`` as the whole (or, for a scope that has no such row, the sum of the others) and the
-    other rows summed into children keyed by ``group_of``."""
-    whole, summed, children, refreshed_at = None, Completion(label=label), {}, None
+    other rows summed into children keyed by ``group_of``; each names its pages from ``pages``."""
+    whole, summed, children, refreshed_at = None, Completion(label=label, page_names=pages), {}, None
     for row in rows:
         refreshed_at = row.refreshed_at if refreshed_at is None else max(refreshed_at, row.refreshed_at)
         if row.level == level:
-            whole = Completion(label=label)
+            whole = Completion(label=label, page_names=pages)
             whole.add(row)
             continue
         key, child_label = group_of(row)
         child = children.get(key)
         if child is None:
-            child = children[key] = Completion(label=child_label, code=key)
+            child = children[key] = Completion(label=child_label, code=key, page_names=pages)
         child.add(row)
         summed.add(row)
     return CompletionOverview(level=level, whole=whole or summed, children=list(children.values()),
-                              refreshed_at=refreshed_at, **where)
+                              refreshed_at=refreshed_at, pages=pages, **where)
 
 
 def _district(row):
@@ -253,18 +319,20 @@ def completions_per_hour(completion, *, opens_at=None, until=None):
 
 # ---------------------------------------------------------------- non-responders
 
-NON_RESPONDER_COLUMNS = ["external_id", "grade", "role", "status", "current_page", "last_saved_at"]
+NON_RESPONDER_COLUMNS = ["external_id", "grade", "role", "status", "current_page", "current_page_name",
+                         "last_saved_at"]
 WITH_CODES = ["display_name", "access_code"]
 
 
 def non_responders(*, scope, survey, school, grade=None):
     """The school's respondents (in scope, not withdrawn) who have not finished: not started or in progress,
-    by grade then external id."""
+    by hand-out group (grade, or role for those without one: ``respondents.slips.in_handout_order``) then
+    external id."""
     people = scope.respondents(survey).filter(
         school=school, withdrawn_at=None, status__in=[Status.NOT_STARTED, Status.IN_PROGRESS])
     if grade is not None:
         people = people.filter(grade=grade)
-    return people.order_by("grade", "external_id", "pk")
+    return in_handout_order(people)
 
 
 def non_responders_write_csv(*, scope, survey, school, people, stream, about=""):
@@ -273,10 +341,12 @@ def non_responders_write_csv(*, scope, survey, school, people, stream, about="")
     from respondents.exports import spreadsheet_safe
 
     columns = NON_RESPONDER_COLUMNS + (WITH_CODES if scope.can_see_codes else [])
+    names = page_names(survey=survey)
     writer = csv.writer(stream)
     writer.writerow(columns)
     for person in people.iterator(chunk_size=2000):
-        values = {name: getattr(person, name) for name in columns}
+        values = {name: getattr(person, name) for name in columns if name != "current_page_name"}
+        values["current_page_name"] = page_name(names, person.current_page).label
         values["access_code"] = person.formatted_access_code
         values["last_saved_at"] = person.last_saved_at.isoformat() if person.last_saved_at else ""
         writer.writerow([spreadsheet_safe(values[name]) for name in columns])
@@ -284,8 +354,9 @@ def non_responders_write_csv(*, scope, survey, school, people, stream, about="")
 
 
 def non_responders_write_pdf(*, scope, survey, school, people, stream, about=""):
-    """A printable list for teachers, a page per grade: who has not finished, how far they are, and (for a
-    scope that may see codes, then audited) their name and code to hand out again; return how many."""
+    """A printable list for teachers, a page per grade (or role, for people without a grade): who has not
+    finished, how far they are (the page they resume on, named as in the definition), and (for a scope that may
+    see codes, then audited) their name and code to hand out again; return how many."""
     from reportlab.lib.pagesizes import letter
     from reportlab.lib.units import inch
     from reportlab.pdfgen.canvas import Canvas
@@ -295,15 +366,18 @@ def non_responders_write_pdf(*, scope, survey, school, people, stream, about="")
     width, height = letter
     margin, line = 0.6 * inch, 14
     codes = scope.can_see_codes
-    columns = [("External id", 0), ("Status", 1.6), ("Page", 2.7)] + (
-        [("Name", 3.3), ("Access code", 5.6)] if codes else [])
+    names = page_names(survey=survey)
+    columns = [("External id", 0), ("Status", 1.2), ("Page", 2.0)] + (
+        [("Name", 4.5), ("Access code", 6.3)] if codes else [])
+    ends = [x for _, x in columns[1:]] + [(width - 2 * margin) / inch]
 
-    def header(grade, page_number):
+    def header(group, page_number):
         canvas.setFont("Helvetica-Bold", 13)
         canvas.drawString(margin, height - margin, f"{survey.title}: not finished")
         canvas.setFont("Helvetica", 10)
-        canvas.drawString(margin, height - margin - 16, f"{school.name} ({school.code}) · grade {grade or '—'}"
-                                                        f" · printed {timezone.localtime():%Y-%m-%d %H:%M}"
+        canvas.drawString(margin, height - margin - 16, f"{school.name} ({school.code})"
+                                                        + (f" · {group}" if group else "")
+                                                        + f" · printed {timezone.localtime():%Y-%m-%d %H:%M}"
                                                         + (f" · page {page_number}" if page_number > 1 else ""))
         canvas.setFont("Helvetica-Bold", 9)
         for title, x in columns:
@@ -311,19 +385,24 @@ def non_responders_write_pdf(*, scope, survey, school, people, stream, about="")
         canvas.setFont("Helvetica", 9)
         return height - margin - 40 - line
 
-    count, grade, y, page_number = 0, object(), 0, 0
+    count, group, y, page_number = 0, None, 0, 0
     for person in people.iterator(chunk_size=2000):
-        if person.grade != grade or y < margin:
+        group_of_person = handout_group(person.grade, person.role)
+        if group_of_person != group or y < margin:
             if count:
                 canvas.showPage()
-            page_number = 1 if person.grade != grade else page_number + 1
-            grade = person.grade
-            y = header(grade, page_number)
-        cells = [person.external_id[:24], person.get_status_display(), str(person.current_page)] + (
-            [person.display_name[:36], person.formatted_access_code] if codes else [])
-        for (title, x), text in zip(columns, cells, strict=True):
-            canvas.setFont("Courier-Bold" if title == "Access code" else "Helvetica", 9)
-            canvas.drawString(margin + x * inch, y, text)
+            page_number = 1 if group_of_person != group else page_number + 1
+            group = group_of_person
+            y = header(group, page_number)
+        page = page_name(names, person.current_page)
+        cells = [person.external_id, person.get_status_display(), str(page)] + (
+            [person.display_name, person.formatted_access_code] if codes else [])
+        for (title, x), end, text in zip(columns, ends, cells, strict=True):
+            font = "Courier-Bold" if title == "Access code" else "Helvetica"
+            canvas.setFont(font, 9)
+            # Each cell cut to its column (less a gap); a page keeps its "(conditional)" whole.
+            kept = page.label[len(str(page)):] if title == "Page" else ""
+            canvas.drawString(margin + x * inch, y, fitted_text(text, font, 9, (end - x) * inch - 6, kept=kept))
         y -= line
         count += 1
     if not count:

@@ -2,6 +2,7 @@
 from dataclasses import dataclass, field, fields
 from functools import cache
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import Exists, OuterRef, Q, Value
 from django.db.models.functions import Coalesce
@@ -364,3 +365,32 @@ def display_names_purge_closed(*, now=None) -> dict:
     now = now or timezone.now()
     closed = Survey.objects.filter(Q(status=Survey.Status.CLOSED) | Q(closes_at__lte=now))
     return {survey.slug: display_names_purge(survey=survey) for survey in closed}
+
+
+def survey_dates_change(*, scope, survey, opens_at, closes_at) -> Survey:
+    """Set when ``survey`` opens and closes to respondents (None: no limit) for a state administrator; audited.
+    Raise ValidationError naming the field when it would close before it opens; nothing changes then."""
+    scope.require("can_manage_surveys")
+    if opens_at and closes_at and closes_at <= opens_at:
+        raise ValidationError({"closes_at": "The closing time must be after the opening time."})
+    with transaction.atomic(durable=True):
+        survey = Survey.objects.select_for_update().get(pk=survey.pk)
+        survey.opens_at, survey.closes_at = opens_at, closes_at
+        survey.save(update_fields=["opens_at", "closes_at", "updated_at"])  # save(): the definition cache hears it
+        audit_record(scope=scope, action=Action.SURVEY_DATES_CHANGED, survey=survey,
+                     detail=f"opens {_local_time(opens_at)}, closes {_local_time(closes_at)}")
+    return survey
+
+
+def survey_close_now(*, scope, survey) -> Survey:
+    """Close ``survey`` to respondents now: its closing time becomes now (``survey_dates_change``). Raise
+    ValidationError when it opens later (change its opening time instead)."""
+    now = timezone.now()
+    if survey.opens_at and survey.opens_at >= now:
+        raise ValidationError({"closes_at": f"It has not opened yet (it opens {_local_time(survey.opens_at)}): "
+                                            "clear or change its opening time instead."})
+    return survey_dates_change(scope=scope, survey=survey, opens_at=survey.opens_at, closes_at=now)
+
+
+def _local_time(moment):
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M %Z") if moment else "(none)"

@@ -1,11 +1,16 @@
-"""Access-code slips: a PDF per school (and per grade within it), eight slips a page, a cover sheet per grade.
+"""Access-code slips: a PDF per school (and per grade within it), eight slips a page, a cover sheet per group.
 
-Each slip has the survey's title, the code as printed (``ABCDE-FGHJK``), the
-name on the roster (``display_name``), the address to type and a QR code that
-opens the login page with the code filled in but not submitted. The code
-travels in the URL's fragment (``/#code=ABCDE-FGHJK``): browsers never send a
-fragment to the server, so no code reaches its logs; ``taking/static/taking/
-login.js`` reads it, fills the field and removes it from the address bar.
+Each slip has the survey's title in the respondent's language (the roster's
+``language``), the code as printed (``ABCDE-FGHJK``), the name on the roster
+(``display_name``), the address to type and a QR code that opens the login
+page with the code filled in but not submitted. The code travels in the
+URL's fragment (``/#code=ABCDE-FGHJK``): browsers never send a fragment to
+the server, so no code reaches its logs; ``taking/static/taking/login.js``
+reads it, fills the field and removes it from the address bar.
+
+Slips come in hand-out groups (``handout_group``), each after its cover
+sheet: a grade, or, for people without a grade (teachers, parents, staff:
+the roster gives them none), their role: "Teachers", "Parents".
 
 The QR modules are drawn as vector rectangles (segno's matrix), so the PDF
 stays small and prints sharp. reportlab writes page by page into the stream.
@@ -19,8 +24,10 @@ from itertools import groupby
 import segno
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from django.core.files import File
 from django.db import transaction
+from django.db.models import Case, CharField, F, Value, When
 from django.utils import timezone
 from reportlab.pdfgen.canvas import Canvas
 
@@ -39,6 +46,9 @@ INSTRUCTIONS = {
            "tarde con el mismo código. No comparta esta hoja."],
 }
 CODE_LABEL = {"en": "Your access code", "es": "Su código de acceso"}
+# The cover of a group without a grade, by role (Respondent.Role; the roster accepts no other).
+ROLE_GROUPS = {"teacher": "Teachers", "parent": "Parents", "staff": "Staff", "student": "Students without a grade",
+               "": "People without a grade or role"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,31 @@ class Slip:
     display_name: str
     grade: str
     language: str
+    role: str = ""
+
+
+def handout_group(grade, role):
+    """The name of the group a person's slip is handed out with: "Grade 7", or for a person without a grade
+    (teachers, parents, staff) their role's: "Teachers"."""
+    if grade:
+        return f"Grade {grade}"
+    return ROLE_GROUPS.get(role, ROLE_GROUPS[""])
+
+
+def fitted_text(text, font, size, room, *, kept=""):
+    """``text`` then ``kept``, cut to ``room`` points wide in ``font`` at ``size``: ``text`` loses its end to an
+    ellipsis, ``kept`` (a mark such as "(conditional)") stays whole."""
+    if stringWidth(text + kept, font, size) <= room:
+        return text + kept
+    while text and stringWidth(text + "…" + kept, font, size) > room:
+        text = text[:-1]
+    return text + "…" + kept
+
+
+def in_handout_order(people):
+    """``people`` (Respondents) by hand-out group (grade, then role for those without one), then external id."""
+    role_without_grade = Case(When(grade="", then=F("role")), default=Value(""), output_field=CharField())
+    return people.annotate(handout_role=role_without_grade).order_by("grade", "handout_role", "external_id", "pk")
 
 
 def slip_url(login_url, code):
@@ -56,11 +91,11 @@ def slip_url(login_url, code):
 
 
 def slips_for_school(*, scope, survey, school, grade=None):
-    """The slips of a school's respondents who may log in, by grade then external id (scope checked)."""
+    """The slips of a school's respondents who may log in, by hand-out group then external id (scope checked)."""
     scope.require("can_manage_people")
     people = _people(scope, survey, school, grade)
-    fields = ("access_code", "external_id", "display_name", "grade", "language")
-    for row in people.order_by("grade", "external_id", "pk").values_list(*fields).iterator(chunk_size=2000):
+    fields = ("access_code", "external_id", "display_name", "grade", "language", "role")
+    for row in in_handout_order(people).values_list(*fields).iterator(chunk_size=2000):
         yield Slip(*row)
 
 
@@ -98,19 +133,22 @@ def codes_write_csv(*, scope, survey, school, login_url, stream):
     return count
 
 
-def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None):
-    """Write the PDF of ``slips`` (grade-ordered) to the binary ``stream``; return how many slips it holds.
+def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None, cover_sheets=True):
+    """Write the PDF of ``slips`` (in hand-out order) to the binary ``stream``; return how many slips it holds.
 
-    ``progress(count)`` is called after each page, for a progress bar.
+    ``progress(count)`` is called after each page, for a progress bar. ``cover_sheets=False`` leaves out the
+    sheet before each group (one person's replacement slip needs none).
     """
     canvas = Canvas(stream, pagesize=letter, pageCompression=1)
     canvas.setTitle(f"{survey.title}: access codes, {school.name}")
     width, height = letter
     cell_w, cell_h = (width - 2 * MARGIN) / COLUMNS, (height - 2 * MARGIN) / ROWS
     count = 0
-    for grade, group in groupby(slips, key=lambda slip: slip.grade):
+    for name, group in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
         group = list(group)
-        _cover_sheet(canvas, survey=survey, school=school, grade=grade, slips=group, login_url=login_url)
+        if cover_sheets:
+            _cover_sheet(canvas, survey=survey, school=school, name=name, graded=bool(group[0].grade), slips=group,
+                         login_url=login_url)
         for start in range(0, len(group), COLUMNS * ROWS):
             for n, slip in enumerate(group[start:start + COLUMNS * ROWS]):
                 x = MARGIN + (n % COLUMNS) * cell_w
@@ -128,14 +166,15 @@ def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None):
     return count
 
 
-def _cover_sheet(canvas, *, survey, school, grade, slips, login_url):
+def _cover_sheet(canvas, *, survey, school, name, graded, slips, login_url):
     width, height = letter
     y = height - MARGIN - 20
     canvas.setFont("Helvetica-Bold", 16)
     canvas.drawString(MARGIN, y, survey.title)
     canvas.setFont("Helvetica", 12)
-    for line in [f"{school.name} ({school.code})", f"Grade {grade or '—'}: {len(slips)} slips", "",
-                 "For the teacher: give each person the slip with their name, and nobody else's.",
+    who = "For the teacher" if graded else "For whoever hands them out"
+    for line in [f"{school.name} ({school.code})", f"{name}: {len(slips)} slip{'s' if len(slips) != 1 else ''}", "",
+                 f"{who}: give each person the slip with their name, and nobody else's.",
                  "Keep spare and unused slips locked away; they work like passwords.",
                  "A lost slip: ask your school coordinator for a new code (the old one then stops working;",
                  "answers already saved are kept).", f"Address: {login_url}", ""]:
@@ -164,8 +203,11 @@ def _slip(canvas, x, y, w, h, *, survey, school, slip, login_url):
     canvas.rect(x, y, w, h)  # the line to cut along
     canvas.setDash()
     top = y + h - pad
-    canvas.setFont("Helvetica-Bold", 11)
-    canvas.drawString(x + pad, top - 11, survey.title[:45])
+    # The title in the slip's language, a little smaller (never under 9 points) before it is cut.
+    title, room = survey.translated("title", slip.language), w - 2 * pad
+    size = next((size for size in (11, 10) if stringWidth(title, "Helvetica-Bold", size) <= room), 9)
+    canvas.setFont("Helvetica-Bold", size)
+    canvas.drawString(x + pad, top - 11, fitted_text(title, "Helvetica-Bold", size, room))
     canvas.setFont("Helvetica", 9)
     canvas.drawString(x + pad, top - 25, f"{slip.display_name or slip.external_id}"[:40])
     canvas.drawString(x + pad, top - 37, f"{school.name}"[:40] + (f" · grade {slip.grade}" if slip.grade else ""))
@@ -257,3 +299,18 @@ def slips_jobs(*, scope):
 def _people(scope, survey, school, grade):
     people = scope.respondents(survey).filter(school=school, withdrawn_at=None)
     return people if grade is None else people.filter(grade=grade)
+
+
+def respondent_slip_print(*, scope, survey, respondent_id, login_url, stream):
+    """Write the slip of one person ``scope`` may print (a replacement for a lost one, after a reissue) to
+    ``stream`` as a one-page PDF and audit it. Raise Respondent.DoesNotExist for anyone outside ``scope``,
+    withdrawn, or without a school."""
+    scope.require("can_manage_people")
+    person = (scope.respondents(survey).filter(withdrawn_at=None, school__isnull=False).select_related("school")
+              .get(pk=respondent_id))
+    slip = Slip(code=person.access_code, external_id=person.external_id, display_name=person.display_name,
+                grade=person.grade, language=person.language, role=person.role)
+    slips_write_pdf(stream=stream, survey=survey, school=person.school, slips=[slip], login_url=login_url,
+                    cover_sheets=False)
+    audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=survey, school=person.school,
+                 detail=f"1 slip, respondent {person}")

@@ -29,30 +29,50 @@ def staff_accounts(*, scope):
             .order_by("user__username"))
 
 
+def staff_account_problems(*, scope, account: StaffAccount, password=None, user_id=None) -> dict:
+    """Every reason ``staff_account_save`` would refuse ``account``, as {field: [message, ...]} (empty: none); it
+    writes nothing, so a form can show them all at once, beside its own: an unknown district or school code, a
+    coordinator with nothing to coordinate, a user name already taken, a weak password (a new account), an
+    administrator taking away their own role or account."""
+    scope.require("can_manage_staff")
+    problems = {}
+    for model, codes, field in ((District, account.district_codes, "district_codes"),
+                                (School, account.school_codes, "school_codes")):
+        try:
+            _by_code(model, codes, field)
+        except ValidationError as error:
+            problems.update(error.message_dict)
+    if account.role == Role.DISTRICT_COORDINATOR and not _codes(account.district_codes):
+        problems.setdefault("district_codes", []).append("A district coordinator needs at least one district.")
+    if account.role == Role.SCHOOL_COORDINATOR and not _codes(account.school_codes):
+        problems.setdefault("school_codes", []).append("A school coordinator needs at least one school.")
+    if user_id is None:
+        User = get_user_model()
+        if account.username and User.objects.filter(username__iexact=account.username).exists():
+            problems["username"] = ["This user name is taken."]
+        try:
+            validate_password(password or "", User(username=account.username, email=account.email))
+        except ValidationError as error:
+            problems["password"] = error.messages
+    elif user_id == scope.user_id and (not account.is_active or account.role != Role.STATE_ADMIN):
+        problems["role"] = ["You cannot take away your own administrator role or account."]
+    return problems
+
+
 def staff_account_save(*, scope, account: StaffAccount, password=None, user_id=None):
     """Create (``user_id`` None, with ``password``) or change a staff account; return its StaffMember.
 
-    Raises ValidationError naming the field at fault: an unknown district or
-    school code, a coordinator with nothing to coordinate, a weak password, a
-    user name already taken.
+    Raises ValidationError naming every field at fault (``staff_account_problems``); nothing is written then.
     """
-    scope.require("can_manage_staff")
+    problems = staff_account_problems(scope=scope, account=account, password=password, user_id=user_id)
+    if problems:
+        raise ValidationError(problems)
     User = get_user_model()
     districts = _by_code(District, account.district_codes, "district_codes")
     schools = _by_code(School, account.school_codes, "school_codes")
-    if account.role == Role.DISTRICT_COORDINATOR and not districts:
-        raise ValidationError({"district_codes": "A district coordinator needs at least one district."})
-    if account.role == Role.SCHOOL_COORDINATOR and not schools:
-        raise ValidationError({"school_codes": "A school coordinator needs at least one school."})
     with transaction.atomic(durable=True):
         if user_id is None:
-            if User.objects.filter(username__iexact=account.username).exists():
-                raise ValidationError({"username": "This user name is taken."})
             user = User(username=account.username, email=account.email)
-            try:
-                validate_password(password or "", user)
-            except ValidationError as error:
-                raise ValidationError({"password": error.messages}) from None
             user.set_password(password)
             user.is_active = account.is_active
             user.save()
@@ -61,8 +81,6 @@ def staff_account_save(*, scope, account: StaffAccount, password=None, user_id=N
         else:
             member = StaffMember.objects.select_related("user").select_for_update().get(user_id=user_id)
             user = member.user
-            if user.pk == scope.user_id and (not account.is_active or account.role != Role.STATE_ADMIN):
-                raise ValidationError({"role": "You cannot take away your own administrator role or account."})
             user.email, user.is_active = account.email, account.is_active
             user.save(update_fields=["email", "is_active"])
             what = "changed"
@@ -77,8 +95,12 @@ def staff_account_save(*, scope, account: StaffAccount, password=None, user_id=N
     return member
 
 
+def _codes(codes):
+    return sorted({code.strip() for code in codes if code.strip()})
+
+
 def _by_code(model, codes, field):
-    codes = sorted({code.strip() for code in codes if code.strip()})
+    codes = _codes(codes)
     found = list(model.objects.filter(code__in=codes))
     unknown = sorted(set(codes) - {item.code for item in found})
     if unknown:

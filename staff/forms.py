@@ -1,10 +1,14 @@
+from datetime import date
+
 from django import forms
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from respondents.export_jobs import NAMED_FIELDS
 from respondents.export_variables import ROSTER_FIELDS
 from respondents.exports import ExportOptions
 from respondents.models import AuditEntry, ExportJob, StaffMember
+from respondents.staff_accounts import StaffAccount
 
 
 class RosterUploadForm(forms.Form):
@@ -15,15 +19,28 @@ class RosterUploadForm(forms.Form):
     )
 
 
+# The largest row id (a bigint column): a larger number in a URL or a form is no row's, and SQLite raises
+# OverflowError on it (PostgreSQL a DataError) where a lookup would otherwise find nothing.
+ROW_ID_MAX = 2 ** 63 - 1
+
+
+def row_id(text):
+    """Return ``text`` as a row id, or None when it cannot be one (not ASCII digits, or beyond ROW_ID_MAX)."""
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(ROW_ID_MAX))):
+        return None
+    number = int(text)
+    return number if number <= ROW_ID_MAX else None
+
+
 class IdsField(forms.TypedMultipleChoiceField):
-    """Ids ticked in a list whose choices are not known here: any whole number passes; the service keeps only
-    those in the staff member's scope."""
+    """Ids ticked in a list whose choices are not known here: any row id passes; the service keeps only those
+    in the staff member's scope."""
 
     def __init__(self, **kwargs):
         super().__init__(coerce=int, choices=(), **kwargs)
 
     def valid_value(self, value):
-        return str(value).isdigit()
+        return row_id(str(value)) is not None
 
 
 class RespondentIdsForm(forms.Form):
@@ -49,7 +66,10 @@ class CodesField(forms.CharField):
 class StaffAccountForm(forms.Form):
     username = forms.CharField(label=_("User name"), max_length=150)
     email = forms.EmailField(label=_("Email"), required=False)
-    password = forms.CharField(label=_("Password"), widget=forms.PasswordInput, required=False,
+    # The password typed is shown again (dotted) when the form comes back for another field's error, not when
+    # it was itself refused; staff pages are never cached (staff_view).
+    password = forms.CharField(label=_("Password"), required=False,
+                               widget=forms.PasswordInput(render_value=True, attrs={"autocomplete": "new-password"}),
                                help_text=_("For a new account: at least 8 characters, not a common password."))
     role = forms.ChoiceField(label=_("Role"), choices=StaffMember.Role.choices)
     district_codes = CodesField(label=_("District codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
@@ -58,6 +78,65 @@ class StaffAccountForm(forms.Form):
     school_codes = CodesField(label=_("School codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
                               help_text=_("For a school coordinator: the schools' codes, separated by commas."))
     is_active = forms.BooleanField(label=_("The account may sign in"), required=False, initial=True)
+
+    def account(self):
+        """The StaffAccount the form describes, with what the fields could read (a field with an error: empty), so
+        that the service can list its own problems in the same round trip as the form's."""
+        data = {name: self.cleaned_data.get(name) for name in self.fields}
+        return StaffAccount(username=data["username"] or "", email=data["email"] or "", role=data["role"] or "",
+                            district_codes=data["district_codes"] or (), school_codes=data["school_codes"] or (),
+                            is_active=bool(data["is_active"]))
+
+    def add_problems(self, problems):
+        """Add the service's problems ({field: [message]}; others: the form's) to the form's own, every one shown at
+        once; the password typed is kept only when nothing is wrong with it."""
+        for field, messages in problems.items():
+            for message in messages:
+                if not (field in self.errors and message in self.errors[field]):
+                    self.add_error(field if field in self.fields else None, message)
+        self.fields["password"].widget.render_value = not self.has_error("password")
+
+
+class ConfirmForm(forms.Form):
+    """The step an action that is hard to undo asks for (withdrawing people, reissuing a code, publishing a
+    survey): its confirm page posts ``confirm``; a request without it (a GET, a form of another page, a replayed
+    POST) is shown the confirm page and changes nothing."""
+
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    @classmethod
+    def confirmed(cls, request):
+        form = cls(request.POST)
+        return request.method == "POST" and form.is_valid() and form.cleaned_data["confirm"]
+
+
+DATETIME_LOCAL = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+
+
+def _survey_year(value):
+    """A survey's times lie within these years: the calendar's ends cannot be stored in UTC (9999-12-31 in Chicago
+    is a day past it)."""
+    if value is not None and not 2000 <= value.year <= 2999:
+        raise forms.ValidationError(_("Give a year from 2000 to 2999."))
+
+
+class SurveyDatesForm(forms.Form):
+    """When a survey opens and closes to respondents, in the site's time zone (TIME_ZONE), named in the labels."""
+
+    opens_at = forms.DateTimeField(required=False, widget=DATETIME_LOCAL, validators=[_survey_year])
+    closes_at = forms.DateTimeField(required=False, widget=DATETIME_LOCAL, validators=[_survey_year])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        zone = timezone.get_current_timezone_name()
+        now = timezone.localtime().strftime("%Z")
+        self.fields["opens_at"].label = _("Opens (date and time, %(zone)s)") % {"zone": zone}
+        self.fields["opens_at"].help_text = _(
+            "Respondents can log in from then, once the survey is published. Empty: as soon as it is published. "
+            "Times are %(zone)s (%(now)s now).") % {"zone": zone, "now": now}
+        self.fields["closes_at"].label = _("Closes (date and time, %(zone)s)") % {"zone": zone}
+        self.fields["closes_at"].help_text = _(
+            "After then nobody can log in or save; answers already saved are kept. Empty: it stays open.")
 
 
 class AuditFilterForm(forms.Form):
@@ -68,13 +147,21 @@ class AuditFilterForm(forms.Form):
     until = forms.DateField(label=_("Until (date, included)"), required=False,
                             widget=forms.DateInput(attrs={"type": "date"}))
 
+    def clean_until(self):
+        # The calendar's last day has no day after it to end the range at; nothing is recorded after it either.
+        until = self.cleaned_data["until"]
+        return None if until == date.max else until
+
 
 class DirectoryUploadForm(forms.Form):
     file = forms.FileField(label=_("School directory (CSV or XLSX)"), help_text=_(
         "Columns: district_code, district_name, school_code, school_name. Loading it again updates names and never "
-        "duplicates."))
-    dry_run = forms.BooleanField(label=_("Only check the file (dry run): write nothing"), required=False,
-                                 initial=True)
+        "duplicates. It is checked first: nothing is written until you apply it."))
+
+
+class SchoolSearchForm(forms.Form):
+    q = forms.CharField(label=_("Find a school"), required=False, max_length=200,
+                        help_text=_("Part of a school's or district's code or name."))
 
 
 class SurveyUploadForm(forms.Form):

@@ -6,6 +6,8 @@ beside each chart (what is read with JavaScript off, and by screen readers).
 """
 from django.utils import timezone
 
+from respondents.monitoring import page_name
+
 # The table's columns: sort key, heading, numeric (a first click sorts high to low).
 COLUMNS = [
     ("name", "Group", False), ("rostered", "Rostered", True), ("withdrawn", "Withdrawn", True),
@@ -18,10 +20,11 @@ CHILDREN = {"state": "district", "district": "school", "school": "grade and role
 
 def monitoring_charts(overview, rows, *, hours):
     """The three charts of a monitoring page: completion rate of each row (sorted, the whole's rate marked),
-    completions per hour, and the page where in-progress respondents sit; with ``tables``, their figures as
-    (label, value) pairs, which ``json_script`` does not get."""
+    completions per hour, and the page where in-progress respondents sit (named as in the definition, a
+    conditional page marked and its condition given); with ``tables``, their figures as (label, value) pairs
+    (a page's label is its PageName), which ``json_script`` does not get."""
     by_rate = sorted(rows, key=lambda row: (-row.completion_rate, row.label.casefold()))
-    stops = overview.whole.stops()
+    stops = [(page_name(overview.pages, page), count) for page, count in overview.whole.stops()]
     tables = {"rates": [(row.label, row.completion_rate) for row in by_rate],
               "hours": [(hour, count) for hour, count in hours if count], "stops": stops}
     return tables, {
@@ -38,9 +41,11 @@ def monitoring_charts(overview, rows, *, hours):
             "values": [count for _, count in hours],
         },
         "stops": {
-            "title": "Where in-progress respondents are",
-            "labels": [f"page {page}" for page, _ in stops],
+            "title": "Where in-progress respondents stopped: the page they resume on",
+            "labels": [name.label for name, _ in stops],
             "values": [count for _, count in stops],
+            "notes": [f"Shown only if {name.shown_if}" if name.conditional else "" for name, _ in stops],
+            "conditional": overview.conditional,
         },
     }
 

@@ -19,7 +19,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_http_methods, require_POST
 
 from config.request_guard import accepts_uploads
 from respondents.audit import audit_codes_shown, audit_entries, audit_write_csv
@@ -28,26 +29,32 @@ from respondents.models import ExportJob, Roster
 from respondents.monitoring import (
     completion_overview, completion_rows, completion_summary_refresh, completions_per_hour, non_responders,
     non_responders_write_csv,
-    non_responders_write_pdf,
+    non_responders_write_pdf, page_name, page_names,
 )
 from respondents.rosters import (
     RosterNotReady, roster_apply_start, roster_discard, roster_missing, roster_problems,
     roster_problems_write_csv, roster_totals, roster_upload,
 )
-from respondents.schools import school_directory_import
-from respondents.selectors import grade_counts, respondents_of_school, school_counts
-from respondents.slips import codes_write_csv, slips_count, slips_job_start, slips_jobs, slips_print
-from respondents.services import (
-    respondent_reissue_code, respondent_restore, respondent_withdraw, survey_load, survey_open,
+from respondents.schools import (
+    DirectoryNotReady, directory_counts, directory_problems, directory_uploads, school_directory_apply,
+    school_directory_check, school_directory_discard, school_directory_search,
 )
-from respondents.staff_accounts import StaffAccount, staff_account_save, staff_accounts
+from respondents.selectors import grade_counts, respondents_of_school, school_counts
+from respondents.slips import (
+    codes_write_csv, respondent_slip_print, slips_count, slips_job_start, slips_jobs, slips_print,
+)
+from respondents.services import (
+    respondent_reissue_code, respondent_restore, respondent_withdraw, survey_close_now, survey_dates_change,
+    survey_load, survey_open,
+)
+from respondents.staff_accounts import staff_account_problems, staff_account_save, staff_accounts
 from respondents.tabular import TableError, local_path
 from respondents.tasks import export_job_task, roster_apply_task, roster_check_task, slips_job_task
 from staff.access import staff_view
 from staff.monitoring_page import monitoring_charts, sort_columns
 from staff.forms import (
-    AuditFilterForm, DirectoryUploadForm, ExportForm, MonitoringFilterForm, RespondentIdsForm, RespondentSearchForm,
-    RosterUploadForm, StaffAccountForm, SurveyUploadForm,
+    AuditFilterForm, ConfirmForm, DirectoryUploadForm, ExportForm, MonitoringFilterForm, RespondentIdsForm,
+    RespondentSearchForm, RosterUploadForm, SchoolSearchForm, StaffAccountForm, SurveyDatesForm, SurveyUploadForm,
 )
 from surveys.documents import DocumentError
 from surveys.models import Survey
@@ -55,10 +62,12 @@ from surveys.models import Survey
 PROBLEMS_SHOWN = 50
 EXPORT_LINK_SALT = "staff.export-file"
 PAGE_SIZE = 100
+CONFIRM_SHOWN = 200  # people listed by name on a confirm page; the count says how many in all
 
 
 class SignInView(auth_views.LoginView):
-    """Django's sign-in; django-axes pauses an account or address after repeated failures."""
+    """Django's sign-in, through the login limits (config/login_limits.py): repeated failures pause an account
+    at one address and slow an account or address; a browser that signed in before is trusted."""
 
     template_name = "staff/sign_in.html"
     redirect_authenticated_user = True
@@ -244,23 +253,69 @@ def respondent_detail(request, slug, respondent_id):
     respondent = get_object_or_404(request.scope.respondents(survey).select_related("school"), pk=respondent_id)
     if request.scope.can_see_codes:
         audit_codes_shown(scope=request.scope, survey=survey, school=respondent.school, respondents=[respondent])
-    return render(request, "staff/respondent_detail.html", {"survey": survey, "respondent": respondent})
+    return render(request, "staff/respondent_detail.html", {"survey": survey, "respondent": respondent,
+                                                            "page": page_name(page_names(survey=survey),
+                                                                              respondent.current_page)})
 
 
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_people")
 def respondent_reissue(request, slug, respondent_id):
+    """Give a person a new code (a lost slip): first a page that says what it does, whose button posts ``confirm``;
+    then their page, which offers the replacement slip."""
     survey = get_object_or_404(Survey, slug=slug)
-    respondent = get_object_or_404(request.scope.respondents(survey), pk=respondent_id)
+    respondent = get_object_or_404(request.scope.respondents(survey).select_related("school"), pk=respondent_id)
+    if not ConfirmForm.confirmed(request):
+        return render(request, "staff/confirm_reissue.html", {"survey": survey, "respondent": respondent})
     respondent_reissue_code(scope=request.scope, respondent_id=respondent.pk)
-    messages.success(request, _("A new code was issued. The old code no longer works; the answers are kept."))
+    messages.success(request, _("A new code was issued. The old code no longer works; the answers are kept."),
+                     extra_tags="reissued")
     return redirect("staff:respondent", slug=survey.slug, respondent_id=respondent.pk)
 
 
-@require_POST
+@staff_view("can_manage_people")
+def respondent_slip_pdf(request, slug, respondent_id):
+    """One person's code slip (a replacement for a lost one) as a PDF download; audited like the school's."""
+    survey = get_object_or_404(Survey, slug=slug)
+    respondent = get_object_or_404(request.scope.respondents(survey).filter(withdrawn_at=None, school__isnull=False),
+                                   pk=respondent_id)
+    response = _attachment("application/pdf", f"{survey.slug}-{slugify(respondent.external_id or respondent.pk)}"
+                                              "-slip.pdf")
+    respondent_slip_print(scope=request.scope, survey=survey, respondent_id=respondent.pk,
+                          login_url=_login_url(request), stream=response)
+    return response
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_people")
 def respondents_withdraw(request, slug):
+    """Withdraw the people chosen (?respondent=, or posted by another page's form): first a page that lists who,
+    whose button posts them again with ``confirm``; only that withdraws."""
+    if not ConfirmForm.confirmed(request):
+        return _withdraw_confirm(request, slug)
     return _withdraw_or_restore(request, slug, withdraw=True)
+
+
+def _withdraw_confirm(request, slug):
+    survey = get_object_or_404(Survey, slug=slug)
+    back = _back_to(request, reverse("staff:survey", args=[survey.slug]))
+    form = RespondentIdsForm(request.POST if request.method == "POST" else request.GET)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors["respondent"]))
+        return redirect(back)
+    # Those the service would withdraw: in the scope and not withdrawn already.
+    people = (request.scope.respondents(survey).filter(pk__in=form.cleaned_data["respondent"], withdrawn_at=None)
+              .select_related("school").order_by("school__code", "external_id", "pk"))
+    ids = list(people.values_list("pk", flat=True))
+    return render(request, "staff/confirm_withdraw.html", {
+        "survey": survey, "ids": ids, "people": people[:CONFIRM_SHOWN], "back": back,
+        "left_out": len(set(form.cleaned_data["respondent"])) - len(ids),
+        "hidden": [("respondent", pk) for pk in ids] + [("next", back)],
+        "button": _("Withdraw %(count)s") % {"count": _people_count(len(ids))}})
+
+
+def _people_count(count):
+    return ngettext("%(count)s person", "%(count)s people", count) % {"count": count}
 
 
 @require_POST
@@ -284,7 +339,7 @@ def _withdraw_or_restore(request, slug, *, withdraw):
 
 def _back_to(request, default):
     """The staff page the form came from (a path of this site), or ``default``."""
-    target = request.POST.get("next", "")
+    target = (request.POST if request.method == "POST" else request.GET).get("next", "")
     return target if target.startswith("/staff/") and "//" not in target else default
 
 
@@ -455,11 +510,15 @@ def survey_import(request):
         problems or form.errors) else 200)
 
 
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_surveys")
 def survey_publish(request, slug):
-    """Open a survey to respondents; what it lacks (a text in one of its languages) is listed on its preview."""
+    """Open a survey to respondents, after a page that says what that does (its button posts ``confirm``); what
+    it lacks (a text in one of its languages) is listed on its preview."""
     survey = get_object_or_404(Survey, slug=slug)
+    if not ConfirmForm.confirmed(request):
+        return render(request, "staff/confirm_publish.html", {
+            "survey": survey, "people": request.scope.respondents(survey).filter(withdrawn_at=None).count()})
     try:
         survey_open(scope=request.scope, survey=survey)
     except DocumentError as error:
@@ -470,22 +529,100 @@ def survey_publish(request, slug):
     return redirect("surveys:preview", slug=survey.slug)
 
 
+@staff_view("can_manage_surveys")
+def survey_dates(request, slug):
+    """When a survey opens and closes to respondents, in the site's time zone; every problem on the form."""
+    survey = get_object_or_404(Survey, slug=slug)
+    form = SurveyDatesForm(request.POST or None, initial={"opens_at": survey.opens_at, "closes_at": survey.closes_at})
+    if request.method == "POST" and form.is_valid():
+        try:
+            survey_dates_change(scope=request.scope, survey=survey, **form.cleaned_data)
+        except ValidationError as error:
+            for field, problems in error.message_dict.items():
+                form.add_error(field if field in form.fields else None, problems)
+        else:
+            messages.success(request, _("The opening and closing times of “%(title)s” were saved.") % {
+                "title": survey.title})
+            return redirect("staff:home")
+    return render(request, "staff/survey_dates.html", {"survey": survey, "form": form},
+                  status=400 if form.errors else 200)
+
+
+@require_POST
+@staff_view("can_manage_surveys")
+def survey_close(request, slug):
+    """Close a survey to respondents now (its closing time becomes now)."""
+    survey = get_object_or_404(Survey, slug=slug)
+    try:
+        survey = survey_close_now(scope=request.scope, survey=survey)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("staff:survey-dates", slug=survey.slug)
+    messages.success(request, _("“%(title)s” is closed: nobody can log in or save any more.") % {
+        "title": survey.title})
+    return redirect("staff:home")
+
+
 # ---------------------------------------------------------------- state administrators: directory, staff, audit
 
 @accepts_uploads
 @staff_view("can_import_schools")
 def directory_import(request):
+    """Upload the school directory: it is checked, and its page shows what applying it would do."""
     form = DirectoryUploadForm(request.POST or None, request.FILES or None)
-    result = None
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         with local_path(upload) as path:
             try:
-                result = school_directory_import(scope=request.scope, path=path, filename=upload.name,
-                                                 dry_run=form.cleaned_data["dry_run"])
+                checked = school_directory_check(scope=request.scope, path=path, filename=upload.name)
             except TableError as error:
                 form.add_error("file", str(error))
-    return render(request, "staff/directory_import.html", {"form": form, "result": result})
+            else:
+                return redirect("staff:directory-upload", upload_id=checked.pk)
+    return render(request, "staff/directory_import.html", {
+        "form": form, "uploads": directory_uploads(scope=request.scope)[:10]})
+
+
+@staff_view("can_import_schools")
+def directory_upload(request, upload_id):
+    upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
+    return render(request, "staff/directory_upload.html", {
+        "upload": upload, "problems": directory_problems(upload)[:PROBLEMS_SHOWN],
+        "districts": directory_counts(upload, "districts"), "schools": directory_counts(upload, "schools")})
+
+
+@require_POST
+@staff_view("can_import_schools")
+def directory_upload_apply(request, upload_id):
+    upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
+    try:
+        upload = school_directory_apply(scope=request.scope, upload_id=upload.pk)
+    except DirectoryNotReady as error:
+        messages.error(request, str(error))
+    return redirect("staff:directory-upload", upload_id=upload.pk)
+
+
+@require_POST
+@staff_view("can_import_schools")
+def directory_upload_discard(request, upload_id):
+    upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
+    try:
+        school_directory_discard(scope=request.scope, upload_id=upload.pk)
+    except DirectoryNotReady as error:
+        messages.error(request, str(error))
+        return redirect("staff:directory-upload", upload_id=upload.pk)
+    messages.info(request, _("The file was discarded: nothing was applied."))
+    return redirect("staff:directory")
+
+
+@staff_view()
+def directory(request):
+    """The school directory, as far as the staff member's scope reaches: found by code or name, a page at a time."""
+    search = SchoolSearchForm(request.GET or None)
+    query = search.cleaned_data["q"] if search.is_valid() else ""
+    schools = school_directory_search(scope=request.scope, query=query)
+    return render(request, "staff/directory.html", {
+        "search": search, "query": query, "page": Paginator(schools, PAGE_SIZE).get_page(request.GET.get("page"))})
 
 
 @staff_view("can_manage_staff")
@@ -507,20 +644,22 @@ def staff_edit(request, user_id=None):
     form = StaffAccountForm(request.POST or None, initial=initial)
     if member is not None:
         form.fields["username"].disabled = True
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        account = StaffAccount(username=data["username"], email=data["email"], role=data["role"],
-                               district_codes=data["district_codes"], school_codes=data["school_codes"],
-                               is_active=data["is_active"])
-        try:
-            staff_account_save(scope=request.scope, account=account, password=data["password"],
-                               user_id=member.user_id if member else None)
-        except ValidationError as error:
-            for field, messages_ in error.message_dict.items():
-                form.add_error(field if field in form.fields else None, messages_)
+    if request.method == "POST":
+        # Every problem in one round trip: the form's own, and the service's on what the form could read.
+        user_id = member.user_id if member else None
+        if not form.is_valid():
+            form.add_problems(staff_account_problems(scope=request.scope, account=form.account(),
+                                                     password=form.cleaned_data.get("password"), user_id=user_id))
         else:
-            messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
-            return redirect("staff:staff-list")
+            account = form.account()
+            try:
+                staff_account_save(scope=request.scope, account=account, password=form.cleaned_data["password"],
+                                   user_id=user_id)
+            except ValidationError as error:
+                form.add_problems(error.message_dict)
+            else:
+                messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
+                return redirect("staff:staff-list")
     return render(request, "staff/staff_edit.html", {"form": form, "member": member})
 
 

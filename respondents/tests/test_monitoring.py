@@ -160,3 +160,57 @@ def test_the_periodic_task_refreshes_every_open_survey_and_leaves_drafts_alone(p
     completion_summaries_refresh_task()
     assert CompletionSummary.objects.filter(survey=progress, level=Level.GROUP).count() == 3
     assert not CompletionSummary.objects.filter(survey=draft).exists()
+
+
+# ---------------------------------------------------------------- pages named as the definition names them
+
+def test_pages_are_named_by_the_definition_s_number_and_title_and_a_conditional_page_by_its_condition():
+    from respondents.monitoring import page_name, page_names
+    from surveys.tests.factories import make_demo_survey
+
+    names = page_names(survey=make_demo_survey())
+    teaching, classmates = names[5], names[6]
+    assert (str(teaching), teaching.label) == ("Page 5 — Your teaching", "Page 5 — Your teaching (conditional)")
+    assert teaching.shown_if == "you chose “Teacher” for “Which best describes you?”"
+    assert (classmates.label, classmates.conditional) == ("Page 6 — Classmates", False)
+    assert page_name(names, 40).label == "Page 40"  # a page the definition no longer has
+
+
+def test_the_median_page_is_named_at_every_level(progress, lincoln):
+    completion_summary_refresh(survey=progress)
+    whole = completion_overview(scope=COMMAND_LINE, survey=progress).whole
+    assert whole.median_page_name.label == "Page 2 — Second"
+    school = completion_overview(scope=COMMAND_LINE, survey=progress, school=lincoln)
+    assert [(c.label, str(c.median_page_name)) for c in school.children] == [
+        ("grade 7 · student", "Page 2 — Second"), ("grade 7 · teacher", "None")]
+
+
+def test_the_not_finished_lists_name_the_page_and_put_people_without_a_grade_under_their_role(lincoln):
+    import csv
+    import io
+
+    from pypdf import PdfReader
+
+    from respondents.monitoring import non_responders, non_responders_write_csv, non_responders_write_pdf
+    from surveys.tests.factories import make_demo_survey
+
+    survey = make_demo_survey()
+    students = make_respondents(survey, 2, school=lincoln, grade="7", role="student", display_name="Ana")
+    teachers = make_respondents(survey, 2, school=lincoln, role="teacher", display_name="Mr Reyes")
+    make_respondents(survey, 1, school=lincoln, role="parent", display_name="Ms Ortiz")
+    set_state(teachers[:1], Respondent.Status.IN_PROGRESS, 5)
+    set_state(students[:1], Respondent.Status.IN_PROGRESS, 6)
+    people = non_responders(scope=COMMAND_LINE, survey=survey, school=lincoln)
+    stream = io.StringIO()
+    non_responders_write_csv(scope=COMMAND_LINE, survey=survey, school=lincoln, people=people, stream=stream)
+    rows = {row["external_id"] or row["access_code"]: row for row in csv.DictReader(io.StringIO(stream.getvalue()))}
+    assert rows[teachers[0].formatted_access_code]["current_page_name"] == "Page 5 — Your teaching (conditional)"
+    assert rows[students[0].formatted_access_code]["current_page_name"] == "Page 6 — Classmates"
+    pdf = io.BytesIO()
+    non_responders_write_pdf(scope=COMMAND_LINE, survey=survey, school=lincoln, people=people, stream=pdf)
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(pdf.getvalue())).pages]
+    assert len(pages) == 3  # parents, teachers (no grade sorts first), grade 7: a page each
+    assert "Lincoln (LIN) · Parents" in pages[0] and "Ms Ortiz" in pages[0]
+    assert "Lincoln (LIN) · Teachers" in pages[1] and "Page 5 — Your teaching (conditional)" in pages[1]
+    assert "Lincoln (LIN) · Grade 7" in pages[2] and "Page 6 — Classmates" in pages[2]
+    assert "grade —" not in "".join(pages)

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from openpyxl import Workbook
 
 from respondents.models import District, School
-from respondents.schools import school_directory_import
+from respondents.schools import directory_counts, directory_problems, school_directory_import
 from respondents.scopes import COMMAND_LINE
 from respondents.tabular import TableError
 
@@ -43,11 +43,12 @@ def directory():
 def test_a_directory_is_loaded_and_loading_it_again_changes_nothing(tmp_path):
     first = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD))
     assert first.applied and first.described == "CSV (UTF-8)"
-    assert (first.districts.new, first.schools.new) == (2, 3)
+    assert (directory_counts(first, 'districts').new, directory_counts(first, 'schools').new) == (2, 3)
     assert directory() == [("S1", "Alpha Elementary", "D1", "North"), ("S2", "Beta Middle", "D1", "North"),
                            ("S3", "Gamma High", "D2", "South")]
     again = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD))
-    assert (again.districts.unchanged, again.schools.unchanged, again.schools.new) == (2, 3, 0)
+    assert again.counts == {"districts": {"new": 0, "updated": 0, "unchanged": 2},
+                            "schools": {"new": 0, "updated": 0, "unchanged": 3}}
     assert School.objects.count() == 3 and District.objects.count() == 2
 
 
@@ -56,8 +57,8 @@ def test_a_corrected_directory_updates_names_and_districts_by_code_and_never_dup
     ids = dict(School.objects.values_list("code", "id"))
     corrected = HEADER + "D1,North County,S1,Alpha Elementary School\nD2,South,S2,Beta Middle\nD2,South,S4,Delta\n"
     result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, corrected))
-    assert (result.districts.updated, result.districts.unchanged) == (1, 1)
-    assert (result.schools.new, result.schools.updated) == (1, 2)
+    assert (directory_counts(result, 'districts').updated, directory_counts(result, 'districts').unchanged) == (1, 1)
+    assert (directory_counts(result, 'schools').new, directory_counts(result, 'schools').updated) == (1, 2)
     assert directory() == [("S1", "Alpha Elementary School", "D1", "North County"), ("S2", "Beta Middle", "D2", "South"),
                            ("S3", "Gamma High", "D2", "South"), ("S4", "Delta", "D2", "South")]
     assert School.objects.get(code="S1").id == ids["S1"]  # the same row, updated: respondents keep their school
@@ -65,7 +66,7 @@ def test_a_corrected_directory_updates_names_and_districts_by_code_and_never_dup
 
 def test_a_dry_run_counts_and_writes_nothing(tmp_path):
     result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD), dry_run=True)
-    assert not result.applied and (result.districts.new, result.schools.new) == (2, 3)
+    assert not result.applied and (directory_counts(result, 'districts').new, directory_counts(result, 'schools').new) == (2, 3)
     assert not School.objects.exists() and not District.objects.exists()
 
 
@@ -122,7 +123,7 @@ def test_every_bad_row_is_reported_with_row_column_value_and_reason_and_nothing_
             + "D2,South,S6," + "x" * 201 + "\n")  # row 7: too long
     result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, text))
     assert not result.applied
-    assert [(p.row, p.column, p.reason) for p in result.problems] == [
+    assert [(p.row, p.column, p.reason) for p in directory_problems(result)] == [
         (3, "school_code", "required"),
         (4, "district_name", "a formula: type the value itself"),
         (5, "school_code", "listed twice (first on row 2)"),
@@ -198,3 +199,12 @@ def test_only_a_state_administrator_loads_the_directory_and_it_is_audited(tmp_pa
     entry = AuditEntry.objects.get()
     assert (entry.action, entry.username) == ("schools_imported", "state")
     assert entry.detail.startswith("directory.csv: districts ")
+
+
+def test_a_directory_of_more_rows_than_a_state_has_schools_is_refused_and_nothing_is_written(tmp_path, monkeypatch):
+    from respondents import schools
+
+    monkeypatch.setattr(schools, "MAX_ROWS", 2)
+    with pytest.raises(TableError, match="more than 2 rows"):
+        school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD))
+    assert not School.objects.exists()

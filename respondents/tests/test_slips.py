@@ -67,3 +67,36 @@ def test_code_slips_writes_the_pdf_and_the_audit_entry(tmp_path):
     assert AuditEntry.objects.get(action="slips_printed").school_id == lincoln.pk
     with pytest.raises(CommandError, match="No school 'NOPE'"):
         call_command("code_slips", survey.slug, "--school", "NOPE", "--output", str(output), "--url", "x")
+
+
+def test_each_slip_carries_the_survey_title_in_its_respondent_s_language(lincoln):
+    from surveys.tests.factories import make_demo_survey
+
+    survey = make_demo_survey()
+    make_respondents(survey, 1, school=lincoln, grade="7", language="en")
+    make_respondents(survey, 1, school=lincoln, grade="7", language="es")
+    out = io.BytesIO()
+    slips_write_pdf(stream=out, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                    slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
+    cover, slips = (page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages)
+    assert "School Climate Survey (demo)" in cover  # the cover is for the teacher: the survey's first language
+    assert slips.count("School Climate Survey (demo)") == 1 and slips.count("Encuesta sobre el clima escolar") == 1
+    assert "Su código de acceso" in slips and "Your access code" in slips
+
+
+def test_people_without_a_grade_get_a_cover_named_for_their_role_not_a_blank_grade(lincoln):
+    survey = make_survey()
+    students = make_respondents(survey, 3, school=lincoln, grade="7", role="student")
+    teachers = make_respondents(survey, 2, school=lincoln, role="teacher")
+    parent = make_respondents(survey, 1, school=lincoln, role="parent")
+    out = io.BytesIO()
+    count = slips_write_pdf(stream=out, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                            slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages]
+    assert count == 6 and len(pages) == 6  # a cover and a page of slips for each of three groups
+    assert "Parents: 1 slip\n" in pages[0] and "For whoever hands them out" in pages[0]
+    assert parent.formatted_access_code in pages[1]
+    assert "Teachers: 2 slips" in pages[2] and all(t.formatted_access_code in pages[3] for t in teachers)
+    assert "Grade 7: 3 slips" in pages[4] and "For the teacher" in pages[4]
+    assert all(s.formatted_access_code in pages[5] for s in students)
+    assert "Grade —" not in "".join(pages)

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from respondents.models import AuditEntry, AuditLogIsAppendOnly, School, StaffMember
+from respondents.models import AuditEntry, AuditLogIsAppendOnly, DirectoryUpload, School, StaffMember
 from respondents.tests.factories import make_school, make_staff
 
 pytestmark = pytest.mark.django_db
@@ -22,14 +22,73 @@ def state(client):
     return user
 
 
-def test_the_directory_is_checked_then_loaded_from_the_staff_area(client, state):
+def test_the_directory_is_checked_then_applied_from_its_page_without_a_second_upload(client, state):
     text = "district_code,district_name,school_code,school_name\nD1,One,LIN,Lincoln\nD1,One,ADA,Adams\n"
-    page = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", text.encode()), "dry_run": "on"})
-    assert "Dry run, nothing written" in page.content.decode() and not School.objects.exists()
-    page = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", text.encode())})
-    assert "Loaded" in page.content.decode() and School.objects.count() == 2
+    page = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", text.encode())}, follow=True)
+    html = page.content.decode()
+    assert "Checked: nothing has been written yet." in html and "Apply this directory" in html
+    assert not School.objects.exists()
+    upload = DirectoryUpload.objects.get()
+    page = client.post(f"/staff/schools/imports/{upload.pk}/apply/", follow=True).content.decode()
+    assert "Applied" in page and "What applying it did" in page and School.objects.count() == 2
+    assert AuditEntry.objects.get(action="schools_imported").detail.startswith("d.csv: districts 1 new")
     bad = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", b"school_code\nX\n")})
     assert "Missing required columns" in bad.content.decode()
+
+
+def test_a_directory_file_with_problems_lists_them_and_cannot_be_applied(client, state):
+    text = "district_code,district_name,school_code,school_name\nD1,One,LIN,Lincoln\nD1,One,LIN,Again\n"
+    page = client.post("/staff/schools/import/", {"file": SimpleUploadedFile("d.csv", text.encode())}, follow=True)
+    assert "The file has 1 problem: nothing was written" in page.content.decode()
+    assert "listed twice (first on row 2)" in page.content.decode()
+    upload = DirectoryUpload.objects.get()
+    page = client.post(f"/staff/schools/imports/{upload.pk}/apply/", follow=True).content.decode()
+    assert "cannot be applied" in page and not School.objects.exists()
+
+
+def test_a_directory_file_checked_before_another_was_applied_is_checked_again_not_applied(client, state):
+    header = "district_code,district_name,school_code,school_name\n"
+    client.post("/staff/schools/import/", {"file": SimpleUploadedFile("a.csv", (header + "D1,One,LIN,Lincoln\n").encode())})
+    stale = DirectoryUpload.objects.get()
+    client.post("/staff/schools/import/", {"file": SimpleUploadedFile("b.csv", (header + "D1,One,LIN,Lincoln High\n").encode())})
+    other = DirectoryUpload.objects.exclude(pk=stale.pk).get()
+    client.post(f"/staff/schools/imports/{other.pk}/apply/")
+    page = client.post(f"/staff/schools/imports/{stale.pk}/apply/", follow=True).content.decode()
+    assert "Nothing was applied" in page and "the counts below are new" in page
+    assert School.objects.get().name == "Lincoln High"
+    stale.refresh_from_db()
+    assert stale.status == DirectoryUpload.Status.CHECKED and stale.counts["schools"] == {
+        "new": 0, "updated": 1, "unchanged": 0}
+    client.post(f"/staff/schools/imports/{stale.pk}/apply/")
+    assert School.objects.get().name == "Lincoln"
+
+
+def test_a_directory_file_can_be_discarded_and_only_its_uploader_sees_it(client, state):
+    header = "district_code,district_name,school_code,school_name\n"
+    client.post("/staff/schools/import/", {"file": SimpleUploadedFile("a.csv", (header + "D1,One,LIN,Lincoln\n").encode())})
+    upload = DirectoryUpload.objects.get()
+    other = Client()
+    make_staff(Role.STATE_ADMIN, username="state2")
+    other.post("/staff/login/", {"username": "state2", "password": PASSWORD})
+    assert other.get(f"/staff/schools/imports/{upload.pk}/").status_code == 404
+    assert other.post(f"/staff/schools/imports/{upload.pk}/apply/").status_code == 404
+    client.post(f"/staff/schools/imports/{upload.pk}/discard/")
+    upload.refresh_from_db()
+    assert upload.status == DirectoryUpload.Status.DISCARDED and not School.objects.exists()
+
+
+def test_the_directory_is_browsed_and_searched_within_the_scope(client, state):
+    make_school("LIN", "Lincoln Elementary")
+    make_school("ADA", "Adams Middle", ("D2", "District Two"))
+    page = client.get("/staff/schools/?q=adams").content.decode()
+    assert "Adams Middle" in page and "Lincoln Elementary" not in page and "1 school matching" in page
+    assert "Lincoln Elementary" in client.get("/staff/schools/?q=d1").content.decode()
+    coordinator = Client()
+    make_staff(Role.SCHOOL_COORDINATOR, schools=[School.objects.get(code="LIN")], username="coord")
+    coordinator.post("/staff/login/", {"username": "coord", "password": PASSWORD})
+    page = coordinator.get("/staff/schools/").content.decode()
+    assert "Lincoln Elementary" in page and "Adams Middle" not in page and "Load the school directory" not in page
+    assert coordinator.get("/staff/schools/import/").status_code == 403
 
 
 def test_a_state_administrator_creates_and_changes_a_coordinator_and_it_is_audited(client, state):

@@ -85,6 +85,8 @@ def test_a_school_coordinator_imports_prints_and_reissues_and_the_respondent_res
 
     page.get_by_role("link", name="s1").click()
     page.get_by_role("button", name="Issue a new code").click()
+    expect(page.get_by_role("heading", name="Issue a new code for s1?")).to_be_visible()
+    page.get_by_role("button", name="Issue the new code").click()
     expect(page.get_by_role("status")).to_contain_text("A new code was issued")
     new_code = page.locator("#access-code").inner_text()
     assert new_code != old_code
@@ -165,7 +167,7 @@ def test_a_district_analyst_reads_the_charts_exports_xlsx_watches_it_and_a_coord
     expect(page.locator("figure.chart.drawn")).to_have_count(3)
     expect(page.locator('figure[data-chart="rates"] table tbody tr')).to_have_count(2)
     stops = page.locator('figure[data-chart="stops"] tbody tr')
-    expect(stops.nth(1).locator("th")).to_have_text("2")
+    expect(stops.nth(1).locator("th")).to_have_text("Page 2 — Second")
     expect(stops.nth(1).locator("td")).to_have_text("1")  # red's respondent sits on page 2
     expect(page.get_by_text("Adams Elementary")).to_have_count(0)
     page.get_by_role("link", name="Completion rate").click()  # sort by rate
@@ -188,7 +190,7 @@ def test_a_district_analyst_reads_the_charts_exports_xlsx_watches_it_and_a_coord
         sheet = openpyxl.load_workbook(io.BytesIO(bundle.read("small.xlsx")), read_only=True).active
         rows = list(sheet.iter_rows(values_only=True))
     header = list(rows[0])
-    colours = sorted((row[header.index("school_code")], row[header.index("colour")] or "") for row in rows[1:])
+    colours = sorted((row[header.index("roster_school_code")], row[header.index("colour")] or "") for row in rows[1:])
     assert colours == [("HAY", ""), ("LIN", ""), ("LIN", "blue"), ("LIN", "red")]  # Adams is another district
 
     # A school coordinator of the other district: no exports, and the analyst's export is not reachable.
@@ -236,6 +238,8 @@ def test_the_survey_office_loads_a_workbook_sees_its_problems_previews_it_as_a_t
     expect(page.locator(".preview")).to_contain_text("Página 2 de 3")
     expect(page.get_by_text("(not asked for these answers)")).to_have_count(0)
 
+    page.get_by_role("button", name="Publish: open it to respondents").click()
+    expect(page.get_by_role("heading", name="Publish “School climate”?")).to_be_visible()
     page.get_by_role("button", name="Publish: open it to respondents").click()
     expect(page.get_by_text("Published: respondents can take it.")).to_be_visible()
     assert Survey.objects.get(slug="climate_xls").status == "open"

@@ -40,17 +40,20 @@ PAGES = {
     # page: (path, budget). Every page pays session, user and staff member (a superuser: two), then its own reads.
     "surveys": (lambda w: "/staff/", 3),
     "survey people (40 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/", 6),
-    "school people (35 people)": (lambda w: f"/staff/surveys/{w['survey'].slug}/schools/S000/", 7),
-    "respondent": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/{w['person'].pk}/", 4),
+    # The school and respondent pages also record the codes they show (one INSERT into the audit log).
+    "school people (35 people)": (lambda w: f"/staff/surveys/{w['survey'].slug}/schools/S000/", 8),
+    # The respondent and completion pages also read the definition's pages, to name them (``page_names``): one
+    # query with the definition cache cold, as here; none once it is warm.
+    "respondent": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/{w['person'].pk}/", 6),
     "roster (applied, 5 missing)": (lambda w: f"/staff/surveys/{w['survey'].slug}/rosters/{w['roster'].pk}/", 6),
     "roster progress (JSON)": (lambda w: f"/staff/surveys/{w['survey'].slug}/rosters/{w['roster'].pk}/progress/", 4),
     "staff accounts (10)": (lambda w: "/staff/accounts/", 5),
     "audit log": (lambda w: "/staff/audit/", 4),
     # Here the summary is rebuilt on request (the embedded default): three GROUP BYs, DELETE, INSERT (5 queries);
     # elsewhere a completion page reads only the summary's rows of its level: one query.
-    "completion (40 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/", 11),
-    "completion of a district (10 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/?district=D0&sort=-rate", 12),
-    "completion of a school": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/?school=S000", 12),
+    "completion (40 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/", 12),
+    "completion of a district (10 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/?district=D0&sort=-rate", 13),
+    "completion of a school": (lambda w: f"/staff/surveys/{w['survey'].slug}/monitoring/?school=S000", 13),
 }
 
 

@@ -86,7 +86,7 @@ def test_people_missing_from_a_new_roster_are_listed_and_can_be_withdrawn(client
     page = client.get(f"/staff/surveys/{survey.slug}/rosters/{roster.pk}/")
     s2 = Respondent.objects.get(external_id="s2")
     assert f'value="{s2.pk}"' in page.content.decode() and "1 person is in the survey" in page.content.decode()
-    client.post(f"/staff/surveys/{survey.slug}/people/withdraw/", {"respondent": [s2.pk]})
+    client.post(f"/staff/surveys/{survey.slug}/people/withdraw/", {"respondent": [s2.pk], "confirm": "on"})
     assert Respondent.objects.get(pk=s2.pk).is_withdrawn
 
 
@@ -95,7 +95,7 @@ def test_people_missing_from_a_new_roster_are_listed_and_can_be_withdrawn(client
 def test_a_reissued_code_is_shown_and_audited(client, survey, lincoln, coordinator):
     person = make_respondents(survey, external_id="s1", school=lincoln)
     signed_in(client, coordinator)
-    page = client.post(f"/staff/surveys/{survey.slug}/people/{person.pk}/reissue/", follow=True)
+    page = client.post(f"/staff/surveys/{survey.slug}/people/{person.pk}/reissue/", {"confirm": "on"}, follow=True)
     person.refresh_from_db()
     assert person.formatted_access_code in page.content.decode() and "A new code was issued" in page.content.decode()
     entry = AuditEntry.objects.get(action="code_reissued")
@@ -122,8 +122,8 @@ def test_a_school_coordinator_reaches_nobody_of_another_school(client, survey, l
     assert client.get(f"/staff/surveys/{slug}/schools/ADA/").status_code == 404
     assert client.get(f"/staff/surveys/{slug}/schools/ADA/codes.csv").status_code == 404
     assert client.get(f"/staff/surveys/{slug}/people/{other.pk}/").status_code == 404
-    assert client.post(f"/staff/surveys/{slug}/people/{other.pk}/reissue/").status_code == 404
-    client.post(f"/staff/surveys/{slug}/people/withdraw/", {"respondent": [other.pk]})
+    assert client.post(f"/staff/surveys/{slug}/people/{other.pk}/reissue/", {"confirm": "on"}).status_code == 404
+    client.post(f"/staff/surveys/{slug}/people/withdraw/", {"respondent": [other.pk], "confirm": "on"})
     other.refresh_from_db()
     assert other.access_code == code and not other.is_withdrawn
     assert "Adams" not in client.get(f"/staff/surveys/{slug}/").content.decode()
@@ -175,7 +175,7 @@ def test_the_school_page_reads_a_fixed_number_of_queries_whatever_the_number_of_
         client, survey, lincoln, coordinator, django_assert_max_num_queries):
     make_respondents(survey, 40, school=lincoln)
     signed_in(client, coordinator)
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):  # with the audit entry of the codes shown
         page = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/")
     assert page.content.decode().count("/people/") == 40
 
@@ -295,7 +295,8 @@ def test_the_completion_table_sorts_and_filters_without_javascript_and_every_cha
     assert by_rate.count('<figure class="chart"') == 3 and by_rate.count('class="chart-data" open') == 3
     assert "<th scope=\"row\">Birch</th><td class=\"number\">75.0%</td>" in by_rate
     hour = timezone.localtime(datetime(2026, 11, 23, 10, tzinfo=UTC))  # in the site's time zone
-    assert f'<th scope="row">{hour:%Y-%m-%d %H}:00</th><td class="number">4</td>' in by_rate  # 1 + 3 + 0
+    hour_cell = f'<time datetime="{hour.isoformat()}">{hour:%Y-%m-%d %H}:00 {hour:%Z}</time>'
+    assert f'<th scope="row">{hour_cell}</th><td class="number">4</td>' in by_rate  # 1 + 3 + 0, its zone named
     assert 'id="monitoring-charts"' in by_rate and "vendor/chart.js/chart.umd.min" in by_rate  # hashed on S3
 
 
@@ -317,13 +318,13 @@ def test_the_not_finished_lists_name_those_left_with_codes_only_for_roles_that_m
     pdf = client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.pdf?grade=7")
     text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
     assert waiting.formatted_access_code in text and done.formatted_access_code not in text
-    assert "Lincoln (LIN) · grade 7" in text
+    assert "Lincoln (LIN) · Grade 7" in text
     assert client.get(f"/staff/surveys/{slug}/schools/ADA/not-finished.csv").status_code == 404
     assert AuditEntry.objects.filter(action="codes_downloaded").count() == 2
     client.logout()
     signed_in(client, make_staff(Role.ANALYST, username="analyst"))
     header = client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.csv").content.decode().splitlines()[0]
-    assert header == "external_id,grade,role,status,current_page,last_saved_at"
+    assert header == "external_id,grade,role,status,current_page,current_page_name,last_saved_at"
     text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(
         client.get(f"/staff/surveys/{slug}/schools/LIN/not-finished.pdf").content)).pages)
     assert "Not started" in text and "In progress" in text  # the analyst still sees who has not finished
@@ -342,8 +343,8 @@ def test_a_withdrawn_person_is_restored_from_their_page_and_a_bad_id_list_gets_a
     person = make_respondents(survey, external_id="s1", school=lincoln)
     signed_in(client, coordinator)
     path = f"/staff/surveys/{survey.slug}/people/{person.pk}/"
-    page = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/", {"respondent": [person.pk], "next": path},
-                       follow=True)
+    page = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/",
+                       {"respondent": [person.pk], "next": path, "confirm": "on"}, follow=True)
     assert page.redirect_chain[-1][0] == path and "1 withdrawn" in page.content.decode()
     assert "Restore" in page.content.decode()
     page = client.post(f"/staff/surveys/{survey.slug}/people/restore/", {"respondent": [person.pk], "next": path},
@@ -353,7 +354,7 @@ def test_a_withdrawn_person_is_restored_from_their_page_and_a_bad_id_list_gets_a
                        follow=True)
     assert "Select a valid choice" in page.content.decode() and not Respondent.objects.get(pk=person.pk).is_withdrawn
     away = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/",
-                       {"respondent": [person.pk], "next": "https://elsewhere.example/"})
+                       {"respondent": [person.pk], "next": "https://elsewhere.example/", "confirm": "on"})
     assert away["Location"] == f"/staff/surveys/{survey.slug}/"  # never sent off the site
 
 
@@ -474,7 +475,7 @@ def test_the_survey_office_loads_an_xlsform_previews_it_and_publishes_it(office,
     student = office.get("/staff/surveys/climate_xls/preview/?page=2&answer-role=student").content.decode()
     assert "This page does not apply to a respondent with these answers" in student
 
-    response = office.post("/staff/surveys/climate_xls/publish/", follow=True)
+    response = office.post("/staff/surveys/climate_xls/publish/", {"confirm": "on"}, follow=True)
     assert "Published: respondents can take it." in response.content.decode()
     assert Survey.objects.get(slug="climate_xls").status == "open"
     assert AuditEntry.objects.filter(action="survey_published").count() == 1
@@ -501,7 +502,7 @@ def test_publishing_a_survey_lacking_a_translation_lists_what_is_missing(office,
 
     rows = [*page(row("text", "t", "Tell us", ""))]
     office.post("/staff/surveys/import/", {"file": SimpleUploadedFile("form.xlsx", xlsform(tmp_path, rows=rows))})
-    response = office.post("/staff/surveys/climate_xls/publish/", follow=True)
+    response = office.post("/staff/surveys/climate_xls/publish/", {"confirm": "on"}, follow=True)
     assert "Not published" in response.content.decode()
     assert "page 1, question &#x27;t&#x27;, prompt: no Spanish (es) text" in response.content.decode()
     assert Survey.objects.get().status == "draft"
@@ -540,3 +541,18 @@ def test_only_the_state_office_loads_previews_and_publishes_surveys(client, role
     assert client.get(f"/staff/surveys/{survey.slug}/preview/").status_code == 403
     assert client.post(f"/staff/surveys/{survey.slug}/publish/").status_code == 403
     assert Client().get(f"/staff/surveys/{survey.slug}/preview/")["Location"].startswith("/staff/login/")
+
+
+def test_a_roster_whose_survey_changed_since_the_check_says_so_and_offers_to_apply_again(
+        client, survey, lincoln, coordinator):
+    signed_in(client, coordinator)
+    upload(client, survey, HEADER + "s1,LIN,7,student,en,Ana\n")
+    first = Roster.objects.latest("pk")
+    upload(client, survey, HEADER + "s1,LIN,7,student,en,Ana\ns2,LIN,7,student,en,Ben\n")
+    second = Roster.objects.latest("pk")
+    client.post(f"/staff/surveys/{survey.slug}/rosters/{first.pk}/apply/")
+    page = client.post(f"/staff/surveys/{survey.slug}/rosters/{second.pk}/apply/", follow=True).content.decode()
+    assert "Nothing was applied" in page and "the counts below are new" in page and "Apply this roster" in page
+    assert Respondent.objects.count() == 1
+    client.post(f"/staff/surveys/{survey.slug}/rosters/{second.pk}/apply/")
+    assert Respondent.objects.count() == 2

@@ -1,7 +1,7 @@
 """Load the school directory from a CSV or XLSX file: manage.py import_schools FILE [--dry-run]."""
 from django.core.management.base import BaseCommand, CommandError
 
-from respondents.schools import COLUMNS, school_directory_import
+from respondents.schools import COLUMNS, directory_counts, directory_problems, school_directory_import
 from respondents.scopes import COMMAND_LINE
 from respondents.tabular import TableError
 
@@ -23,11 +23,11 @@ class Command(BaseCommand):
         except TableError as error:
             raise CommandError(f"{file}: {error} Nothing was written.") from error
         self.stdout.write(f"{file}: {result.described}.")
-        if result.problems:
-            for problem in result.problems:
+        problems = directory_problems(result)
+        if problems:
+            for problem in problems:
                 self.stderr.write(f"  {problem}")
-            raise CommandError(f"{len(result.problems)} problem{'s' if len(result.problems) > 1 else ''}; "
-                               "nothing was written.")
-        for what, counts in (("districts", result.districts), ("schools", result.schools)):
-            self.stdout.write(f"  {what}: {counts.new} new, {counts.updated} updated, {counts.unchanged} unchanged")
+            raise CommandError(f"{len(problems)} problem{'s' if len(problems) > 1 else ''}; nothing was written.")
+        for what in ("districts", "schools"):
+            self.stdout.write(f"  {what}: {directory_counts(result, what)}")
         self.stdout.write("Dry run: nothing was written." if dry_run else "Applied.")

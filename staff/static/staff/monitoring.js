@@ -6,7 +6,7 @@
   var source = document.getElementById("monitoring-charts");
   if (!source || typeof window.Chart === "undefined") { return; }
   var data = JSON.parse(source.textContent);
-  var ink = "#1d4f91", mark = "#b3261e";
+  var ink = "#1d4f91", light = "#7fa3d1", mark = "#b3261e";
 
   function options(max, suffix) {
     return {
@@ -35,9 +35,15 @@
       ] }, options: options(undefined, "") };
     },
     stops: function (chart) {
-      return { type: "bar", data: { labels: chart.labels, datasets: [
-        { label: "In progress there", data: chart.values, backgroundColor: ink }
+      // A conditional page's bar is lighter, and its tooltip gives the condition (chart.notes).
+      var config = { type: "bar", data: { labels: chart.labels, datasets: [
+        { label: "In progress there", data: chart.values,
+          backgroundColor: chart.notes ? chart.notes.map(function (note) { return note ? light : ink; }) : ink }
       ] }, options: options(undefined, "") };
+      config.options.plugins.tooltip.callbacks.footer = function (items) {
+        return items.length && chart.notes ? chart.notes[items[0].dataIndex] : "";
+      };
+      return config;
     }
   };
 
