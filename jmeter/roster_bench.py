@@ -19,7 +19,9 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +57,53 @@ def run_import(slug, path, *extra):
     return seconds, usage.ru_maxrss / 1024, output.strip(), phases
 
 
+class Saver(threading.Thread):
+    """Page saves of people in the roster, one after another, until stopped: each one's seconds.
+
+    A roster's apply must never make them wait (respondents/rosters.py: it locks the survey's row, not theirs):
+    compared with saves while nothing else runs, the figure shows whether it does.
+    """
+
+    def __init__(self, survey, respondent_ids):
+        super().__init__(daemon=True)
+        self.survey, self.respondent_ids = survey, respondent_ids
+        self.stop, self.seconds = threading.Event(), []
+
+    def run(self):
+        from django.db import connections
+
+        from respondents.models import Nav
+        from respondents.services import page_save
+        from surveys.selectors import page_definition
+
+        definition = page_definition(survey=self.survey, number=1)
+        values = {question: "" for question in definition.answerable.values()}
+        try:
+            n = 0
+            while not self.stop.is_set():
+                started = time.monotonic()
+                page_save(respondent_id=self.respondent_ids[n % len(self.respondent_ids)], definition=definition,
+                          values=values, save_id=uuid.uuid4(), nav=Nav.NEXT)
+                self.seconds.append(time.monotonic() - started)
+                n += 1
+        finally:
+            connections.close_all()
+
+
+def saves_while(survey, respondent_ids, work):
+    """Run ``work()`` while a Saver saves; return (what work returned, the save figures)."""
+    saver = Saver(survey, respondent_ids)
+    saver.start()
+    try:
+        result = work()
+    finally:
+        saver.stop.set()
+        saver.join()
+    times = sorted(saver.seconds) or [0.0]
+    return result, {"saves": len(saver.seconds), "median_ms": round(1000 * times[len(times) // 2], 1),
+                    "p99_ms": round(1000 * times[int(len(times) * 0.99)], 1), "max_ms": round(1000 * times[-1], 1)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -70,7 +119,9 @@ def main():
 
     django.setup()
     from config.db_router import read_from_master
+    from respondents.models import Respondent
     from respondents.schools import schools_ensure
+    from surveys.models import Survey
     from surveys.management.commands.seed_bench_survey import bench_document
     from surveys.services import survey_create
 
@@ -87,13 +138,28 @@ def main():
         print(f"roster: {args.rows} rows, {args.schools} schools, {path.stat().st_size / 1e6:.0f} MB "
               f"(written in {time.monotonic() - started:.1f} s)")
         print(f"{'run':<22}{'seconds':>9}{'rows/s':>10}{'peak RSS MB':>13}")
+        saves = {}
         for name, extra in [("first import", ()), ("same file again", ()), ("dry run", ("--dry-run",))]:
-            seconds, peak, output, phases = run_import(slug, path, *extra)
+            if name == "first import":
+                seconds, peak, output, phases = run_import(slug, path, *extra)
+                with read_from_master():
+                    survey = Survey.objects.get(slug=slug)
+                    people = list(Respondent.objects.filter(survey=survey).order_by("?")
+                                  .values_list("pk", flat=True)[:500])
+                saves["nothing else running"] = saves_while(survey, people, lambda: time.sleep(5))[1]
+            else:
+                (seconds, peak, output, phases), saves[f"during: {name}"] = saves_while(
+                    survey, people, lambda extra=extra: run_import(slug, path, *extra))
             figures[name] = {"seconds": round(seconds, 1), "rows_per_second": round(args.rows / seconds),
                              "peak_rss_mb": round(peak), "output": output.splitlines()[-2:], "phases": phases}
             print(f"{name:<22}{seconds:>9.1f}{args.rows / seconds:>10.0f}{peak:>13.0f}    {output.splitlines()[-2].strip()}")
             for phase in phases:
                 print(f"{'':<22}  {phase}")
+        figures["page_saves"] = saves
+        print("page saves of people in the file, one at a time (they must not wait for an apply):")
+        print(f"  {'while':<28}{'saves':>7}{'median ms':>11}{'p99 ms':>9}{'max ms':>9}")
+        for name, figure in saves.items():
+            print(f"  {name:<28}{figure['saves']:>7}{figure['median_ms']:>11}{figure['p99_ms']:>9}{figure['max_ms']:>9}")
         pdf = Path(scratch) / "slips.pdf"
         started = time.monotonic()
         subprocess.run([sys.executable, str(ROOT / "manage.py"), "code_slips", slug, "--school", "B00000",
