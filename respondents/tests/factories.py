@@ -47,6 +47,14 @@ def make_staff(role, *, schools=(), districts=(), username=None, password="a lon
     return user
 
 
+def staff_signed_in(client, user, password="a long staff passphrase"):
+    """Sign ``user`` (a staff account of ``make_staff``) in to the staff area through its sign-in page; return
+    ``client``."""
+    response = client.post("/staff/login/", {"username": user.username, "password": password})
+    assert response.status_code == 302, response.content
+    return client
+
+
 def scope_of(user, address="192.0.2.7"):
     from respondents.scopes import staff_scope
 

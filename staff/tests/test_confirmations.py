@@ -7,16 +7,10 @@ import pytest
 from pypdf import PdfReader
 
 from respondents.models import AuditEntry, Respondent, StaffMember
-from respondents.tests.factories import make_respondents, make_staff
+from respondents.tests.factories import make_respondents, make_staff, staff_signed_in as signed_in
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
-PASSWORD = "a long staff passphrase"
-
-
-def signed_in(client, user):
-    assert client.post("/staff/login/", {"username": user.username, "password": PASSWORD}).status_code == 302
-    return client
 
 
 # ---------------------------------------------------------------- withdrawing

@@ -5,17 +5,10 @@ import re
 
 import pytest
 
-from respondents.tests.factories import login, make_respondents, save_page
+from respondents.tests.factories import login, make_respondents, save_page, staff_signed_in as signed_in
 from surveys.tests.factories import make_demo_survey, make_survey
 
 pytestmark = pytest.mark.django_db
-PASSWORD = "a long staff passphrase"
-
-
-def signed_in(client, user):
-    response = client.post("/staff/login/", {"username": user.username, "password": PASSWORD})
-    assert response.status_code == 302, response.content
-    return client
 
 
 @pytest.fixture

@@ -3,16 +3,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from respondents.models import Respondent, Roster
-from respondents.tests.factories import make_respondents
+from respondents.tests.factories import make_respondents, staff_signed_in as signed_in
 
 pytestmark = pytest.mark.django_db
-PASSWORD = "a long staff passphrase"
-
-
-def signed_in(client, user):
-    response = client.post("/staff/login/", {"username": user.username, "password": PASSWORD})
-    assert response.status_code == 302, response.content
-    return client
 
 
 def test_a_roster_page_after_apply_says_what_applying_did_not_what_the_file_would_do(

@@ -8,18 +8,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from respondents.models import AuditEntry, Respondent, Roster, StaffMember
-from respondents.tests.factories import make_respondents, make_staff
+from respondents.tests.factories import make_respondents, make_staff, staff_signed_in as signed_in
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
 PASSWORD = "a long staff passphrase"
 HEADER = "external_id,school_code,grade,role,language,display_name\n"
-
-
-def signed_in(client, user):
-    response = client.post("/staff/login/", {"username": user.username, "password": PASSWORD})
-    assert response.status_code == 302, response.content
-    return client
 
 
 def upload(client, survey, content, name="roster.csv"):

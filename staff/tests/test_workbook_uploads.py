@@ -7,15 +7,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from openpyxl import Workbook
 
 from respondents.models import Respondent, Roster, School, StaffMember
-from respondents.tests.factories import make_staff
+from respondents.tests.factories import make_staff, staff_signed_in as signed_in
 
 pytestmark = pytest.mark.django_db
-PASSWORD = "a long staff passphrase"
-
-
-def signed_in(client, user):
-    assert client.post("/staff/login/", {"username": user.username, "password": PASSWORD}).status_code == 302
-    return client
 
 
 def workbook(rows, **parts):
