@@ -202,7 +202,7 @@ def test_an_export_lands_in_the_media_bucket_and_its_presigned_link_works_then_e
         status, headers, body = get(link.url)
         assert status == 200 and "attachment" in headers["Content-Disposition"]
         assert sorted(zipfile.ZipFile(io.BytesIO(body)).namelist()) == [
-            f"{survey.slug}-codebook.xlsx", f"{survey.slug}.csv", f"{survey.slug}.do"]
+            f"{survey.slug}-codebook.xlsx", f"{survey.slug}.dat", f"{survey.slug}.do"]
         # A link that lives a few seconds: MinIO refuses it after. (The signature's
         # time has whole seconds, so a one-second link may be dead on arrival: CI saw it.)
         short = job.file.storage.url(job.file.name, expire=5)
