@@ -105,7 +105,7 @@ fuzz: install
 	jmeter/fuzz --requests $(REQUESTS)
 
 fuzz-uploads: install
-	$(BIN)/python jmeter/upload_bombs.py
+	$(BIN)/python manage.py bench upload_bombs
 
 DRILL_ARGS ?=
 
@@ -113,37 +113,37 @@ drill: install
 	deploy/drill $(DRILL_ARGS)
 
 bench-roster: install
-	$(BIN)/python jmeter/roster_bench.py --rows $(ROWS)
+	$(BIN)/python manage.py bench roster_bench --rows $(ROWS)
 
 SCHOOLS ?= 2000
 
 bench-monitoring: install
-	$(BIN)/python jmeter/monitoring_bench.py --respondents $(or $(RESPONDENTS),2000000) --schools $(SCHOOLS)
+	$(BIN)/python manage.py bench monitoring_bench --respondents $(or $(RESPONDENTS),2000000) --schools $(SCHOOLS)
 
 # The seeded survey stays for the next run; EXPORT_ARGS=--drop deletes it.
 bench-export: install
-	$(BIN)/python jmeter/export_bench.py --respondents $(or $(RESPONDENTS),1000000) --schools $(SCHOOLS) $(EXPORT_ARGS)
+	$(BIN)/python manage.py bench export_bench --respondents $(or $(RESPONDENTS),1000000) --schools $(SCHOOLS) $(EXPORT_ARGS)
 
 bench-micro: install
-	$(BIN)/python jmeter/microbench.py
+	$(BIN)/python manage.py bench microbench
 
 SIZING_ARGS ?=
 
 sizing: install
 	jmeter/install
-	$(BIN)/python jmeter/sizing.py $(SIZING_ARGS)
+	$(BIN)/python manage.py bench sizing $(SIZING_ARGS)
 
 PROFILE_ARGS ?=
 
 profile: install-dev
 	jmeter/install
-	$(BIN)/python jmeter/cpu_profile.py $(PROFILE_ARGS)
+	$(BIN)/python manage.py bench cpu_profile $(PROFILE_ARGS)
 
 bench-login-flood: install
 	jmeter/login-flood
 
 page-weight: stack-up
-	$(BIN)/python jmeter/page_weight.py --json jmeter/results/page-weight.json
+	$(BIN)/python manage.py bench page_weight --json jmeter/results/page-weight.json
 
 stack-up: install
 	deploy/stack up

@@ -144,7 +144,7 @@ def adams():
 @pytest.fixture
 def coordinator(lincoln):
     """The school coordinator of Lincoln, user name lin-coord (factories.make_staff's password)."""
-    from respondents.models import StaffMember
+    from accounts.models import StaffMember
     from respondents.tests.factories import make_staff
 
     return make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln], username="lin-coord")

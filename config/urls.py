@@ -20,7 +20,7 @@ urlpatterns = [
 ]
 
 if settings.BENCH_FLOOR_VIEWS:
-    from config.floor.views import floor
+    from bench.floor.views import floor
 
     urlpatterns.insert(0, path("bench/floor/", floor, name="bench-floor"))
 

@@ -1,12 +1,6 @@
 from django.contrib import admin
 
-from respondents.models import AuditEntry, PageSave, Respondent, Roster, StaffMember
-
-
-@admin.register(Roster)
-class RosterAdmin(admin.ModelAdmin):
-    list_display = ["name", "survey", "created_at"]
-    list_filter = ["survey"]
+from respondents.models import PageSave, Respondent
 
 
 class PageSaveInline(admin.TabularInline):
@@ -33,28 +27,3 @@ class RespondentAdmin(admin.ModelAdmin):
     search_fields = ["external_id", "access_code", "school__code", "school__name"]
     readonly_fields = ["access_code", "started_at", "last_saved_at", "completed_at"]
     inlines = [PageSaveInline]
-
-
-@admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
-    """The staff audit log, read-only: append-only everywhere (respondents.models.AuditEntry)."""
-
-    list_display = ["at", "username", "action", "survey", "school", "address", "detail"]
-    list_filter = ["action"]
-    search_fields = ["username", "detail"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(StaffMember)
-class StaffMemberAdmin(admin.ModelAdmin):
-    list_display = ["user", "role"]
-    list_filter = ["role"]
-    filter_horizontal = ["districts", "schools"]

@@ -3,7 +3,6 @@ from dataclasses import dataclass
 from functools import cache
 
 from django.db import connections, router
-from django.db.models import Count, Q
 
 from respondents import access_codes
 from respondents.models import Answer, Respondent
@@ -131,37 +130,3 @@ def missing_required(*, respondent_id, survey, required=None, flow=None):
     return missing
 
 
-def school_counts(*, scope, survey):
-    """The schools in ``scope`` with their respondents in ``survey``: [(School, {total, withdrawn, completed,
-    in_progress}), ...], by school code. Two queries, whatever the number of schools."""
-    Status = Respondent.Status
-    active = Q(withdrawn_at__isnull=True)
-    counts = {
-        row.pop("school_id"): row
-        for row in scope.respondents(survey).values("school_id").annotate(
-            total=Count("pk", filter=active), withdrawn=Count("pk", filter=~active),
-            completed=Count("pk", filter=active & Q(status=Status.COMPLETED)),
-            in_progress=Count("pk", filter=active & Q(status=Status.IN_PROGRESS)),
-        )
-    }
-    empty = {"total": 0, "withdrawn": 0, "completed": 0, "in_progress": 0}
-    return [(school, counts.get(school.pk, empty)) for school in scope.schools().order_by("code")]
-
-
-def respondents_of_school(*, scope, survey, school, query="", status=""):
-    """The respondents of one school in ``survey`` (an empty queryset outside ``scope``), filtered, by external id."""
-    respondents = scope.respondents(survey).filter(school=school).order_by("external_id", "pk")
-    if query:
-        respondents = respondents.filter(external_id__icontains=query)
-    if status == "withdrawn":
-        respondents = respondents.filter(withdrawn_at__isnull=False)
-    elif status:
-        respondents = respondents.filter(status=status, withdrawn_at__isnull=True)
-    return respondents
-
-
-def grade_counts(*, scope, survey, school):
-    """[(grade, respondents who may log in)] of a school in ``survey`` (in scope), by grade; one query."""
-    rows = (scope.respondents(survey).filter(school=school, withdrawn_at=None).order_by("grade")
-            .values("grade").annotate(count=Count("pk")).values_list("grade", "count"))
-    return list(rows)

@@ -1,22 +1,17 @@
 """Writes of respondents and answers: rosters, and the page save every respondent makes ~60 times."""
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, router, transaction
-from django.db.models import Exists, OuterRef, Q, Value
+from django.db.models import Exists, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from respondents import access_codes
-from respondents.audit import Action, audit_record
-from respondents.models import Answer, Nav, PageSave, Respondent, Roster, School
+from respondents.models import Answer, Nav, PageSave, Respondent
 from respondents.selectors import missing_required
 from respondents.sql import column, table
 from surveys.flow import Route
-from surveys.models import Question, Survey
 from surveys.selectors import required_questions, survey_flow
-from surveys.services import survey_document_read, survey_import, survey_publish, survey_revise
 
 
 class PageSaveRefused(Exception):
@@ -219,178 +214,8 @@ def _replay(*, respondent_id, definition, save_id, required, route, access_code=
     )
 
 
-def survey_load(*, scope, source, filename: str, new_version: bool = False, publish: bool = False) -> Survey:
-    """Load the survey in ``source`` (JSON or an XLSForm workbook, ``surveys.services.survey_import``) for a state
-    administrator (the staff area, ``manage.py import_survey``): a new survey, or with ``new_version`` the next
-    version of the survey of the same slug; audited. Raise DocumentError listing every problem; nothing is
-    written then."""
-    scope.require("can_manage_surveys")
-    if new_version:
-        survey = survey_version_create(document=survey_document_read(source=source, filename=filename))
-    else:
-        survey = survey_import(source=source, filename=filename, publish=publish)
-    action = Action.SURVEY_REVISED if new_version else Action.SURVEY_LOADED
-    audit_record(scope=scope, action=action, survey=survey, detail=f"{filename}: version {survey.version}")
-    return survey
-
-
-def survey_open(*, scope, survey) -> Survey:
-    """Publish ``survey`` for a state administrator (every text in every language: ``survey_publish``); audited."""
-    scope.require("can_manage_surveys")
-    survey = survey_publish(survey=survey)
-    audit_record(scope=scope, action=Action.SURVEY_PUBLISHED, survey=survey, detail=f"version {survey.version}")
-    return survey
-
-
-def survey_version_create(*, document) -> Survey:
-    """Revise the survey ``document`` names (by slug) with it: its next version, applied at once to everyone
-    taking it; a change that would strand saved answers is refused (``surveys.services.survey_revise``)."""
-    slug = document.get("slug") if isinstance(document, dict) else None
-    answered = (Question.objects.filter(survey__slug=slug)
-                .filter(Exists(Answer.objects.filter(question=OuterRef("pk")))).values_list("code", flat=True))
-    return survey_revise(document=document, answered=set(answered))
-
-
 def respondent_set_language(*, respondent_id: int, language: str) -> None:
     """Keep the language a respondent chose to take the survey in: their next login starts in it."""
     Respondent.objects.filter(pk=respondent_id).exclude(language=language).update(language=language)
 
 
-@dataclass(frozen=True)
-class RosterEntry:
-    external_id: str = ""
-    school: School | None = None
-    grade: str = ""
-    role: str = ""
-    language: str = "en"
-    display_name: str = ""
-
-
-def roster_create(*, survey, name, entries, source_filename="", batch_size=1000):
-    """Create a roster of respondents for ``survey``, each with a fresh access code; return it."""
-    with transaction.atomic(durable=True):
-        roster = Roster.objects.create(survey=survey, name=name, source_filename=source_filename)
-        batch = []
-        for entry in entries:
-            values = {f.name: getattr(entry, f.name) for f in fields(entry)}
-            batch.append(Respondent(survey=survey, roster=roster, **values))
-            if len(batch) >= batch_size:
-                _create_with_codes(batch)
-                batch = []
-        _create_with_codes(batch)
-    return roster
-
-
-def _create_with_codes(respondents, attempts=3):
-    """bulk_create respondents with new access codes, drawing again on the (astronomically rare) clash."""
-    for attempt in range(attempts):
-        for respondent in respondents:
-            respondent.access_code = access_codes.generate()
-        try:
-            with transaction.atomic():
-                Respondent.objects.bulk_create(respondents)
-            return
-        except IntegrityError:
-            if attempt == attempts - 1:
-                raise
-
-
-def respondent_reissue_code(*, scope, respondent_id, attempts=3):
-    """Give the respondent a new access code and return it; the old one stops working at once.
-
-    Answers and progress are kept. A session that logged in with the old code
-    ends on its next request (``page_save`` and the respondent screens check
-    the code the session holds). Raises Respondent.DoesNotExist for anyone
-    outside ``scope``.
-    """
-    scope.require("can_manage_people")
-    for attempt in range(attempts):
-        code = access_codes.generate()
-        try:
-            with transaction.atomic(durable=True):
-                respondent = _in_scope(scope, respondent_id)
-                Respondent.objects.filter(pk=respondent.pk).update(access_code=code)
-                audit_record(scope=scope, action=Action.CODE_REISSUED, survey=respondent.survey,
-                             school=respondent.school, detail=f"respondent {respondent}")
-            return code
-        except IntegrityError:  # the new code is someone else's (astronomically rare): draw again
-            if attempt == attempts - 1:
-                raise
-
-
-def respondent_withdraw(*, scope, respondent_ids, survey):
-    """Withdraw respondents of ``survey``: their codes no longer log in and their sessions end; answers are kept.
-
-    Those outside ``scope`` or already withdrawn are left alone; return how many were withdrawn.
-    """
-    return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=True)
-
-
-def respondent_restore(*, scope, respondent_ids, survey):
-    """Undo ``respondent_withdraw``: the same codes log in again and resume where they stopped; return how many."""
-    return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=False)
-
-
-def _set_withdrawn(*, scope, respondent_ids, survey, withdrawn):
-    scope.require("can_manage_people")
-    with transaction.atomic(durable=True):
-        chosen = scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at__isnull=withdrawn)
-        people = list(chosen.select_related("school").select_for_update(of=("self",)))
-        Respondent.objects.filter(pk__in=[p.pk for p in people]).update(
-            withdrawn_at=timezone.now() if withdrawn else None)
-        action = Action.RESPONDENT_WITHDRAWN if withdrawn else Action.RESPONDENT_RESTORED
-        for person in people:
-            audit_record(scope=scope, action=action, survey=survey, school=person.school,
-                         detail=f"respondent {person}")
-    return len(people)
-
-
-def _in_scope(scope, respondent_id):
-    """The respondent, row-locked, if ``scope`` covers them; Respondent.DoesNotExist otherwise."""
-    return (scope.respondents(None).select_related("survey", "school").select_for_update(of=("self",))
-            .get(pk=respondent_id))
-
-
-def display_names_purge(*, survey) -> int:
-    """Blank the names printed on slips of every respondent of a closed survey; return how many were blanked.
-
-    The names serve only to hand out slips: they are never exported with
-    answers, and once the survey has closed they are not kept.
-    """
-    return Respondent.objects.filter(survey=survey).exclude(display_name="").update(display_name="")
-
-
-def display_names_purge_closed(*, now=None) -> dict:
-    """Purge the slip names of every survey that has closed (by status, or its closing time passed)."""
-    now = now or timezone.now()
-    closed = Survey.objects.filter(Q(status=Survey.Status.CLOSED) | Q(closes_at__lte=now))
-    return {survey.slug: display_names_purge(survey=survey) for survey in closed}
-
-
-def survey_dates_change(*, scope, survey, opens_at, closes_at) -> Survey:
-    """Set when ``survey`` opens and closes to respondents (None: no limit) for a state administrator; audited.
-    Raise ValidationError naming the field when it would close before it opens; nothing changes then."""
-    scope.require("can_manage_surveys")
-    if opens_at and closes_at and closes_at <= opens_at:
-        raise ValidationError({"closes_at": "The closing time must be after the opening time."})
-    with transaction.atomic(durable=True):
-        survey = Survey.objects.select_for_update().get(pk=survey.pk)
-        survey.opens_at, survey.closes_at = opens_at, closes_at
-        survey.save(update_fields=["opens_at", "closes_at", "updated_at"])  # save(): the definition cache hears it
-        audit_record(scope=scope, action=Action.SURVEY_DATES_CHANGED, survey=survey,
-                     detail=f"opens {_local_time(opens_at)}, closes {_local_time(closes_at)}")
-    return survey
-
-
-def survey_close_now(*, scope, survey) -> Survey:
-    """Close ``survey`` to respondents now: its closing time becomes now (``survey_dates_change``). Raise
-    ValidationError when it opens later (change its opening time instead)."""
-    now = timezone.now()
-    if survey.opens_at and survey.opens_at >= now:
-        raise ValidationError({"closes_at": f"It has not opened yet (it opens {_local_time(survey.opens_at)}): "
-                                            "clear or change its opening time instead."})
-    return survey_dates_change(scope=scope, survey=survey, opens_at=survey.opens_at, closes_at=now)
-
-
-def _local_time(moment):
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M %Z") if moment else "(none)"

@@ -5,8 +5,8 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.views.decorators.cache import never_cache
 
+from accounts.scopes import NotStaff, staff_scope
 from config.login_limits import client_ip
-from respondents.scopes import NotStaff, staff_scope
 
 
 def staff_view(permission=None):

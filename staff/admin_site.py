@@ -13,9 +13,9 @@ from functools import update_wrapper
 from django.contrib import admin
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 
+from accounts.audit import Action, audit_record
+from accounts.scopes import NotStaff, Scope, staff_scope
 from config.login_limits import client_ip
-from respondents.audit import Action, audit_record
-from respondents.scopes import NotStaff, Scope, staff_scope
 
 VERBS = {ADDITION: "added", CHANGE: "changed", DELETION: "deleted"}
 

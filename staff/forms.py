@@ -4,11 +4,12 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from respondents.export_jobs import NAMED_FIELDS
-from respondents.export_variables import ROSTER_FIELDS
-from respondents.exports import ExportOptions
-from respondents.models import AuditEntry, ExportJob, StaffMember
-from respondents.staff_accounts import StaffAccount
+from accounts.models import AuditEntry, StaffMember
+from accounts.staff_accounts import StaffAccount
+from exports.jobs import NAMED_FIELDS
+from exports.models import ExportJob
+from exports.variables import ROSTER_FIELDS
+from exports.writers import ExportOptions
 
 
 class RosterUploadForm(forms.Form):

@@ -6,7 +6,7 @@ beside each chart (what is read with JavaScript off, and by screen readers).
 """
 from django.utils import timezone
 
-from respondents.monitoring import page_name
+from monitoring.summaries import page_name
 
 # The table's columns: sort key, heading, numeric (a first click sorts high to low).
 COLUMNS = [

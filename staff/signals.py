@@ -4,8 +4,8 @@ from axes.signals import user_locked_out
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.dispatch import receiver
 
+from accounts.audit import audit_sign_in
 from config.login_limits import client_ip, staff_sign_in_failed, staff_sign_in_paused, staff_signed_in
-from respondents.audit import audit_sign_in
 
 
 def _address(request):

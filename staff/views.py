@@ -22,40 +22,66 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.audit import audit_codes_shown, audit_entries, audit_write_csv
+from accounts.staff_accounts import staff_account_problems, staff_account_save, staff_accounts
 from config.request_guard import accepts_uploads
-from respondents.audit import audit_codes_shown, audit_entries, audit_write_csv
-from respondents.export_jobs import export_job_file, export_job_start, export_jobs
-from respondents.models import ExportJob, Roster
-from respondents.monitoring import (
-    completion_overview, completion_rows, completion_summary_refresh, completions_per_hour, non_responders,
+from exports.jobs import export_job_file, export_job_start, export_jobs
+from exports.models import ExportJob
+from exports.tasks import export_job_task
+from fileformats.tables import TableError, local_path
+from monitoring.summaries import (
+    completion_overview,
+    completion_rows,
+    completion_summary_refresh,
+    completions_per_hour,
+    non_responders,
     non_responders_write_csv,
-    non_responders_write_pdf, page_name, page_names,
+    non_responders_write_pdf,
+    page_name,
+    page_names,
 )
-from respondents.rosters import (
-    RosterNotReady, roster_apply_start, roster_discard, roster_missing, roster_problems,
-    roster_problems_write_csv, roster_totals, roster_upload,
+from publishing.services import survey_close_now, survey_dates_change, survey_load, survey_open
+from rosters.directory import (
+    DirectoryNotReady,
+    directory_counts,
+    directory_problems,
+    directory_uploads,
+    school_directory_apply,
+    school_directory_check,
+    school_directory_discard,
+    school_directory_search,
 )
-from respondents.schools import (
-    DirectoryNotReady, directory_counts, directory_problems, directory_uploads, school_directory_apply,
-    school_directory_check, school_directory_discard, school_directory_search,
+from rosters.importing import (
+    RosterNotReady,
+    roster_apply_start,
+    roster_discard,
+    roster_missing,
+    roster_problems,
+    roster_problems_write_csv,
+    roster_totals,
+    roster_upload,
 )
-from respondents.selectors import grade_counts, respondents_of_school, school_counts
-from respondents.slips import (
-    codes_write_csv, respondent_slip_print, slips_count, slips_job_start, slips_jobs, slips_print,
-)
-from respondents.services import (
-    respondent_reissue_code, respondent_restore, respondent_withdraw, survey_close_now, survey_dates_change,
-    survey_load, survey_open,
-)
-from respondents.staff_accounts import staff_account_problems, staff_account_save, staff_accounts
-from respondents.tabular import TableError, local_path
-from respondents.tasks import export_job_task, roster_apply_task, roster_check_task, slips_job_task
+from rosters.models import Roster
+from rosters.selectors import grade_counts, respondents_of_school, rosters_in_scope, school_counts
+from rosters.services import respondent_reissue_code, respondent_restore, respondent_withdraw
+from rosters.slips import codes_write_csv, respondent_slip_print, slips_count, slips_job_start, slips_jobs, slips_print
+from rosters.tasks import roster_apply_task, roster_check_task, slips_job_task
 from staff.access import staff_view
-from staff.monitoring_page import monitoring_charts, sort_columns
 from staff.forms import (
-    AuditFilterForm, ConfirmForm, DirectoryUploadForm, ExportForm, MonitoringFilterForm, RespondentIdsForm,
-    RespondentSearchForm, RosterUploadForm, SchoolSearchForm, StaffAccountForm, SurveyDatesForm, SurveyUploadForm,
+    AuditFilterForm,
+    ConfirmForm,
+    DirectoryUploadForm,
+    ExportForm,
+    MonitoringFilterForm,
+    RespondentIdsForm,
+    RespondentSearchForm,
+    RosterUploadForm,
+    SchoolSearchForm,
+    StaffAccountForm,
+    SurveyDatesForm,
+    SurveyUploadForm,
 )
+from staff.monitoring_page import monitoring_charts, sort_columns
 from surveys.documents import DocumentError
 from surveys.models import Survey
 
@@ -84,7 +110,7 @@ def survey_people(request, slug):
     return render(request, "staff/survey_people.html", {
         "survey": survey,
         "schools": school_counts(scope=request.scope, survey=survey),
-        "rosters": request.scope.rosters(survey).order_by("-created_at")[:20],
+        "rosters": rosters_in_scope(scope=request.scope, survey=survey).order_by("-created_at")[:20],
     })
 
 
@@ -165,7 +191,7 @@ def roster_new(request, slug):
 
 def _roster(request, slug, roster_id):
     survey = get_object_or_404(Survey, slug=slug)
-    return survey, get_object_or_404(request.scope.rosters(survey), pk=roster_id)
+    return survey, get_object_or_404(rosters_in_scope(scope=request.scope, survey=survey), pk=roster_id)
 
 
 @staff_view("can_manage_people")

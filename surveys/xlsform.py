@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from config.workbooks import WorkbookError, workbook_check
+from fileformats.workbooks import WorkbookError, workbook_check
 from surveys.documents import DocumentError, parse_survey_document
 from surveys.models import Question, Survey
 from surveys.rules import MAX_DEPTH, MAX_DIGITS

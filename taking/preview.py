@@ -16,8 +16,8 @@ from django.utils.translation import get_language_info
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from accounts.scopes import NotStaff, staff_scope
 from config.login_limits import client_ip
-from respondents.scopes import NotStaff, staff_scope
 from surveys.models import Question, Survey
 from surveys.selectors import page_count, page_definition, survey_flow
 from taking.forms import bound_questions, page_rules_data

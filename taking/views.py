@@ -184,6 +184,13 @@ def _show_page(request, definition, *, fragment=False, elsewhere="show", respond
                         fragment=fragment)
 
 
+def page_fragment(request, definition):
+    """Return what ``survey_content`` answers for ``definition``'s page once its request is checked: the page with
+    the respondent's answers, as the fragment survey.js swaps in (``request.respondent_id`` and the session's
+    code as the view's decorators leave them). Public for the tools that time the render (bench/microbench.py)."""
+    return _show_page(request, definition, fragment=True)
+
+
 def _page_answers(request, flow, definition, *, with_respondent=False):
     """Return ``(respondent, saved, answers, stored)``: the page's saved answers ``{question_id: value}``, the
     answers its rules read as they read them (``flow.effective``) and as stored, from one query, which with

@@ -35,12 +35,18 @@ INSTALLED_APPS = [
     "compressor",
     "csp",
     "axes",
+    # The domain, from the bottom up (config/tests/test_layout.py checks that imports run this way).
     "surveys",
     "respondents",
+    "accounts",
+    "publishing",
+    "rosters",
+    "exports",
+    "monitoring",
+    "demo",
+    # The screens.
     "taking",
     "staff",
-    # The bench's floor (config/floor): its table always exists, its URL only with BENCH_FLOOR_VIEWS.
-    "config.floor",
 ]
 
 MIDDLEWARE = [
@@ -275,8 +281,11 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# --- The bench's floor views (config/floor/views.py, /bench/floor/): on in the one-box stack that `make bench`
-# measures, off everywhere else; they write rows for anyone who calls them.
+# --- Load and measurement tools (bench/)
+# Installed where load is generated or measured: the embedded default, the tests, the one-box stack and the lab
+# (BENCH_TOOLS=1 in their environment); never by a plain production deploy. The floor views (/bench/floor/) are
+# on only where `make bench` measures (BENCH_FLOOR_VIEWS): they write rows for anyone who calls them.
+BENCH_APPS = ["bench", "bench.floor"]
 BENCH_FLOOR_VIEWS = env.bool("BENCH_FLOOR_VIEWS", default=False)
 
 # --- Request bodies

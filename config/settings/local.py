@@ -2,7 +2,7 @@
 import secrets
 
 from config.settings.base import *  # noqa: F401,F403
-from config.settings.base import BASE_DIR, INSTALLED_APPS, MIDDLEWARE, env
+from config.settings.base import BASE_DIR, BENCH_APPS, INSTALLED_APPS, MIDDLEWARE, env
 
 
 def checkout_secret_key(path):
@@ -18,6 +18,8 @@ def checkout_secret_key(path):
 
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
+# The bench's tools (bench/): a developer's machine is where load tests are written and tried.
+INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
 
 # --- Development tools

@@ -5,11 +5,22 @@ docs/operations.md for the list and what each is for.
 """
 from copy import deepcopy
 
+from django.core.exceptions import ImproperlyConfigured
+
 from config.settings.base import *  # noqa: F401,F403
-from config.settings.base import CONTENT_SECURITY_POLICY, EXPORT_LINK_SECONDS, MIDDLEWARE, env
+from config.settings.base import (
+    BENCH_APPS, BENCH_FLOOR_VIEWS, CONTENT_SECURITY_POLICY, EXPORT_LINK_SECONDS, INSTALLED_APPS, MIDDLEWARE, env,
+)
 
 DEBUG = False
 SECRET_KEY = env("DJANGO_SECRET_KEY")
+
+# --- Load and measurement tools (bench/): the one-box stack and the lab only.
+BENCH_TOOLS = env.bool("BENCH_TOOLS", default=False)
+if BENCH_TOOLS:
+    INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
+elif BENCH_FLOOR_VIEWS:
+    raise ImproperlyConfigured("BENCH_FLOOR_VIEWS needs BENCH_TOOLS=1: the floor views are a bench tool")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 
 # --- Database

@@ -6,7 +6,11 @@ database on the replica server is the one replication fills), memcached, and
 Redis sessions. Only what tests need differs.
 """
 from config.settings.production import *  # noqa: F401,F403
-from config.settings.production import CACHES
+from config.settings.production import BENCH_APPS, BENCH_TOOLS, CACHES, INSTALLED_APPS
+
+# The bench's tools (bench/) are under test too, whatever the stack's environment says.
+if not BENCH_TOOLS:
+    INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
 
 # Tests that need the live stack run only under these settings (conftest.py).
 STACK_TESTS = True
@@ -20,6 +24,6 @@ MONITORING_REFRESH_ON_REQUEST = True
 CACHES["sessions"]["LOCATION"] = CACHES["sessions"]["LOCATION"].rsplit("/", 1)[0] + "/2"
 CACHES["ratelimit"]["LOCATION"] = CACHES["ratelimit"]["LOCATION"].rsplit("/", 1)[0] + "/4"
 CACHES["default"]["KEY_PREFIX"] = "tests"
-# The floor's own tests (config/floor/tests) reach its views in this process; the stack's gunicorn serves them
+# The floor's own tests (bench/floor/tests) reach its views in this process; the stack's gunicorn serves them
 # only while make bench runs (deploy/stack.conf).
 BENCH_FLOOR_VIEWS = True

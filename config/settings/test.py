@@ -1,6 +1,6 @@
 """Settings for the test suite: the embedded default, made fast and deterministic."""
 from config.settings.base import *  # noqa: F401,F403
-from config.settings.base import env
+from config.settings.base import BENCH_APPS, INSTALLED_APPS, env
 
 DEBUG = False
 SECRET_KEY = "test-only-secret-key"
@@ -23,5 +23,6 @@ CELERY_BROKER_URL = "memory://"
 # tests); production keeps them in Redis, shared by every worker.
 SILENCED_SYSTEM_CHECKS = ["axes.W001"]
 
-# The bench's floor views (config/floor), so their tests reach them.
+# The bench's tools and floor views (bench/), so their tests reach them.
+INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
 BENCH_FLOOR_VIEWS = True

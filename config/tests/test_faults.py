@@ -62,7 +62,7 @@ def test_object_storage_that_cannot_be_reached_answers_a_staff_download_with_503
     """S3 (MinIO on the stack) away while a roster is stored or an export read: a retryable fault, not 500."""
     from botocore.exceptions import EndpointConnectionError
 
-    from respondents.models import StaffMember
+    from accounts.models import StaffMember
     from respondents.tests.factories import make_staff
     from surveys.tests.factories import make_survey
 

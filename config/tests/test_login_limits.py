@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 from django.http import HttpResponse
 from django.test import Client, RequestFactory, override_settings
 
+from accounts.models import AuditEntry, StaffMember
 from config.login_limits import StaffSignInDelayBackend, StaffSignInMiddleware, client_ip
-from respondents.models import AuditEntry, StaffMember
 from respondents.tests.factories import make_respondents, make_staff
 from surveys.tests.factories import make_survey
 

@@ -181,7 +181,8 @@ def test_an_export_lands_in_the_media_bucket_and_its_presigned_link_works_then_e
     import io
     import zipfile
 
-    from respondents.models import ExportJob, StaffMember
+    from accounts.models import StaffMember
+    from exports.models import ExportJob
     from respondents.tests.factories import make_respondents, make_school, make_staff
     from surveys.tests.factories import make_survey
 

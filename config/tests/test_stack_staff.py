@@ -18,7 +18,7 @@ SETUP = """
 from django.contrib.auth import get_user_model
 from respondents.models import StaffMember
 from respondents.schools import schools_ensure
-from surveys.management.commands.seed_bench_survey import bench_document
+from bench.survey_document import bench_document
 from surveys.services import survey_create
 tag = "{tag}"
 schools_ensure([("SD-" + tag, "Stack district", "SA-" + tag, "Stack school A"),

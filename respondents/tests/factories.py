@@ -2,7 +2,7 @@
 import uuid
 
 from respondents.models import Respondent
-from respondents.services import RosterEntry, roster_create
+from rosters.services import RosterEntry, roster_create
 from surveys.tests.factories import replicated
 
 
@@ -28,7 +28,7 @@ def save_page(client, number, answers=None, *, nav="next", save_id=None, ajax=Tr
 
 def make_school(code="LIN", name="Lincoln", district=("D1", "District One")):
     """A school of the directory (and its district), made through the directory service."""
-    from respondents.schools import schools_ensure
+    from rosters.directory import schools_ensure
 
     return schools_ensure([(district[0], district[1], code, name)])[code]
 
@@ -37,7 +37,7 @@ def make_staff(role, *, schools=(), districts=(), username=None, password="a lon
     """A staff account with ``role`` (StaffMember.Role) covering ``schools`` or ``districts``."""
     from django.contrib.auth import get_user_model
 
-    from respondents.models import StaffMember
+    from accounts.models import StaffMember
 
     user = get_user_model().objects.create_user(username=username or f"{role}-{uuid.uuid4().hex[:6]}",
                                                 password=password)
@@ -56,6 +56,6 @@ def staff_signed_in(client, user, password="a long staff passphrase"):
 
 
 def scope_of(user, address="192.0.2.7"):
-    from respondents.scopes import staff_scope
+    from accounts.scopes import staff_scope
 
     return staff_scope(user=user, address=address)

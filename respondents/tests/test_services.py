@@ -3,10 +3,11 @@ import uuid
 
 import pytest
 
-from respondents.models import Answer, AuditEntry, PageSave, Respondent
-from respondents.models import Nav
-from respondents.services import PageSaveRefused, RosterEntry, page_save, roster_create
+from accounts.models import AuditEntry
+from respondents.models import Answer, Nav, PageSave, Respondent
+from respondents.services import PageSaveRefused, page_save
 from respondents.tests.factories import make_school
+from rosters.services import RosterEntry, roster_create
 from surveys.selectors import page_definition
 
 pytestmark = pytest.mark.django_db
@@ -158,7 +159,7 @@ def revised(change):
 
 
 def test_a_wording_fix_is_a_new_version_applied_at_once_to_everyone_taking_it(answered, client):
-    from respondents.services import survey_version_create
+    from publishing.services import survey_version_create
 
     client.get("/take/page/1/")  # the old wording, cached
     document = revised(lambda d: d["pages"][0]["questions"][0].update(
@@ -173,7 +174,7 @@ def test_a_wording_fix_is_a_new_version_applied_at_once_to_everyone_taking_it(an
 
 
 def test_new_questions_and_pages_and_removing_unanswered_ones_are_a_new_version(answered, client):
-    from respondents.services import survey_version_create
+    from publishing.services import survey_version_create
     from surveys.models import Page, Question
 
     def change(d):
@@ -196,7 +197,7 @@ def test_new_questions_and_pages_and_removing_unanswered_ones_are_a_new_version(
      "question 'pets' has answers: its choice values cannot be removed or changed (cat)"),
 ])
 def test_a_change_that_would_strand_answers_is_refused_with_the_reason_and_nothing_changes(answered, change, reason):
-    from respondents.services import survey_version_create
+    from publishing.services import survey_version_create
     from surveys.documents import DocumentError
     from surveys.models import Question, Survey
 
@@ -215,9 +216,9 @@ def test_a_change_that_would_strand_answers_is_refused_with_the_reason_and_nothi
 
 
 def test_the_codebook_names_the_version(answered, tmp_path):
-    from respondents.exports import ExportOptions, export_write
-    from respondents.services import survey_version_create
-    from respondents.tests.test_exports import xlsx_rows
+    from exports.tests.helpers import xlsx_rows
+    from exports.writers import ExportOptions, export_write
+    from publishing.services import survey_version_create
 
     survey = survey_version_create(document=revised(lambda d: d.update(title="Small survey, revised")))
     result = export_write(survey=survey, format="csv", options=ExportOptions(), directory=tmp_path)

@@ -2,7 +2,8 @@
 (``pytest.mark.urls``)."""
 from django.urls import path
 
-from config.urls import handler400, handler403, handler404, handler500, urlpatterns as project  # noqa: F401
+from config.urls import handler400, handler403, handler404, handler500  # noqa: F401
+from config.urls import urlpatterns as project
 from staff.access import staff_view
 
 

@@ -7,8 +7,10 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from respondents.models import AuditEntry, AuditLogIsAppendOnly, DirectoryUpload, School, StaffMember
+from accounts.models import AuditEntry, AuditLogIsAppendOnly, StaffMember
+from respondents.models import School
 from respondents.tests.factories import make_school, make_staff
+from rosters.models import DirectoryUpload
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
@@ -109,7 +111,7 @@ def test_a_state_administrator_creates_and_changes_a_coordinator_and_it_is_audit
 
 
 def test_an_analyst_named_to_a_district_reads_only_its_schools_and_one_named_to_none_the_state(client, state):
-    from respondents.scopes import staff_scope
+    from accounts.scopes import staff_scope
 
     lincoln = make_school("LIN", "Lincoln")
     make_school("ADA", "Adams", ("D2", "District Two"))

@@ -4,9 +4,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from respondents.models import AuditEntry, Roster, StaffMember
+from accounts.models import AuditEntry, StaffMember
 from respondents.tests.factories import make_respondents, make_staff
-from staff.tests.test_views import HEADER, PASSWORD, signed_in, upload
+from respondents.tests.factories import staff_signed_in as signed_in
+from rosters.models import Roster
+from staff.tests.helpers import HEADER, PASSWORD, upload
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,8 @@ import pytest
 from playwright.sync_api import expect
 from pypdf import PdfReader
 
-from respondents.models import Answer, Respondent, StaffMember
+from accounts.models import StaffMember
+from respondents.models import Answer, Respondent
 from respondents.tests.factories import make_school, make_staff
 from surveys.tests.factories import make_survey
 
@@ -132,8 +133,9 @@ def test_a_district_analyst_reads_the_charts_exports_xlsx_watches_it_and_a_coord
     if not (settings.BASE_DIR / "node_modules" / "chart.js").exists() and os.environ.get("CI") != "true":
         pytest.skip("Chart.js is not installed (make install runs npm ci)")
 
-    from respondents.models import District, ExportJob
-    from respondents.tasks import export_job_task
+    from exports.models import ExportJob
+    from exports.tasks import export_job_task
+    from respondents.models import District
     from respondents.tests.factories import login, make_respondents, save_page
 
     survey = make_survey()
@@ -208,7 +210,8 @@ def test_a_district_analyst_reads_the_charts_exports_xlsx_watches_it_and_a_coord
 def test_the_survey_office_loads_a_workbook_sees_its_problems_previews_it_as_a_teacher_in_spanish_and_publishes(
         page, live_server, tmp_path):
     from surveys.models import Survey
-    from surveys.tests.test_xlsform import CHOICES, page as xls_page, row, workbook
+    from surveys.tests.test_xlsform import CHOICES, row, workbook
+    from surveys.tests.test_xlsform import page as xls_page
 
     make_staff(StaffMember.Role.STATE_ADMIN, username="office")
     sign_in(page, live_server.url, "office")

@@ -3,7 +3,8 @@ bar lighter and its condition in the tooltip."""
 import pytest
 from playwright.sync_api import expect
 
-from respondents.models import Respondent, StaffMember
+from accounts.models import StaffMember
+from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_school, make_staff
 from surveys.tests.factories import make_demo_survey
 

@@ -6,8 +6,10 @@ import io
 import pytest
 from pypdf import PdfReader
 
-from respondents.models import AuditEntry, Respondent, StaffMember
-from respondents.tests.factories import make_respondents, make_staff, staff_signed_in as signed_in
+from accounts.models import AuditEntry, StaffMember
+from respondents.models import Respondent
+from respondents.tests.factories import make_respondents, make_staff
+from respondents.tests.factories import staff_signed_in as signed_in
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role

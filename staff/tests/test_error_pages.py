@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from respondents.models import StaffMember
+from accounts.models import StaffMember
 from respondents.tests.factories import make_staff
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from respondents.models import Respondent, StaffMember
+from accounts.models import StaffMember
+from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_staff
 
 pytestmark = pytest.mark.django_db

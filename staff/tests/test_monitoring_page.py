@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from respondents.tests.factories import login, make_respondents, save_page, staff_signed_in as signed_in
+from respondents.tests.factories import login, make_respondents, save_page
+from respondents.tests.factories import staff_signed_in as signed_in
 from surveys.tests.factories import make_demo_survey, make_survey
 
 pytestmark = pytest.mark.django_db

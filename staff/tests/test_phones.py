@@ -3,9 +3,11 @@ box, and the header's "Sign out" is fully on the screen."""
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from respondents.exports import ExportOptions
-from respondents.models import Respondent, Roster, StaffMember
+from accounts.models import StaffMember
+from exports.writers import ExportOptions
+from respondents.models import Respondent
 from respondents.tests.factories import make_school, make_staff, scope_of
+from rosters.models import Roster
 from surveys.tests.factories import make_survey
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -18,8 +20,8 @@ HEADER = "external_id,school_code,grade,role,language,display_name\n"
 def office(client):
     """A state administrator (the longest header: every link of the area) with a survey, two schools, a roster
     applied and a second one that leaves a person out, an export done, and audit entries."""
-    from respondents.export_jobs import export_job_start
-    from respondents.tasks import export_job_task
+    from exports.jobs import export_job_start
+    from exports.tasks import export_job_task
 
     survey = make_survey()
     make_school("LIN", "Abraham Lincoln Middle School of the North Side", ("D1", "Northern Consolidated District"))

@@ -7,9 +7,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from respondents.models import AuditEntry, Respondent, Roster, StaffMember
-from respondents.schools import schools_ensure
+from accounts.models import AuditEntry, StaffMember
+from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_staff
+from rosters.directory import schools_ensure
+from rosters.models import Roster
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db

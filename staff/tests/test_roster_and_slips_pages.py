@@ -2,8 +2,10 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from respondents.models import Respondent, Roster
-from respondents.tests.factories import make_respondents, staff_signed_in as signed_in
+from respondents.models import Respondent
+from respondents.tests.factories import make_respondents
+from respondents.tests.factories import staff_signed_in as signed_in
+from rosters.models import Roster
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 only when nothing is wrong with it, and its inputs styled as the area's others."""
 import pytest
 
-from respondents.models import StaffMember
+from accounts.models import StaffMember
 from respondents.tests.factories import make_school, make_staff
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from respondents.models import AuditEntry, StaffMember
+from accounts.models import AuditEntry, StaffMember
 from respondents.tests.factories import login, make_respondents, make_staff
 from surveys.models import Survey
 
@@ -115,7 +115,7 @@ def test_only_state_administrators_change_a_surveys_times(client, survey, role):
 def test_the_times_of_the_audit_log_the_person_and_the_roster_pages_name_their_zone(office, survey, lincoln):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from respondents.models import Roster
+    from rosters.models import Roster
 
     office.post(f"/staff/surveys/{survey.slug}/rosters/new/", {"file": SimpleUploadedFile(
         "r.csv", b"external_id,school_code\ns1,LIN\n")})

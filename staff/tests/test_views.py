@@ -7,20 +7,15 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from respondents.models import AuditEntry, Respondent, Roster, StaffMember
-from respondents.tests.factories import make_respondents, make_staff, staff_signed_in as signed_in
+from accounts.models import AuditEntry, StaffMember
+from respondents.models import Respondent
+from respondents.tests.factories import make_respondents, make_staff
+from respondents.tests.factories import staff_signed_in as signed_in
+from rosters.models import Roster
+from staff.tests.helpers import HEADER, PASSWORD, upload
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
-PASSWORD = "a long staff passphrase"
-HEADER = "external_id,school_code,grade,role,language,display_name\n"
-
-
-def upload(client, survey, content, name="roster.csv"):
-    file = SimpleUploadedFile(name, content.encode() if isinstance(content, str) else content)
-    return client.post(f"/staff/surveys/{survey.slug}/rosters/new/", {"file": file}, follow=True)
-
-
 # ---------------------------------------------------------------- sign-in
 
 def test_signing_in_and_a_failed_sign_in_are_audited_with_the_address(client, coordinator):
@@ -152,7 +147,7 @@ def test_an_analyst_never_sees_a_code_and_changes_nothing(client, survey, lincol
 
 def test_the_survey_page_reads_a_fixed_number_of_queries_whatever_the_number_of_schools(
         client, survey, django_assert_max_num_queries):
-    from respondents.schools import schools_ensure
+    from rosters.directory import schools_ensure
 
     schools = schools_ensure([(f"D{n % 3}", f"District {n % 3}", f"S{n:03d}", f"School {n}") for n in range(30)])
     for school in list(schools.values())[:5]:
@@ -377,7 +372,8 @@ def test_an_analyst_asks_for_an_export_watches_it_and_downloads_it_through_a_sho
 
     from django.core.files.storage import FileSystemStorage, default_storage
 
-    from respondents.models import District, ExportJob
+    from exports.models import ExportJob
+    from respondents.models import District
 
     make_respondents(survey, 2, school=lincoln, grade="7")
     make_respondents(survey, 3, school=adams, grade="8")
@@ -410,7 +406,7 @@ def test_an_analyst_asks_for_an_export_watches_it_and_downloads_it_through_a_sho
 
 
 def test_coordinators_have_no_exports_and_nobody_reaches_another_person_s_export(client, survey, coordinator):
-    from respondents.models import ExportJob
+    from exports.models import ExportJob
 
     analyst = make_staff(StaffMember.Role.ANALYST, username="state-analyst")
     signed_in(client, analyst)
@@ -426,7 +422,7 @@ def test_coordinators_have_no_exports_and_nobody_reaches_another_person_s_export
 
 
 def test_a_bad_export_form_is_answered_with_its_errors_and_queues_nothing(client, survey):
-    from respondents.models import ExportJob
+    from exports.models import ExportJob
 
     signed_in(client, make_staff(StaffMember.Role.ANALYST, username="analyst"))
     response = ask_for_export(client, survey, format="sas", roster_fields=["access_code"])
@@ -503,10 +499,10 @@ def test_publishing_a_survey_lacking_a_translation_lists_what_is_missing(office,
 
 
 def test_a_new_version_from_the_staff_area_refuses_what_would_strand_answers(office, tmp_path):
-    from surveys.services import survey_publish
-    from surveys.models import Survey
-    from surveys.tests.test_xlsform import page, row
     from respondents.tests.factories import login, save_page
+    from surveys.models import Survey
+    from surveys.services import survey_publish
+    from surveys.tests.test_xlsform import page, row
 
     office.post("/staff/surveys/import/", {"file": SimpleUploadedFile("form.xlsx", xlsform(tmp_path))})
     survey = survey_publish(survey=Survey.objects.get())

@@ -6,8 +6,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from openpyxl import Workbook
 
-from respondents.models import Respondent, Roster, School, StaffMember
-from respondents.tests.factories import make_staff, staff_signed_in as signed_in
+from accounts.models import StaffMember
+from respondents.models import Respondent, School
+from respondents.tests.factories import make_staff
+from respondents.tests.factories import staff_signed_in as signed_in
+from rosters.models import Roster
 
 pytestmark = pytest.mark.django_db
 

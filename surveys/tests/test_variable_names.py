@@ -72,7 +72,7 @@ def test_an_xlsform_name_spss_or_stata_cannot_take_is_reported_at_its_sheet_row_
 
 @pytest.mark.django_db
 def test_the_demo_and_bench_surveys_load():
-    from surveys.management.commands.seed_bench_survey import bench_document
+    from bench.survey_document import bench_document
 
     assert survey_create(document=json.loads(DEMO_DOCUMENT.read_text())).slug == "school-climate-demo"
     assert survey_create(document=bench_document(slug="bench", pages=60, conditions=True)).slug == "bench"

@@ -1,0 +1,28 @@
+from django.contrib import admin
+
+from accounts.models import AuditEntry, StaffMember
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """The staff audit log, read-only: append-only everywhere (accounts.models.AuditEntry)."""
+
+    list_display = ["at", "username", "action", "survey", "school", "address", "detail"]
+    list_filter = ["action"]
+    search_fields = ["username", "detail"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(StaffMember)
+class StaffMemberAdmin(admin.ModelAdmin):
+    list_display = ["user", "role"]
+    list_filter = ["role"]
+    filter_horizontal = ["districts", "schools"]

@@ -1,0 +1,72 @@
+"""The staff audit log: append-only (``AuditEntry``), written by the services in the transaction of the action."""
+import csv
+
+from django.utils import timezone
+
+from accounts.models import AuditEntry
+
+Action = AuditEntry.Action
+
+
+def audit_record(*, scope, action, survey=None, school=None, detail=""):
+    """Record one staff action of ``scope`` (who, from where); call it inside the action's own transaction."""
+    return AuditEntry.objects.create(
+        at=timezone.now(), user_id=scope.user_id, username=scope.username, address=scope.address,
+        action=action, survey=survey, school=school, detail=detail,
+    )
+
+
+def audit_codes_shown(*, scope, survey, respondents, school=None):
+    """Record that a staff page showed ``scope`` the access codes of ``respondents`` (as the CSV and PDF
+    downloads of codes are recorded); nothing when it showed none."""
+    people = list(respondents)
+    if not people:
+        return None
+    # Named by external id (a person without one by their row's id): never by the code itself.
+    named = ", ".join(person.external_id or f"#{person.pk}" for person in people[:5])
+    if len(people) > 5:
+        named += f" and {len(people) - 5} more"
+    return audit_record(scope=scope, action=Action.CODES_SHOWN, survey=survey, school=school,
+                        detail=f"{len(people)} code{'s' if len(people) != 1 else ''}: {named}")
+
+
+def audit_sign_in(*, user=None, username="", address="", failed=False, signed_out=False, detail=""):
+    """Record a staff sign-in, a failed one (``username`` as typed), or a sign-out; ``detail``: what the login
+    limits made of it."""
+    action = Action.SIGN_IN_FAILED if failed else Action.SIGN_OUT if signed_out else Action.SIGN_IN
+    return AuditEntry.objects.create(
+        at=timezone.now(), user=user, username=user.get_username() if user else username[:150], address=address,
+        action=action, detail=detail,
+    )
+
+
+def audit_entries(*, scope, action="", survey=None, username="", since=None, until=None):
+    """The audit log, newest first, filtered; only for a scope that may read it."""
+    scope.require("can_read_audit")
+    entries = AuditEntry.objects.select_related("survey", "school")
+    if action:
+        entries = entries.filter(action=action)
+    if survey is not None:
+        entries = entries.filter(survey=survey)
+    if username:
+        entries = entries.filter(username__iexact=username)
+    if since:
+        entries = entries.filter(at__gte=since)
+    if until:
+        entries = entries.filter(at__lt=until)
+    return entries
+
+
+AUDIT_COLUMNS = ["at", "username", "action", "survey", "school", "address", "detail"]
+
+
+def audit_write_csv(*, entries, stream):
+    """Write ``entries`` (from ``audit_entries``) as CSV, every cell spreadsheet-safe."""
+    from fileformats.tables import spreadsheet_safe
+
+    writer = csv.writer(stream)
+    writer.writerow(AUDIT_COLUMNS)
+    for entry in entries.iterator(chunk_size=2000):
+        writer.writerow([spreadsheet_safe(value) for value in (
+            entry.at.isoformat(), entry.username, entry.action, entry.survey.slug if entry.survey else "",
+            entry.school.code if entry.school else "", entry.address, entry.detail)])

@@ -1,0 +1,106 @@
+"""Staff accounts (a role and the districts or schools it covers) and the append-only audit log of what they do."""
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from respondents.models import District, School
+from surveys.models import Survey
+
+
+class StaffMember(models.Model):
+    """A staff account's role, and the districts or schools it covers (``respondents/scopes.py`` reads it)."""
+
+    class Role(models.TextChoices):
+        STATE_ADMIN = "state_admin", _("State administrator")
+        DISTRICT_COORDINATOR = "district", _("District coordinator")
+        SCHOOL_COORDINATOR = "school", _("School coordinator")
+        ANALYST = "analyst", _("Analyst")
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_member")
+    role = models.CharField(max_length=12, choices=Role.choices)
+    districts = models.ManyToManyField(District, blank=True, related_name="+")
+    schools = models.ManyToManyField(School, blank=True, related_name="+")
+
+    class Meta:
+        db_table = "respondents_staffmember"  # the name it had in respondents: no table is rebuilt
+
+    def __str__(self):
+        return f"{self.user} ({self.get_role_display()})"
+
+
+class AuditLogIsAppendOnly(Exception):
+    """An attempt to change or delete an audit entry."""
+
+
+class AuditQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AuditLogIsAppendOnly("the audit log is append-only: entries are never changed")
+
+    def delete(self):
+        raise AuditLogIsAppendOnly("the audit log is append-only: entries are never deleted")
+
+
+class AuditEntry(models.Model):
+    """One staff action: who, when, what, which survey and school, from which address.
+
+    Append-only. Nothing in the app changes or deletes an entry: the model and
+    its queryset refuse, the admin shows it read-only, and on PostgreSQL a
+    trigger refuses UPDATE and DELETE (migration 0005). The references keep no
+    foreign-key constraint, so that deleting a user or a survey never has to
+    touch the log; ``username`` keeps the name as it was.
+    """
+
+    class Action(models.TextChoices):
+        SIGN_IN = "sign_in", _("Signed in")
+        SIGN_IN_FAILED = "sign_in_failed", _("Sign-in failed")
+        SIGN_OUT = "sign_out", _("Signed out")
+        SCHOOLS_IMPORTED = "schools_imported", _("School directory imported")
+        ROSTER_CHECKED = "roster_checked", _("Roster checked (dry run)")
+        ROSTER_APPLIED = "roster_applied", _("Roster applied")
+        SLIPS_PRINTED = "slips_printed", _("Code slips printed")
+        CODES_DOWNLOADED = "codes_downloaded", _("Codes downloaded")
+        CODE_REISSUED = "code_reissued", _("Code reissued")
+        RESPONDENT_WITHDRAWN = "withdrawn", _("Respondent withdrawn")
+        RESPONDENT_RESTORED = "restored", _("Respondent restored")
+        STAFF_CHANGED = "staff_changed", _("Staff account changed")
+        EXPORT_REQUESTED = "export_requested", _("Export requested")
+        EXPORT_DOWNLOADED = "export_downloaded", _("Export downloaded")
+        SURVEY_LOADED = "survey_loaded", _("Survey loaded")
+        SURVEY_REVISED = "survey_revised", _("Survey given a new version")
+        SURVEY_PUBLISHED = "survey_published", _("Survey published")
+        ROSTER_DISCARDED = "roster_discarded", _("Roster discarded")
+        CODES_SHOWN = "codes_shown", _("Codes shown on a page")
+        ADMIN_CHANGED = "admin_changed", _("Changed in /admin/")
+        SURVEY_DATES_CHANGED = "survey_dates", _("Survey opening or closing time changed")
+
+    at = models.DateTimeField(db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,
+                             null=True, blank=True, related_name="+")
+    username = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=20, choices=Action.choices)
+    survey = models.ForeignKey(Survey, on_delete=models.DO_NOTHING, db_constraint=False, null=True, blank=True,
+                               related_name="+")
+    school = models.ForeignKey(School, on_delete=models.DO_NOTHING, db_constraint=False, null=True, blank=True,
+                               related_name="+")
+    address = models.CharField(max_length=45, blank=True)
+    detail = models.TextField(blank=True)
+
+    objects = AuditQuerySet.as_manager()
+
+    class Meta:
+        db_table = "respondents_auditentry"  # the name it had in respondents: no table is rebuilt
+        ordering = ["-at", "-id"]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.username or '-'} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AuditLogIsAppendOnly("the audit log is append-only: entries are never changed")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AuditLogIsAppendOnly("the audit log is append-only: entries are never deleted")
+
+

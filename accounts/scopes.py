@@ -1,0 +1,135 @@
+"""What a staff member may see and do: the one scoping selector every staff read and write goes through.
+
+``staff_scope(user=...)`` returns a ``Scope``. The staff screens never query
+schools, respondents or rosters themselves: they ask the scope
+(``scope.schools()``, ``scope.respondents(survey)``; rosters: ``rosters.selectors.rosters_in_scope``)
+and hand the scope to every service, which checks it again. So a school
+coordinator who edits a URL or a form field to name another school's person
+finds nobody (the screens answer 404), and a service called with such an id
+changes nothing.
+
+- **State administrator** (and a superuser): every school, every action,
+  staff accounts and the audit log.
+- **District coordinator**: the schools of their districts.
+- **School coordinator**: their schools.
+- **Analyst**: reads monitoring and exports of every school, or of the
+  districts and schools the account names (a district's analyst), never an
+  access code, changes nothing.
+
+A scope also carries who acts and from which address, for the audit log.
+"""
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+
+from accounts.models import StaffMember
+from respondents.models import District, Respondent, School
+
+Role = StaffMember.Role
+
+
+class NotStaff(PermissionDenied):
+    """The account has no staff role."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    role: str
+    user_id: int | None = None
+    username: str = ""
+    address: str = ""
+    # None: every school. Otherwise the ids of the schools covered.
+    school_ids: frozenset | None = None
+
+    # ---------------------------------------------------------------- what the role may do
+
+    @property
+    def all_schools(self):
+        return self.school_ids is None
+
+    @property
+    def can_manage_people(self):
+        """Import rosters, print slips, reissue codes, withdraw and restore."""
+        return self.role != Role.ANALYST
+
+    @property
+    def can_see_codes(self):
+        return self.role != Role.ANALYST
+
+    @property
+    def can_export(self):
+        """Download answers (respondents/export_jobs.py): the state office and analysts, never coordinators."""
+        return self.role in {Role.STATE_ADMIN, Role.ANALYST}
+
+    @property
+    def can_manage_staff(self):
+        return self.role == Role.STATE_ADMIN
+
+    @property
+    def can_import_schools(self):
+        return self.role == Role.STATE_ADMIN
+
+    @property
+    def can_manage_surveys(self):
+        """Load survey definitions (JSON, XLSForm), give them new versions, preview and publish them."""
+        return self.role == Role.STATE_ADMIN
+
+    @property
+    def can_read_audit(self):
+        return self.role == Role.STATE_ADMIN
+
+    def require(self, permission):
+        """Raise PermissionDenied unless the scope has ``permission`` (one of the ``can_*`` names)."""
+        if not getattr(self, permission):
+            raise PermissionDenied(f"{self.get_role_display()} may not do this ({permission})")
+
+    def get_role_display(self):
+        return Role(self.role).label
+
+    # ---------------------------------------------------------------- what the role may see
+
+    def schools(self):
+        """The schools in scope, with their districts."""
+        schools = School.objects.select_related("district")
+        return schools if self.all_schools else schools.filter(pk__in=self.school_ids)
+
+    def districts(self):
+        """The districts with a school in scope."""
+        return District.objects.all() if self.all_schools else District.objects.filter(
+            pk__in=School.objects.filter(pk__in=self.school_ids).values("district_id"))
+
+    def covers_school(self, school_id):
+        return self.all_schools or school_id in self.school_ids
+
+    def respondents(self, survey):
+        """The survey's respondents in scope (those with no school only for the whole state); every survey's
+        for ``None``."""
+        respondents = Respondent.objects.all() if survey is None else Respondent.objects.filter(survey=survey)
+        return respondents if self.all_schools else respondents.filter(school_id__in=self.school_ids)
+
+
+# The scope of an operator at the command line (manage.py import_roster, reissue_code): the whole state.
+COMMAND_LINE = Scope(role=Role.STATE_ADMIN, username="manage.py")
+
+
+def staff_scope(*, user, address=""):
+    """Return the Scope of ``user``; raise NotStaff for an account with no staff role."""
+    if not user.is_authenticated or not user.is_active:
+        raise NotStaff("not signed in")
+    who = {"user_id": user.pk, "username": user.get_username(), "address": address}
+    if user.is_superuser:
+        return Scope(role=Role.STATE_ADMIN, **who)
+    try:
+        member = StaffMember.objects.get(user=user)
+    except StaffMember.DoesNotExist:
+        raise NotStaff("this account has no staff role") from None
+    if member.role == Role.STATE_ADMIN:
+        return Scope(role=member.role, **who)
+    covered = Q(pk__in=member.schools.values("pk"))
+    if member.role in {Role.DISTRICT_COORDINATOR, Role.ANALYST}:
+        covered |= Q(district__in=member.districts.values("pk"))
+    if member.role == Role.ANALYST and not (member.districts.exists() or member.schools.exists()):
+        return Scope(role=member.role, **who)  # an analyst of the whole state
+    return Scope(role=member.role, school_ids=frozenset(School.objects.filter(covered).values_list("pk", flat=True)),
+                 **who)

@@ -1,0 +1,96 @@
+"""In-process timings of one survey request's parts, against the running stack (`make bench-micro`).
+
+Prints milliseconds per call of: rendering a page fragment (what survey_content
+answers), reading and writing a session with the production engine (Redis) and
+with signed cookies, parsing a page save's body as multipart and urlencoded,
+the Content-Security-Policy header with django-csp's middleware and ours, and
+building the JSON answer of a page save.
+"""
+import time
+from importlib import import_module
+from urllib.parse import urlencode
+
+from csp.middleware import CSPMiddleware as DjangoCSP
+from django.http import HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
+from django.test import RequestFactory
+from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
+
+from bench.survey_document import bench_document
+from config.csp import CSPMiddleware
+from config.db_router import read_from_master
+from rosters.services import RosterEntry, roster_create
+from surveys.selectors import page_definition
+from surveys.services import survey_create
+from taking.respondent_session import CODE_KEY
+from taking.views import page_fragment
+
+
+def per_call_ms(fn, n):
+    fn()
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n * 1000
+
+
+def main(argv=None):
+
+
+
+    with read_from_master():
+        survey = survey_create(document=bench_document(slug=f"micro-{time.time_ns()}", pages=4))
+        respondent = roster_create(survey=survey, name="micro", entries=[RosterEntry()]).respondents.get()
+    request = RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"})
+    request.respondent_id, request.survey = respondent.pk, survey
+    request.session = {CODE_KEY: respondent.access_code}  # what page_fragment checks the respondent against
+    get_token(request)
+    renders = [per_call_ms(lambda n=n: page_fragment(request, page_definition(survey=survey, number=n)), 300)
+               for n in range(1, 5)]
+    print(f"page fragment render (Jinja2, with the answers read): {sum(renders) / len(renders):.3f} ms")
+
+    for engine in ("config.sessions", "django.contrib.sessions.backends.signed_cookies"):
+        store_class = import_module(engine).SessionStore
+        store = store_class()
+        store.update({"respondent_id": respondent.pk, "survey_id": survey.pk})
+        store.save()
+        key = store.session_key
+
+        def read(store_class=store_class, key=key):
+            store_class(key)["respondent_id"]
+
+        def read_and_write(store_class=store_class, key=key):
+            session = store_class(key)
+            session["respondent_id"]
+            session.modified = True
+            session.save()
+
+        print(f"session {engine.rsplit('.', 1)[-1]:<16} read {per_call_ms(read, 3000):.3f} ms, "
+              f"read + write {per_call_ms(read_and_write, 3000):.3f} ms")
+
+    # A page save's body as FormData sends it (multipart) and as survey.js sends it (urlencoded).
+
+
+    body = {"csrfmiddlewaretoken": "x" * 64, "save_id": "5f0c0b9e-3f0a-4d5e-9d7e-1234567890ab", "nav": "next",
+            **{f"q-question_{n}": str(n) for n in range(6)}}
+    factory = RequestFactory()
+    for kind, data, content_type in (("multipart", encode_multipart(BOUNDARY, body), MULTIPART_CONTENT),
+                                     ("urlencoded", urlencode(body), "application/x-www-form-urlencoded")):
+        ms = per_call_ms(lambda data=data, content_type=content_type: factory.generic(
+            "POST", "/", data, content_type=content_type).POST["nav"], 5000)
+        print(f"page save body {kind:<10} ({len(data)} B): request and POST parsed {ms:.3f} ms")
+
+    # The Content-Security-Policy header: django-csp's middleware, and ours (built once: config/csp.py).
+
+
+    for name, middleware in (("django-csp", DjangoCSP(HttpResponse)), ("config.csp", CSPMiddleware(HttpResponse))):
+        def respond(middleware=middleware):
+            csp_request = factory.get("/take/")
+            middleware.process_request(csp_request)
+            middleware.process_response(csp_request, HttpResponse())
+        print(f"CSP header, {name:<10}: {per_call_ms(respond, 5000):.3f} ms a response")
+
+    payload = {"saved": True, "page": 3, "next_page": 4, "next_url": "/take/page/4/", "progress": 15,
+               "completed": False, "complete_url": None, "missing": []}
+    print(f"JSON answer of a save: {per_call_ms(lambda: JsonResponse(payload), 20000):.3f} ms")
+

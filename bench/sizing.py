@@ -1,0 +1,105 @@
+"""How the survey mix moves with gunicorn workers, the pgbouncer pool and think time (`make sizing`).
+
+    jmeter/sizing.py [--duration 30] [--threads 50] [--workers 3,5,9] [--pools 5,20] [--thinks 0,1,5]
+
+Against the one-box stack, on one fresh benchmark survey: the survey plan (``survey_taking.jmx``) once per
+number of gunicorn sync workers (think time 0), once per pgbouncer pool size (the default workers, think 0), and
+once per think time (the default workers and pool). Each run gives req/s, change_page p50/p99, gunicorn CPU ms per
+request, completed surveys an hour and failed samples. gunicorn and pgbouncer are restarted with each setting
+and left as deploy/stack.conf says at the end. Prints a table; writes jmeter/results/sizing.json.
+docs/operations.md turns it into the sizing rule.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+from django.db import connections
+
+from bench import stack, survey_bench
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    taking = survey_bench.prepare(argparse.Namespace(pages=20, respondents=1, smoke=False, threads=args.threads,
+                                              duration=args.duration))
+    defaults = stack_defaults()
+    runs = []
+    try:
+        for workers in args.workers:
+            runs.append(measured(args, taking, workers=workers, pool=defaults["pool"], think=0))
+        for pool in args.pools:
+            runs.append(measured(args, taking, workers=defaults["workers"], pool=pool, think=0))
+        for think in args.thinks:
+            runs.append(measured(args, taking, workers=defaults["workers"], pool=defaults["pool"], think=think))
+    finally:
+        configure(workers=defaults["workers"], pool=defaults["pool"])
+    (stack.RESULTS / "sizing.json").write_text(json.dumps({"machine": stack.machine(), "threads": args.threads,
+                                                           "duration_s": args.duration, "runs": runs}, indent=2) + "\n")
+    print(f"\n{stack.machine()}, {args.threads} JMeter threads, {args.duration} s each")
+    print(f"{'workers':>7} {'pool':>5} {'think s':>7} {'req/s':>7} {'save p50':>8} {'save p99':>8} "
+          f"{'CPU ms/req':>10} {'takers/h':>9} {'failed':>6}")
+    for run in runs:
+        print(f"{run['workers']:>7} {run['pool']:>5} {run['think_s']:>7} {run['rps']:>7} {run['change_page_p50_ms']:>8} "
+              f"{run['change_page_p99_ms']:>8} {run['gunicorn_cpu_ms_per_request']:>10} {run['takers_per_hour'] or '–':>9} "
+              f"{run['failed']:>6}")
+    print(f"\nwritten to {stack.RESULTS / 'sizing.json'}")
+    if any(run["failed"] for run in runs):
+        sys.exit("sizing: some samples failed")
+
+
+def parse_args(argv=None):
+    def numbers(text):
+        return [float(n) if "." in n else int(n) for n in text.split(",") if n]
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=int, default=30, help="seconds of each run (default 30)")
+    parser.add_argument("--threads", type=int, default=50, help="JMeter threads (default 50)")
+    parser.add_argument("--workers", type=numbers, default=[3, 5, 9], help="gunicorn workers to try (3,5,9)")
+    parser.add_argument("--pools", type=numbers, default=[5, 20], help="pgbouncer pool sizes to try (5,20)")
+    parser.add_argument("--thinks", type=numbers, default=[0, 1, 5], help="think times to try, seconds (0,1,5)")
+    return parser.parse_args(argv)
+
+
+def stack_defaults():
+    conf = subprocess.run(["bash", "-c", f'ROOT="{stack.ROOT}"; . "{stack.ROOT}/deploy/stack.conf"; '
+                          'echo "$STACK_GUNICORN_WORKERS $STACK_PGBOUNCER_POOL_SIZE"'],
+                          capture_output=True, text=True, check=True, env={k: v for k, v in os.environ.items()
+                                                                           if not k.startswith("STACK_")})
+    workers, pool = conf.stdout.split()
+    return {"workers": int(workers), "pool": int(pool)}
+
+
+def configure(*, workers, pool):
+    """Restart gunicorn with ``workers`` sync workers and the master's pgbouncer with ``pool`` server connections."""
+    env = {**os.environ, "STACK_GUNICORN_WORKERS": str(workers), "STACK_PGBOUNCER_POOL_SIZE": str(pool)}
+    subprocess.run([stack.ROOT / "deploy" / "stack", "restart", "gunicorn", "pgbouncer-master"], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+
+    connections.close_all()  # this process's own, cut by pgbouncer's restart
+
+
+def measured(args, taking, *, workers, pool, think):
+    configure(workers=workers, pool=pool)
+    print(f"workers {workers}, pool {pool}, think {think} s: warming, then {args.duration} s...")
+    warm = survey_bench.respondents_csv(taking, args.threads, f"sizing-warm-{time.time_ns()}")
+    stack.jmeter_run("survey_taking", f"{taking['slug']}-sizing-warm", threads=args.threads, iterations=1,
+                     duration=60, think=0, respondents=warm)  # every worker's definition memo warm
+    codes = survey_bench.respondents_csv(taking, args.threads + args.duration * 40, f"sizing-{time.time_ns()}")
+    run = survey_bench.cpu_measured_run("survey_taking", f"{taking['slug']}-w{workers}-p{pool}-t{think}",
+                                 threads=args.threads, iterations=-1, duration=args.duration, think=think,
+                                 respondents=codes)
+    check = stack.data_check(run["jtl"], taking["slug"], taking["expected_per_page"])
+    save = run["latency"].get("change_page", {})
+    return {
+        "workers": workers, "pool": pool, "think_s": think, "rps": round(run["rps"], 1),
+        "change_page_p50_ms": save.get("p50"), "change_page_p99_ms": save.get("p99"),
+        "gunicorn_cpu_ms_per_request": run["gunicorn_cpu_ms_per_request"],
+        # None when no one finished inside the window (long think times): req/s is the figure to read then.
+        "takers_per_hour": (round(check["completed_acknowledged"] / run["duration_s"] * 3600)
+                            if check["completed_acknowledged"] else None),
+        "failed": run["failed"], "lost_answers": check["lost_answers"],
+    }
+

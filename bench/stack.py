@@ -1,0 +1,240 @@
+"""What every bench tool shares: the one-box stack brought up and its environment, JMeter runs and their
+figures, the data check (every acknowledged save is in PostgreSQL), and the machine's CPU, transactions and lag.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from io import StringIO
+from pathlib import Path
+
+from django.core.management import call_command
+from django.db import InterfaceError, OperationalError, connections
+from django.db.models import Count
+
+from config.db_router import LAG_SQL
+from respondents.models import Answer, Respondent
+from surveys.models import Question
+
+ROOT = Path(__file__).resolve().parent.parent
+JMETER = ROOT / "jmeter"
+RESULTS = JMETER / "results"
+VIEWS = ["login", "display", "content", "change_page", "complete"]
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+
+def stack_env():
+    """Bring the stack up with the bench's floor views on (off by default: deploy/stack.conf), and take its env."""
+    subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "STACK_BENCH_FLOOR_VIEWS": "1"})
+    output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
+    os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
+
+
+def manage(*args):
+
+
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def answerable_per_page(slug):
+
+    rows = Question.objects.using("default").filter(survey__slug=slug).exclude(kind=Question.Kind.GRID)
+    return Counter(rows.values_list("page__position", flat=True))
+
+
+def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None):
+    """Run a plan through jmeter/run; return its figures (a failed sample does not stop the bench)."""
+    run, out = jmeter_start(plan, name, threads=threads, iterations=iterations, duration=duration, think=think,
+                            respondents=respondents)
+    stdout, stderr = run.communicate()
+    return jmeter_figures(plan, out, stdout + stderr)
+
+
+def nginx_port():
+    """Return the stack's nginx port, as deploy/stack.conf (and the environment: STACK_NGINX_PORT) set it."""
+    script = f'ROOT="{ROOT}"; . "{ROOT}/deploy/stack.conf"; echo "$STACK_NGINX_PORT"'
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def jmeter_start(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
+    """Start a plan through jmeter/run in the background; return (the process, its results folder)."""
+    out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{name}"
+    props = [f"-Jthreads={threads}", f"-Jiterations={iterations}", f"-Jduration={duration}", f"-Jthink={think}",
+             f"-Jrampup={min(5, max(1, threads // 10))}", f"-Jport={nginx_port()}"]
+    if respondents:
+        props.append(f"-Jrespondents={respondents}")
+    props.extend(extra)
+    run = subprocess.Popen([JMETER / "run", JMETER / "plans" / f"{plan}.jmx", *props],
+                           env={**os.environ, "RESULTS": str(out)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return run, out
+
+
+def jmeter_figures(plan, out, output=""):
+    """Return the figures of a finished run from its results folder."""
+    stats_file = out / "report" / "statistics.json"
+    if not stats_file.exists():
+        sys.exit(f"bench: {plan} produced no report:\n{output}")
+    stats = json.loads(stats_file.read_text())
+    total = stats["Total"]
+    start, end = jtl_span(out / "results.jtl")
+    return {
+        "jtl": out / "results.jtl",
+        "rps": total["throughput"],
+        "samples": total["sampleCount"],
+        "failed": total["errorCount"],
+        "retried": retried_attempts(out / "results.jtl"),
+        "duration_s": max(end - start, 0.001),
+        "latency": {label: {"p50": round(s["medianResTime"], 1), "p95": round(s["pct2ResTime"], 1),
+                            "p99": round(s["pct3ResTime"], 1)} for label, s in stats.items()},
+        # CPU of the load itself, not of building the dashboard afterwards (jmeter/run writes it).
+        "jmeter_cpu_s": sum(float(x) for x in (out / "load_cpu").read_text().split()),
+    }
+
+
+def jtl_span(jtl):
+    """Return (first sample start, last sample end) of a jtl, in seconds."""
+    first, last = None, 0
+    with open(jtl, newline="") as stream:
+        for row in csv.DictReader(stream):
+            start = int(row["timeStamp"])
+            first = start if first is None else min(first, start)
+            last = max(last, start + int(row["elapsed"]))
+    return (first or 0) / 1000, last / 1000
+
+
+def is_retried(row):
+    """A sample survey_taking.jmx retried (retry.groovy): kept as a success, with the status the person met."""
+    return row["success"] == "true" and not row["responseCode"][:1] in ("2", "3")
+
+
+def retried_attempts(jtl):
+    with open(jtl, newline="") as stream:
+        return sum(is_retried(row) for row in csv.DictReader(stream))
+
+
+def reconnecting(read, *, seconds=60):
+    """Return ``read()``, opening the database connections again while the database is away (a restart, a
+    failover): the bench's own connection is cut then too, and the bench must not crash with it."""
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return read()
+        except (OperationalError, InterfaceError) as error:
+            if time.monotonic() > deadline:
+                raise
+            print(f"bench: the database is away ({str(error).strip()[:80]}); trying again...", file=sys.stderr)
+            for connection in connections.all(initialized_only=True):
+                connection.close()
+            time.sleep(1)
+
+
+def data_check(jtl, slug, expected_per_page):
+    """Count, for every save JMeter saw acknowledged, the answers PostgreSQL holds (on the master)."""
+    return reconnecting(lambda: _data_check(jtl, slug, expected_per_page))
+
+
+def _data_check(jtl, slug, expected_per_page):
+
+
+    acknowledged, finishes, codes_used = set(), set(), set()
+    with open(jtl, newline="") as stream:
+        for row in csv.DictReader(stream):
+            codes_used.add(row.get("code"))
+            if row["label"] == "change_page" and row["success"] == "true" and not is_retried(row):
+                page = int(row["page"])
+                acknowledged.add((row["code"], page))
+                if page == max(expected_per_page):
+                    finishes.add(row["code"])
+    stored = defaultdict(int)
+    rows = (Answer.objects.using("default").filter(respondent__survey__slug=slug)
+            .values_list("respondent__access_code", "question__page__position").annotate(n=Count("id")))
+    for code, page, n in rows:
+        stored[(code, page)] = n
+    lost = sum(max(0, expected_per_page[page] - stored[(code, page)]) for code, page in acknowledged)
+    completed = set(Respondent.objects.using("default").filter(survey__slug=slug, status="completed")
+                    .values_list("access_code", flat=True))
+    return {
+        "acknowledged_saves": len(acknowledged),
+        "acknowledged_answers": sum(expected_per_page[page] for _, page in acknowledged),
+        "answers_in_database": sum(stored[key] for key in acknowledged),
+        "lost_answers": lost,
+        "completed_acknowledged": len(finishes),
+        "completed_lost": len(finishes - completed),
+        "respondents_used": len(codes_used - {None, ""}),
+    }
+
+
+def cpu_seconds():
+    """Return CPU seconds (user + system, their exited children included) of each stack component's process tree."""
+    stack_dir = Path(os.environ["STATIC_ROOT"]).parent  # deploy/stack puts static files in .stack/static
+    primary_file = stack_dir / "pg" / "primary"
+    primary = primary_file.read_text().strip() if primary_file.exists() else "pg1"  # the node that is the master
+    pidfiles = {
+        "nginx": [stack_dir / "nginx" / "nginx.pid"],
+        "gunicorn": [stack_dir / "run" / "gunicorn.pid"],
+        "pgbouncer": [stack_dir / "pgbouncer" / "master.pid", stack_dir / "pgbouncer" / "replica.pid"],
+        "postgresql_master": [stack_dir / "pg" / primary / "postmaster.pid"],
+        "postgresql_replica": [stack_dir / "pg" / ("pg2" if primary == "pg1" else "pg1") / "postmaster.pid"],
+        "memcached": [stack_dir / "memcached" / "memcached.pid"],
+        "redis": [stack_dir / "run" / "redis.pid"],
+        "celery": [stack_dir / "run" / "celery.pid"],
+    }
+    stats, children = {}, defaultdict(list)
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(proc.name)
+            stats[pid] = sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
+            children[int(fields[1])].append(pid)
+
+    def tree(pid):
+        return stats.get(pid, 0.0) + sum(tree(child) for child in children.get(pid, []))
+
+    totals = {}
+    for name, files in pidfiles.items():
+        total = 0.0
+        for file in files:
+            try:
+                total += tree(int(file.read_text().split()[0]))
+            except (OSError, ValueError, IndexError):
+                pass
+        totals[name] = total
+    return totals
+
+
+def master_transactions():
+
+    def read():
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    return reconnecting(read)
+
+
+def replica_lag():
+
+
+    try:
+        with connections["replica"].cursor() as cursor:
+            cursor.execute(LAG_SQL)
+            return round(float(cursor.fetchone()[0]), 2)
+    except Exception:
+        return None
+
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+    return f"{os.cpu_count()} cores ({cpu}), {int(memory) // 1024 // 1024} GiB"

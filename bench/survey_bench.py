@@ -1,0 +1,291 @@
+"""The survey-taking load, measured through the one-box production stack.
+
+    jmeter/bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N] [--conditions]
+    jmeter/bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check, the floor; no ceiling)
+
+Brings the stack up (or uses the running one), creates a fresh benchmark survey
+and respondents, warms the definition cache, runs jmeter/plans/survey_taking.jmx
+and then, with the same JMeter and the same threads, jmeter/plans/floor.jmx
+against /bench/floor/ (what a survey request cannot avoid: bench/floor) and
+jmeter/plans/ceiling.jmx against /ping/, with each run's gunicorn CPU per
+request. With --conditions it runs, before the floor, the same survey
+carrying skip logic and constraints that hold for every answer the plan gives
+(``seed_bench_survey --conditions``): the same requests meeting rules, in
+--compare-rounds pairs of runs with and without them, alternating which goes
+first; ``conditional_ratio`` is the median of the pairs' throughput ratios. Prints one table and writes it as JSON to
+jmeter/results/bench.json (smoke: smoke.json). Exits 1 when a sample failed or
+the data check finds an acknowledged save missing from PostgreSQL (LOST).
+"""
+import argparse
+import json
+import sys
+import time
+
+from bench.stack import (
+    JMETER,
+    RESULTS,
+    VIEWS,
+    answerable_per_page,
+    cpu_seconds,
+    data_check,
+    jmeter_run,
+    machine,
+    manage,
+    master_transactions,
+    replica_lag,
+)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    plain = prepare(args)
+    ruled = prepare(args, conditions=True) if args.conditions else None
+
+    if args.smoke:
+        report = {"mode": "smoke", "survey": plain["slug"], "threads": args.threads}
+        for taking, prefix in ((plain, ""), (ruled, "conditional_")):
+            if taking is None:
+                continue
+            run = jmeter_run("survey_taking", f"{taking['slug']}-smoke", threads=args.threads, iterations=2,
+                             duration=300, think=args.think, respondents=taking["codes"])
+            check = data_check(run["jtl"], taking["slug"], taking["expected_per_page"])
+            report.update({f"{prefix}{key}": value for key, value in {
+                "failed_samples": run["failed"], "retried_samples": run["retried"], "samples": run["samples"],
+                **check}.items()})
+        floor = jmeter_run("floor", f"{plain['slug']}-floor-smoke", threads=args.threads, iterations=2, duration=60,
+                           think=0)
+        report.update(floor_samples=floor["samples"], floor_failed_samples=floor["failed"])
+        write_and_judge(report, RESULTS / "smoke.json", smoke=True)
+        return
+
+    print(f"Survey-taking load: {args.threads} threads, {args.duration} s, think {args.think} s...")
+    cpu_before, tps_before, started = cpu_seconds(), master_transactions(), time.monotonic()
+    survey = jmeter_run("survey_taking", plain["slug"], threads=args.threads, iterations=-1, duration=args.duration,
+                        think=args.think, respondents=plain["codes"])
+    elapsed = time.monotonic() - started
+    cpu_after, tps_after = cpu_seconds(), master_transactions()
+    lag = replica_lag()
+    conditional = compare_conditions(args, plain, ruled) if ruled else {}
+    print(f"Floor: /bench/floor/ with the same {args.threads} threads for {args.duration} s...")
+    floor = cpu_measured_run("floor", f"{plain['slug']}-floor", threads=args.threads, iterations=-1,
+                             duration=args.duration, think=0)
+    print(f"Ceiling: /ping/ with the same {args.threads} threads for {args.duration} s...")
+    ceiling = cpu_measured_run("ceiling", f"{plain['slug']}-ceiling", threads=args.threads, iterations=-1,
+                               duration=args.duration, think=0)
+    check = data_check(survey["jtl"], plain["slug"], plain["expected_per_page"])
+
+    duration_s = survey["duration_s"]
+    cpu = {name: round(cpu_after[name] - cpu_before.get(name, 0.0), 2) for name in cpu_after}
+    cpu["jmeter"] = round(survey["jmeter_cpu_s"], 1)
+    report = {
+        "mode": "bench",
+        "survey": plain["slug"],
+        "pages": args.pages,
+        "threads": args.threads,
+        "duration_s": round(duration_s, 1),
+        "think_s": args.think,
+        "survey_rps": round(survey["rps"], 1),
+        "ceiling_rps": round(ceiling["rps"], 1),
+        "ratio": round(survey["rps"] / ceiling["rps"], 3) if ceiling["rps"] else None,
+        "floor_rps": round(floor["rps"], 1),
+        "floor_ratio": round(survey["rps"] / floor["rps"], 3) if floor["rps"] else None,
+        "gunicorn_cpu_ms_per_request": {
+            "survey": round(1000 * cpu["gunicorn"] / max(survey["samples"], 1), 3),
+            "floor": floor["gunicorn_cpu_ms_per_request"],
+            "ping": ceiling["gunicorn_cpu_ms_per_request"],
+        },
+        # The load generator shares the machine: what each plan costs it per request weighs on every ratio.
+        "jmeter_cpu_ms_per_request": {
+            name: round(1000 * run["jmeter_cpu_s"] / max(run["samples"], 1), 3)
+            for name, run in (("survey", survey), ("floor", floor), ("ping", ceiling))
+        },
+        "p50_ms": {v: survey["latency"].get(v, {}).get("p50") for v in VIEWS},
+        "p95_ms": {v: survey["latency"].get(v, {}).get("p95") for v in VIEWS},
+        "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in VIEWS},
+        "failed_samples": survey["failed"] + floor["failed"] + ceiling["failed"],
+        "retried_samples": survey["retried"],
+        "samples": survey["samples"],
+        "surveys_per_s": round(check["completed_acknowledged"] / duration_s, 2),
+        "surveys_per_hour": round(check["completed_acknowledged"] / duration_s * 3600),
+        "answers_per_s": round(check["acknowledged_answers"] / duration_s, 1),
+        "master_tps": round((tps_after - tps_before) / elapsed, 1),
+        "replica_lag_s": lag,
+        "cpu_s": cpu,
+        "respondents_created": plain["count"],
+        **check,
+        **conditional,
+        "machine": machine(),
+    }
+    write_and_judge(report, RESULTS / "bench.json", smoke=False)
+
+
+def cpu_measured_run(plan, name, **kwargs):
+    """``jmeter_run`` a plan; return its figures with the gunicorn CPU it cost per request
+    (``gunicorn_cpu_ms_per_request``)."""
+    before = cpu_seconds()["gunicorn"]
+    figures = jmeter_run(plan, name, **kwargs)
+    spent = cpu_seconds()["gunicorn"] - before
+    return {**figures, "gunicorn_cpu_ms_per_request": round(1000 * spent / max(figures["samples"], 1), 3)}
+
+
+def compare_conditions(args, plain, ruled):
+    """Run the survey with and without skip logic in alternating pairs (this machine's speed drifts within minutes,
+    so one run of each says little); return the median ratio, every pair's, and the data check of the runs with it."""
+    ratios, failed, lost, completed_lost, saves, p99 = [], 0, 0, 0, 0, []
+    cpu_ms = {True: [], False: []}  # gunicorn CPU per request, each run: steadier than throughput here
+    for round_ in range(1, args.compare_rounds + 1):
+        order = [(ruled, True), (plain, False)] if round_ % 2 else [(plain, False), (ruled, True)]
+        rps = {}
+        for taking, with_rules in order:
+            label = "with" if with_rules else "without"
+            print(f"Compare, round {round_}: {label} skip logic, {args.compare_duration} s...")
+            codes = respondents_csv(taking, args.threads + args.compare_duration * 40, f"r{round_}")
+            run = cpu_measured_run("survey_taking", f"{taking['slug']}-r{round_}", threads=args.threads,
+                                   iterations=-1, duration=args.compare_duration, think=args.think, respondents=codes)
+            rps[with_rules] = run["rps"]
+            cpu_ms[with_rules].append(run["gunicorn_cpu_ms_per_request"])
+            failed += run["failed"]
+            if with_rules:
+                check = data_check(run["jtl"], taking["slug"], taking["expected_per_page"])
+                lost += check["lost_answers"]
+                completed_lost += check["completed_lost"]
+                saves += check["acknowledged_saves"]
+                p99.append(run["latency"].get("change_page", {}).get("p99"))
+        ratios.append(round(rps[True] / rps[False], 3) if rps[False] else None)
+    known = sorted(r for r in ratios if r is not None)
+    with_cpu, without_cpu = sorted(cpu_ms[True]), sorted(cpu_ms[False])
+    return {
+        "conditional_survey": ruled["slug"],
+        "conditional_ratio": known[len(known) // 2] if known else None,
+        "conditional_ratios": ratios,
+        "conditional_gunicorn_cpu_ms_per_request": cpu_ms[True],
+        "unconditional_gunicorn_cpu_ms_per_request": cpu_ms[False],
+        "conditional_cpu_ratio": round(with_cpu[len(with_cpu) // 2] / without_cpu[len(without_cpu) // 2], 3)
+        if without_cpu and without_cpu[len(without_cpu) // 2] else None,
+        "conditional_change_page_p99_ms": p99,
+        "conditional_failed_samples": failed,
+        "conditional_lost_answers": lost,
+        "conditional_completed_lost": completed_lost,
+        "conditional_acknowledged_saves": saves,
+    }
+
+
+def respondents_csv(taking, count, name):
+    """Write ``count`` fresh respondents of the survey ``taking`` to a codes file for one JMeter run; return it."""
+    codes = JMETER / "data" / f"{taking['slug']}-{name}.csv"
+    manage("loadtest_respondents", "--survey", taking["slug"], "--count", str(count), "--output", str(codes))
+    return codes
+
+
+def prepare(args, *, conditions=False):
+    """Seed a benchmark survey (with skip logic if ``conditions``) and its respondents; warm the cache with one."""
+    flags = ["--conditions", "--slug", time.strftime("bench-rules-%Y%m%d-%H%M%S", time.gmtime())] if conditions else []
+    slug = manage("seed_bench_survey", "--pages", str(args.pages), *flags).strip()
+    expected_per_page = answerable_per_page(slug)
+    count = args.respondents or (2 * args.threads if args.smoke else args.threads + args.duration * 40)
+    codes_csv = JMETER / "data" / f"{slug}.csv"
+    manage("loadtest_respondents", "--survey", slug, "--count", str(count), "--output", str(codes_csv))
+    warm_csv = JMETER / "data" / f"{slug}-warm.csv"
+    manage("loadtest_respondents", "--survey", slug, "--count", "1", "--output", str(warm_csv))
+    kind = "with skip logic" if conditions else "without skip logic"
+    print(f"Survey {slug} ({kind}): {args.pages} pages, {sum(expected_per_page.values())} answers a response; "
+          f"{count} respondents.")
+    print("Warming the cache with one respondent...")
+    jmeter_run("survey_taking", f"{slug}-warm", threads=1, iterations=1, duration=120, think=0, respondents=warm_csv)
+    return {"slug": slug, "expected_per_page": expected_per_page, "codes": codes_csv, "count": count}
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=int, default=60, help="seconds of each run (default 60)")
+    parser.add_argument("--threads", type=int, default=50, help="concurrent respondents (default 50)")
+    parser.add_argument("--think", type=float, default=0, help="seconds on a page before saving (default 0)")
+    parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
+    parser.add_argument("--respondents", type=int, help="respondents to create (default: enough for the run)")
+    parser.add_argument("--smoke", action="store_true", help="CI: a few threads, two surveys each, the data check")
+    parser.add_argument("--conditions", action="store_true",
+                        help="also run the same survey with skip logic and constraints, and compare (same run)")
+    parser.add_argument("--compare-rounds", type=int, default=3,
+                        help="with --conditions: pairs of runs with and without skip logic, order alternating (3)")
+    parser.add_argument("--compare-duration", type=int, default=20, help="seconds of each of those runs (20)")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.threads = min(args.threads, 3)
+        args.pages = min(args.pages, 5)
+    return args
+
+
+def write_and_judge(report, path, *, smoke):
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print()
+    if smoke:
+        rows = [("samples", report["samples"]), ("failed samples", report["failed_samples"]),
+                ("retried (502/503/504/none)", report["retried_samples"]),
+                ("acknowledged saves", report["acknowledged_saves"]), ("answers in PostgreSQL", report["answers_in_database"]),
+                ("LOST answers", report["lost_answers"]), ("completions lost", report["completed_lost"]),
+                ("floor: samples / failed", f"{report['floor_samples']} / {report['floor_failed_samples']}")]
+        if "conditional_samples" in report:
+            rows += [("with skip logic: samples", report["conditional_samples"]),
+                     ("with skip logic: failed samples", report["conditional_failed_samples"]),
+                     ("with skip logic: acknowledged saves", report["conditional_acknowledged_saves"]),
+                     ("with skip logic: LOST answers", report["conditional_lost_answers"])]
+    else:
+        rows = [
+            ("machine", report["machine"]),
+            ("threads / duration / think", f"{report['threads']} / {report['duration_s']} s / {report['think_s']} s"),
+            ("survey mix req/s", report["survey_rps"]),
+            ("ceiling (/ping/) req/s", report["ceiling_rps"]),
+            ("ratio", report["ratio"]),
+            ("floor (/bench/floor/) req/s", report["floor_rps"]),
+            ("floor ratio (survey / floor)", report["floor_ratio"]),
+            ("gunicorn CPU ms/request: survey", report["gunicorn_cpu_ms_per_request"]["survey"]),
+            ("gunicorn CPU ms/request: floor", report["gunicorn_cpu_ms_per_request"]["floor"]),
+            ("gunicorn CPU ms/request: ping", report["gunicorn_cpu_ms_per_request"]["ping"]),
+            ("JMeter CPU ms/request: survey / floor / ping",
+             " / ".join(str(report["jmeter_cpu_ms_per_request"][name]) for name in ("survey", "floor", "ping"))),
+            *([("with skip logic / without (median)", report["conditional_ratio"]),
+               ("  each pair", " ".join(str(r) for r in report["conditional_ratios"])),
+               ("  gunicorn CPU ms/request with", " ".join(map(str, report["conditional_gunicorn_cpu_ms_per_request"]))),
+               ("  gunicorn CPU ms/request without",
+                " ".join(map(str, report["unconditional_gunicorn_cpu_ms_per_request"]))),
+               ("  CPU with / without (medians)", report["conditional_cpu_ratio"]),
+               ("  with skip logic change_page p99 ms", " ".join(str(p) for p in report["conditional_change_page_p99_ms"]))]
+              if "conditional_ratio" in report else []),
+            *[(f"{view} p50 / p95 / p99 ms", f"{report['p50_ms'][view]} / {report['p95_ms'][view]} / {report['p99_ms'][view]}")
+              for view in VIEWS],
+            ("completed surveys /s", report["surveys_per_s"]),
+            ("survey takers /hour", report["surveys_per_hour"]),
+            ("answers saved /s", report["answers_per_s"]),
+            ("failed samples", report["failed_samples"]),
+            ("retried (502/503/504/none)", report["retried_samples"]),
+            ("acknowledged saves", report["acknowledged_saves"]),
+            ("LOST answers", report["lost_answers"]),
+            ("master transactions /s", report["master_tps"]),
+            ("replica lag at end (s)", report["replica_lag_s"]),
+            *[(f"CPU s: {name}", seconds) for name, seconds in sorted(report["cpu_s"].items(), key=lambda kv: -kv[1])],
+        ]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+    print(f"\nwritten to {path}")
+    problems = []
+    if report.get("conditional_lost_answers") or report.get("conditional_completed_lost"):
+        problems.append(f"LOST with skip logic: {report['conditional_lost_answers']} acknowledged answers and "
+                        f"{report['conditional_completed_lost']} completions are not in PostgreSQL")
+    if report.get("floor_failed_samples"):
+        problems.append(f"{report['floor_failed_samples']} samples of the floor plan failed")
+    if report.get("conditional_failed_samples"):
+        problems.append(f"{report['conditional_failed_samples']} samples of the survey with skip logic failed")
+    if report["lost_answers"] or report["completed_lost"]:
+        problems.append(f"LOST: {report['lost_answers']} acknowledged answers and {report['completed_lost']} "
+                        "completions are not in PostgreSQL")
+    if report["failed_samples"]:
+        problems.append(f"{report['failed_samples']} samples failed (see the JMeter dashboards in {RESULTS})")
+    if not report["acknowledged_saves"]:
+        problems.append("no save was acknowledged")
+    if not smoke and report["respondents_used"] >= report["respondents_created"]:
+        problems.append("the respondents ran out before the end: pass a larger --respondents")
+    if problems:
+        sys.exit("bench: " + "; ".join(problems))
+

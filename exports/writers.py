@@ -1,0 +1,670 @@
+r"""Response exports: one row per respondent, one column per answerable question, as CSV, XLSX, SPSS or Stata.
+
+``export_write`` is the one entry point (the staff area's task and
+``manage.py export_responses`` call it): it writes the data file (``.csv``,
+``.xlsx``, or for SPSS and Stata ``.dat``), the syntax file of SPSS (``.sps``)
+or Stata (``.do``) that reads it, and the codebook (``<stem>-codebook.xlsx``)
+into a directory; ``export_zip`` bundles them for one download. The
+variables, their names (a question's is its code, in every format), levels
+and missing-value codes are planned in ``respondents/export_variables.py``.
+
+Multiple-choice answers are one column holding the chosen values separated by
+single spaces, in choice order (as stored; the same convention as ODK's
+select_multiple), or with ``ExportOptions(multiple="columns")`` one 0/1 column
+per choice. A grid exports one column per row, under the row's code.
+``labels=True`` writes choice labels instead of values in CSV and XLSX (a
+multiple choice's labels joined by "; "); SPSS and Stata data always hold the
+values, and their labels are in the syntax file.
+
+Exports stream: respondents are read in pages by primary key from the
+database ``using`` (a replica) and only one page of answers is held in memory
+at a time. A failed export leaves nothing behind: files are written under a
+``.partial`` name and renamed only when all of them are complete.
+
+Every text cell of a CSV export is safe to open in a spreadsheet
+(``spreadsheet_safe``): a text that starts with ``=``, ``+``, ``-``, ``@``, a tab
+or a carriage return is written with an apostrophe before it, so no spreadsheet
+takes it for a formula (an answer ``=HYPERLINK(...)`` arrives as
+``'=HYPERLINK(...)``); a number such as ``-5`` is written as it is. XLSX cells
+are written as text, which no spreadsheet runs, so they keep their value; a
+numeric column holds numbers only (a missing answer is an empty cell).
+
+**The SPSS and Stata data file** (``<stem>.dat``) must give those tools every
+value exactly and run nothing when someone opens it in a spreadsheet. It is
+UTF-8, tab-separated, one line per respondent after a line of names, with no
+quoting, and a text is written escaped (``data_text``): a backslash as ``\b``,
+a tab as ``\t``, a line feed as ``\n``, a carriage return as ``\r``, and a
+backslash before a first ``=``, ``+``, ``-``, ``@`` or ``"`` (not before a
+number such as ``-5``). The syntax files undo the escapes in the order of
+``DATA_ESCAPES``, the backslash last, which restores every text exactly: each
+backslash in the file starts a pair, so no pair is read across two. Why this
+and not the alternatives:
+
+- A CSV (the former ``.csv``) opens straight into Excel, LibreOffice or
+  Numbers, which run ``=HYPERLINK(...)``; an apostrophe in front would change
+  what SPSS and Stata read. And SPSS's GET DATA ends a case at a line end
+  even inside quotes, so a text with a line break could not be read exactly.
+- ``.dat`` is what SPSS and Stata users know as raw data, and no spreadsheet
+  takes it as its own: double-clicking it does not open one, and opening it
+  from a spreadsheet goes through a text import dialog (Excel's Text Import
+  Wizard, LibreOffice's Text Import). Such a dialog may still take a cell
+  that starts with ``=`` for a formula (Excel's, with its General column
+  format), as for ``.txt`` and ``.tsv``, so the extension alone is not
+  enough: the escapes make sure no cell starts with what a spreadsheet runs,
+  and that no tab, line break or quote inside a text moves the rest of it
+  into a cell of its own.
+- Native ``.sav``/``.dta``: pyreadstat writes them only from a whole data
+  frame in memory: a million respondents by 71 columns is at least 8 bytes a
+  cell (568 MB) before any text, and held as the export's values about 3 GB
+  (59 MB measured for 20,000 bench respondents), against the export's target
+  of 200 MB (``make bench-export``, docs/performance.md); this file streams
+  at the same ~85 MB as the CSV.
+
+GET DATA reads it with ``/DELIMITERS="\t"`` and no qualifier, so quotes are
+text; Stata's ``import delimited`` with ``delimiters("\t")`` and
+``bindquote(nobind) stripquotes(no)``, for the same reason.
+
+**Times** are ISO 8601 in the deployment's time zone (``TIME_ZONE``) with
+their offset, to the second: ``2026-11-25T09:14:03-06:00``.
+
+**De-identified** exports drop what identifies a person (``IDENTIFYING_FIELDS``:
+the respondent id, the roster's id and the slip name; access codes are never
+exported), leave withdrawn respondents out, and leave out every school with
+fewer than ``settings.EXPORT_SMALL_SCHOOL_MIN`` respondents in the export's
+selection (respondents with no school count as one such group). The counts
+are the rows the export would otherwise hold, so no school appears with fewer
+rows than the minimum. Their rows are shuffled (otherwise they follow the
+respondent id, which is roster order) and their times are dates, so nobody
+holding the roster or a sign-in log can link a row back to a person by its
+place or its minute. The shuffle reads the selection's ids (8 bytes each: 8 MB
+for a million) and then the respondents in that order, 500 at a time.
+"""
+import csv
+import os
+import random
+import re
+import zipfile
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from django.conf import settings
+from django.db.models import Count
+from django.utils import timezone
+
+from exports.variables import (
+    IDENTIFYING_FIELDS,
+    LEFT_BLANK,
+    NOT_ASKED,
+    NOT_ASKED_CELL,
+    NOT_SAVED,
+    ROSTER_FIELDS,
+    variables_plan,
+)
+from fileformats.tables import NUMBER, spreadsheet_safe
+from respondents.models import Answer, Respondent
+from surveys.models import Question
+from surveys.selectors import question_ids, survey_flow
+
+FORMATS = ("csv", "xlsx", "spss", "stata")
+STATISTICS_FORMATS = ("spss", "stata")
+MULTIPLE_LAYOUTS = ("joined", "columns")
+# The roster fields of an export unless asked otherwise.
+RESPONDENT_COLUMNS = [
+    "respondent_id", "external_id", "school_code", "school_name", "grade", "role", "language",
+    "status", "started_at", "last_saved_at", "completed_at",
+]
+PROGRESS_EVERY = 1000
+
+# The escapes of a text in the SPSS and Stata data file, (as written, the text), in the order the syntax files undo
+# them: the backslash's last (see the module docstring).
+DATA_ESCAPES = (("\\t", "\t"), ("\\n", "\n"), ("\\r", "\r"), ("\\=", "="), ("\\+", "+"), ("\\-", "-"),
+                ("\\@", "@"), ('\\"', '"'), ("\\b", "\\"))
+_DATA_INSIDE = str.maketrans({"\\": "\\b", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+_DATA_FIRST = frozenset("=+-@\"")
+
+
+def data_text(text):
+    """Return ``text`` as the SPSS and Stata data file holds it: on one line, without a tab, and starting with
+    nothing a spreadsheet runs (see the module docstring)."""
+    if "\\" in text or "\t" in text or "\n" in text or "\r" in text:  # seldom: translate costs more than looking
+        text = text.translate(_DATA_INSIDE)
+    if text[:1] in _DATA_FIRST and not NUMBER.match(text):
+        return "\\" + text
+    return text
+
+
+class ExportError(ValueError):
+    """An export that cannot be made as asked: the message says why."""
+
+
+class UnknownRosterField(ExportError):
+    """A roster field that exports do not have."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What an export holds; see the module docstring."""
+
+    labels: bool = False
+    multiple: str = "joined"
+    roster_fields: tuple[str, ...] = tuple(RESPONDENT_COLUMNS)
+    deidentified: bool = False
+
+    def __post_init__(self):
+        if isinstance(self.roster_fields, str):
+            raise ExportError("roster_fields is a tuple of field names, not one string.")
+        object.__setattr__(self, "roster_fields", tuple(self.roster_fields))
+        if self.multiple not in MULTIPLE_LAYOUTS:
+            raise ExportError(f"multiple must be one of {', '.join(MULTIPLE_LAYOUTS)}, not {self.multiple!r}")
+        unknown = [field for field in self.roster_fields if field not in ROSTER_FIELDS]
+        if unknown:
+            raise UnknownRosterField(f"Unknown roster field(s): {', '.join(unknown)}. "
+                                     f"Allowed: {', '.join(ROSTER_FIELDS)}.")
+        if len(set(self.roster_fields)) != len(self.roster_fields):
+            raise ExportError("A roster field is named twice.")
+
+    @property
+    def exported_roster_fields(self):
+        """The roster fields the export holds: those asked for, less what identifies a person when de-identified."""
+        if not self.deidentified:
+            return self.roster_fields
+        return tuple(field for field in self.roster_fields if field not in IDENTIFYING_FIELDS)
+
+    def describe(self):
+        return (f"labels={'yes' if self.labels else 'no'}, multiple={self.multiple}, "
+                f"roster fields={','.join(self.exported_roster_fields) or '(none)'}, "
+                f"de-identified={'yes' if self.deidentified else 'no'}")
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    data: Path
+    syntax: Path | None
+    codebook: Path
+    respondent_count: int
+    suppressed_schools: int = 0
+    suppressed_respondents: int = 0
+
+    @property
+    def files(self):
+        """Every file the export wrote, the data first."""
+        return tuple(path for path in (self.data, self.syntax, self.codebook) if path is not None)
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """Who an export holds: the respondents of ``survey`` in ``school_ids`` (every one for None), less the
+    suppressed."""
+
+    survey: object
+    using: str | None
+    school_ids: frozenset | None
+    deidentified: bool
+    total: int
+    suppressed_school_ids: frozenset = frozenset()
+    no_school_suppressed: bool = False
+    suppressed_schools: int = 0
+    suppressed_respondents: int = 0
+
+    def respondents(self):
+        respondents = Respondent.objects.using(self.using).filter(survey=self.survey)
+        if self.school_ids is not None:
+            respondents = respondents.filter(school_id__in=self.school_ids)
+        if self.deidentified:
+            respondents = respondents.filter(withdrawn_at=None)
+        return respondents
+
+    def keeps(self, school_id):
+        """Whether the export holds the respondents of the school ``school_id`` (None: no school)."""
+        if school_id is None:
+            return not self.no_school_suppressed
+        return school_id not in self.suppressed_school_ids
+
+
+def _selection(*, survey, using, school_ids, deidentified):
+    selection = _Selection(survey=survey, using=using, school_ids=school_ids, deidentified=deidentified, total=0)
+    counts = dict(selection.respondents().order_by().values_list("school_id").annotate(n=Count("pk")))
+    if not deidentified:
+        return replace(selection, total=sum(counts.values()))
+    minimum = settings.EXPORT_SMALL_SCHOOL_MIN
+    small = {school_id: n for school_id, n in counts.items() if n < minimum}
+    schools = frozenset(school_id for school_id in small if school_id is not None)
+    return replace(selection, total=sum(counts.values()) - sum(small.values()), suppressed_school_ids=schools,
+                   no_school_suppressed=None in small, suppressed_schools=len(schools),
+                   suppressed_respondents=sum(small.values()))
+
+
+# Stands in an export's answers for a question the respondent was not asked (skip logic).
+_NOT_ASKED = object()
+
+
+def _not_asked_marker(survey):
+    """Return a function that marks, in one respondent's ``{question_id: value}``, the questions not asked.
+
+    None for a survey without skip logic.
+    """
+    flow = survey_flow(survey=survey)
+    if not flow.conditional:
+        return None
+    ids = question_ids(survey=survey)
+    conditional = [code for code, q in flow.questions.items() if q.rules or q.page in flow.page_rules]
+    read = [(code, ids[code]) for code in flow.reads]
+
+    def mark(answers):
+        stored = {code: answers[pk] for code, pk in read if pk in answers}
+        effective = flow.effective(stored)
+        for code in conditional:
+            if not flow.asks(code, effective):
+                answers[ids[code]] = _NOT_ASKED
+    return mark
+
+
+_ID_PAGE = 50_000
+
+
+def _respondent_batches(*, selection, batch_size):
+    """Yield the respondents of ``selection`` ``batch_size`` at a time: in id order, or shuffled when de-identified.
+
+    In id order they are read by primary key (keyset), so nothing is held
+    but a batch. Shuffled, the ids are read first (an array: 8 bytes each)
+    and shuffled with the system's randomness, then read in that order; a
+    respondent gone or withdrawn since is left out.
+    """
+    respondents = selection.respondents().select_related("school__district")
+    if not selection.deidentified:
+        respondents, last_pk = respondents.order_by("pk"), 0
+        while True:
+            batch = list(respondents.filter(pk__gt=last_pk)[:batch_size])
+            if not batch:
+                return
+            last_pk = batch[-1].pk
+            yield [r for r in batch if selection.keeps(r.school_id)]
+    # The ids by keyset too: a client-side cursor (production has no server-side ones behind pgbouncer) would hold
+    # the whole result at once.
+    ids, pairs, last_pk = array("q"), selection.respondents().order_by("pk").values_list("pk", "school_id"), 0
+    while page := list(pairs.filter(pk__gt=last_pk)[:_ID_PAGE]):
+        last_pk = page[-1][0]
+        ids.extend(pk for pk, school_id in page if selection.keeps(school_id))
+    random.SystemRandom().shuffle(ids)
+    for start in range(0, len(ids), batch_size):
+        wanted = ids[start:start + batch_size]
+        found = {r.pk: r for r in respondents.filter(pk__in=list(wanted))}
+        yield [found[pk] for pk in wanted if pk in found]
+
+
+def _respondent_answers(*, selection, batch_size=500):
+    """Yield ``(respondent, {question_id: value})`` for each respondent of ``selection``: in id order, or shuffled
+    when it is de-identified.
+
+    A question the respondent was not asked holds ``_NOT_ASKED``.
+    """
+    mark = _not_asked_marker(selection.survey)
+    for batch in _respondent_batches(selection=selection, batch_size=batch_size):
+        answers = {r.pk: {} for r in batch}
+        if batch:
+            rows = Answer.objects.using(selection.using).filter(respondent_id__in=answers.keys()).values_list(
+                "respondent_id", "question_id", "value")
+            for respondent_id, question_id, value in rows:
+                answers[respondent_id][question_id] = value
+        for r in batch:
+            if mark:
+                mark(answers[r.pk])
+            yield r, answers[r.pk]
+
+
+def _moment(moment):
+    """A time as exports write it: ISO 8601 in the deployment's time zone, with its offset, to the second."""
+    return timezone.localtime(moment).isoformat(timespec="seconds") if moment else ""
+
+
+def _day(moment):
+    """A time as de-identified exports write it: the day (in the deployment's time zone)."""
+    return timezone.localtime(moment).date().isoformat() if moment else ""
+
+
+def _school(attribute):
+    return lambda r: getattr(r.school, attribute) if r.school else ""
+
+
+def _district(attribute):
+    return lambda r: getattr(r.school.district, attribute) if r.school else ""
+
+
+_ROSTER_VALUES = {
+    "respondent_id": lambda r: r.pk,
+    "external_id": lambda r: r.external_id,
+    "display_name": lambda r: r.display_name,
+    "school_code": _school("code"),
+    "school_name": _school("name"),
+    "district_code": _district("code"),
+    "district_name": _district("name"),
+    "grade": lambda r: r.grade,
+    "role": lambda r: r.role,
+    "language": lambda r: r.language,
+    "status": lambda r: r.status,
+    "current_page": lambda r: r.current_page,
+    "started_at": lambda r: r.started_at,
+    "last_saved_at": lambda r: r.last_saved_at,
+    "completed_at": lambda r: r.completed_at,
+    "withdrawn_at": lambda r: r.withdrawn_at,
+}
+_TIME_FIELDS = frozenset({"started_at", "last_saved_at", "completed_at", "withdrawn_at"})
+
+
+def _cell_makers(variables, *, statistics, labels=False, typed=False, deidentified=False):
+    """Return one function ``(respondent, answers) -> cell`` per variable.
+
+    ``statistics``: the SPSS/Stata data (raw values, missing-value codes,
+    texts escaped by ``data_text``); otherwise CSV/XLSX (blank cells, choice
+    labels when ``labels``, numbers as numbers when ``typed``).
+    ``deidentified``: times are days.
+    """
+    return [_cell_maker(v, statistics=statistics, labels=labels, typed=typed, deidentified=deidentified)
+            for v in variables]
+
+
+def _cell_maker(v, *, statistics, labels, typed, deidentified):
+    make = _answer_cell_maker(v, statistics=statistics, labels=labels, typed=typed, deidentified=deidentified)
+    if not v.is_question:
+        return _escaped(make) if statistics and not v.numeric else make
+    qid = v.question_id
+    if statistics and NOT_ASKED in v.missing:
+        not_asked = NOT_ASKED.code
+    elif writes_numbers(v, statistics=statistics, typed=typed, labels=labels):
+        not_asked = ""  # a number's cell holds a number or nothing, never text
+    else:
+        not_asked = NOT_ASKED_CELL
+    return lambda respondent, answers: not_asked if answers.get(qid) is _NOT_ASKED else make(respondent, answers)
+
+
+def writes_numbers(v, *, statistics, typed, labels):
+    """Whether the cells of ``v`` hold numbers only: in the SPSS/Stata data, or in XLSX (``typed``) unless they
+    hold choice labels. A missing answer there is a code or an empty cell, never text."""
+    return v.numeric and (statistics or (typed and not (labels and v.choices and v.choice_value is None)))
+
+
+def _escaped(make):
+    def cell(respondent, answers):
+        value = make(respondent, answers)
+        return data_text(value) if isinstance(value, str) else value
+    return cell
+
+
+def _answer_cell_maker(v, *, statistics, labels, typed, deidentified):
+    if not v.is_question:
+        value = _ROSTER_VALUES[v.field]
+        if v.field in _TIME_FIELDS:
+            moment = _day if deidentified else _moment
+            return lambda respondent, _: moment(value(respondent))
+        return lambda respondent, _: value(respondent)
+    qid = v.question_id
+    if statistics:
+        missing = {None: NOT_SAVED.code, "": LEFT_BLANK.code} if v.missing else {None: "", "": ""}
+    else:
+        missing = {None: "", "": ""}
+    if v.choice_value is not None:
+        chosen = v.choice_value
+
+        def column(_, answers):
+            value = answers.get(qid)
+            return missing[value] if not value else int(chosen in value.split(" "))
+        return column
+    if statistics and v.numeric:
+        return lambda _, answers: missing[value] if not (value := answers.get(qid)) else value
+    if statistics:
+        return lambda _, answers: missing[value] if not (value := answers.get(qid)) else data_text(value)
+    if labels and v.choices:
+        names = dict(v.choices)
+        if v.kind == Question.Kind.MULTIPLE:
+            return lambda _, answers: "; ".join(names.get(x, x) for x in value.split(" ")) if (
+                value := answers.get(qid)) else ""
+        return lambda _, answers: names.get(value, value) if (value := answers.get(qid)) else ""
+    if typed and v.numeric:
+        number = float if v.kind == Question.Kind.DECIMAL else int  # a decimal answer is a number in a cell too
+        return lambda _, answers: number(value) if (value := answers.get(qid)) else ""
+    return lambda _, answers: answers.get(qid) or ""
+
+
+class _Counter:
+    """Count rows as they go by and report progress every PROGRESS_EVERY rows and at the end."""
+
+    def __init__(self, rows, *, total, progress):
+        self.rows, self.total, self.progress, self.done = rows, total, progress, 0
+
+    def __iter__(self):
+        for row in self.rows:
+            yield row
+            self.done += 1
+            if self.progress and self.done % PROGRESS_EVERY == 0:
+                self.progress(self.done, self.total)
+        if self.progress:
+            self.progress(self.done, self.total)
+
+
+def _csv_write(*, stream, plan, rows, labels=False, deidentified=False):
+    makers = _cell_makers(plan.variables, statistics=False, labels=labels, deidentified=deidentified)
+    writer = csv.writer(stream)
+    writer.writerow([v.name for v in plan.variables])
+    for respondent, answers in rows:
+        writer.writerow([spreadsheet_safe(make(respondent, answers)) for make in makers])
+
+
+def _data_write(*, stream, plan, rows, deidentified=False):
+    """Write the SPSS and Stata data file: tab-separated lines, texts escaped (see the module docstring)."""
+    makers = _cell_makers(plan.variables, statistics=True, deidentified=deidentified)
+    stream.write("\t".join(v.name for v in plan.variables) + "\n")
+    for respondent, answers in rows:
+        stream.write("\t".join([str(make(respondent, answers)) for make in makers]) + "\n")
+
+
+# A worksheet's rows, the header included (Excel's limit).
+XLSX_MAX_ROWS = 1_048_576
+_SHEET_NAME_UNSAFE = re.compile(r"[\[\]:*?/\\']")
+
+
+# A sheet's XML past 4 GB needs ZIP64 (XlsxWriter refuses to close the workbook otherwise): a million respondents
+# by 70 columns is about 9 GB of XML. About 60 bytes of XML a cell; ZIP64 from a quarter of the limit on, since
+# older spreadsheets warn about ZIP64 in a small file.
+ZIP64_FROM_CELLS = 2**32 // 60 // 4
+
+
+def xlsx_needs_zip64(*, rows, columns):
+    """Whether an XLSX of ``rows`` by ``columns`` cells may pass ZIP's 4 GB limits."""
+    return rows * columns >= ZIP64_FROM_CELLS
+
+
+def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_MAX_ROWS, deidentified=False):
+    """Write the rows to an XLSX workbook at ``path``.
+
+    XlsxWriter in constant-memory mode: each row goes to disk as it is
+    written, so memory stays flat. Every text is written as text, never as a
+    formula. When the respondents do not fit one sheet, there is one sheet per
+    district (a district too big for one sheet continues on "CODE (2)"), and a
+    first sheet says so.
+    """
+    import xlsxwriter
+
+    header = [v.name for v in plan.variables]
+    makers = _cell_makers(plan.variables, statistics=False, labels=labels, typed=True, deidentified=deidentified)
+    workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_formulas": False,
+                                               "strings_to_urls": False, "strings_to_numbers": False,
+                                               "use_zip64": xlsx_needs_zip64(rows=total, columns=len(header))})
+    sheets, parts = {}, {}  # name: [worksheet, next row]; name: sheets so far
+    split = total + 1 > max_rows
+
+    def sheet_for(name):
+        entry = sheets.get(name)
+        if entry is None or entry[1] >= max_rows:
+            parts[name] = parts.get(name, 0) + 1
+            title = name if parts[name] == 1 else f"{name} ({parts[name]})"
+            worksheet = workbook.add_worksheet(_sheet_name(title))
+            worksheet.write_row(0, 0, header)
+            worksheet.freeze_panes(1, 0)
+            entry = sheets[name] = [worksheet, 1]
+        return entry
+
+    try:
+        if split:
+            about = workbook.add_worksheet("About")
+            about.write_string(0, 0, f"{survey.title}: {total} respondents, more than one sheet holds "
+                                     f"({max_rows - 1} rows). One sheet per district follows, by district code.")
+        for respondent, answers in rows:
+            name = "Responses"
+            if split:
+                name = respondent.school.district.code if respondent.school else "No school"
+            entry = sheet_for(name)
+            entry[0].write_row(entry[1], 0, [make(respondent, answers) for make in makers])
+            entry[1] += 1
+        if not sheets:
+            sheet_for("Responses")
+    finally:
+        workbook.close()
+
+
+def _sheet_name(title):
+    return _SHEET_NAME_UNSAFE.sub("-", title)[:31] or "Sheet"
+
+
+def _prepare(*, survey, options, using, school_ids):
+    options = options or ExportOptions()
+    plan = variables_plan(survey=survey, roster_fields=options.exported_roster_fields, multiple=options.multiple,
+                          using=using)
+    school_ids = None if school_ids is None else frozenset(school_ids)
+    selection = _selection(survey=survey, using=using, school_ids=school_ids, deidentified=options.deidentified)
+    return options, plan, selection
+
+
+def responses_write_csv(*, survey, stream, using=None, options: ExportOptions | None = None,
+                        school_ids: frozenset[int] | None = None, progress=None) -> int:
+    """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents.
+
+    ``using`` names the database to read answers from: exports read a replica
+    (``config.db_router.replica_alias()``) so they never load the master. No
+    codebook: ``export_write`` writes one beside its files.
+    """
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
+    _csv_write(stream=stream, plan=plan, rows=rows, labels=options.labels, deidentified=options.deidentified)
+    return rows.done
+
+
+def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS, options: ExportOptions | None = None,
+                         school_ids: frozenset[int] | None = None, progress=None) -> int:
+    """Write every response of ``survey`` to an XLSX workbook at ``path``; return the number of respondents."""
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
+    _xlsx_write(path=path, survey=survey, plan=plan, rows=rows, total=selection.total, labels=options.labels,
+                max_rows=max_rows, deidentified=options.deidentified)
+    return rows.done
+
+
+# The data file's suffix in each format: SPSS and Stata read a file no spreadsheet takes as its own.
+DATA_SUFFIXES = {"csv": ".csv", "xlsx": ".xlsx", "spss": ".dat", "stata": ".dat"}
+
+
+def export_paths(*, format: str, directory: Path, stem: str) -> dict:
+    """Return the paths an export of ``format`` writes in ``directory``: data, syntax (or None), codebook."""
+    directory = Path(directory)
+    return {
+        "data": directory / f"{stem}{DATA_SUFFIXES[format]}",
+        "syntax": {"spss": directory / f"{stem}.sps", "stata": directory / f"{stem}.do"}.get(format),
+        "codebook": directory / f"{stem}-codebook.xlsx",
+    }
+
+
+def export_write(*, survey, format: str, options: ExportOptions, directory: Path, using: str | None = None,
+                 school_ids: frozenset[int] | None = None, progress: Callable[[int, int], None] | None = None,
+                 stem: str | None = None, max_rows: int = XLSX_MAX_ROWS) -> ExportResult:
+    """Write an export of ``survey``'s responses into ``directory``; return an ExportResult.
+
+    Writes the data (``<stem>.csv``, ``<stem>.xlsx`` for XLSX, ``<stem>.dat``
+    for SPSS and Stata), the syntax that reads it for SPSS (``<stem>.sps``) or
+    Stata (``<stem>.do``), and the
+    codebook (``<stem>-codebook.xlsx``); ``stem`` is the survey's slug unless
+    given. ``school_ids`` limits the export to those schools (None: every
+    respondent, those with no school too). ``progress(done, total)`` is called
+    every 1,000 respondents and at the end. Raise ExportError for a format or
+    directory that will not do; if anything fails, no file is left behind and
+    files of an earlier export with the same names are untouched.
+    """
+    from exports.codebook import codebook_write
+    from exports.syntax_files import spss_syntax_write, stata_syntax_write
+
+    if format not in FORMATS:
+        raise ExportError(f"Unknown format {format!r}: one of {', '.join(FORMATS)}.")
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ExportError(f"No directory {directory}.")
+    stem = stem or survey.slug
+    paths = export_paths(format=format, directory=directory, stem=stem)
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    statistics = format in STATISTICS_FORMATS
+    partial = {key: path.with_name(path.name + ".partial") for key, path in paths.items() if path is not None}
+    try:
+        rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
+        if format == "xlsx":
+            _xlsx_write(path=partial["data"], survey=survey, plan=plan, rows=rows, total=selection.total,
+                        labels=options.labels, max_rows=max_rows, deidentified=options.deidentified)
+        else:
+            with open(partial["data"], "w", newline="", encoding="utf-8") as stream:
+                if statistics:
+                    _data_write(stream=stream, plan=plan, rows=rows, deidentified=options.deidentified)
+                else:
+                    _csv_write(stream=stream, plan=plan, rows=rows, labels=options.labels,
+                               deidentified=options.deidentified)
+        if format == "spss":
+            spss_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=paths["data"].name)
+        elif format == "stata":
+            stata_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=paths["data"].name)
+        result = ExportResult(
+            data=paths["data"], syntax=paths["syntax"], codebook=paths["codebook"], respondent_count=rows.done,
+            suppressed_schools=selection.suppressed_schools, suppressed_respondents=selection.suppressed_respondents)
+        codebook_write(path=partial["codebook"], survey=survey, plan=plan, format=format, labels=options.labels,
+                       about=_about(survey=survey, format=format, options=options, result=result,
+                                    school_ids=selection.school_ids))
+        for key, path in partial.items():
+            os.replace(path, paths[key])
+    except BaseException:
+        for path in partial.values():
+            path.unlink(missing_ok=True)
+        raise
+    return result
+
+
+def _about(*, survey, format, options, result, school_ids):
+    return [
+        ("Survey", f"{survey.title} ({survey.slug})"),
+        ("Format", format),
+        ("Options", options.describe()),
+        ("Schools", "every school, and respondents with no school" if school_ids is None
+         else f"{len(school_ids)} school(s) of the requester's scope"),
+        ("Respondents", result.respondent_count),
+        ("Withdrawn respondents", "left out" if options.deidentified else "included (see status)"),
+        ("Row order", "shuffled (de-identified)" if options.deidentified else "by respondent id (roster order)"),
+        ("Times", f"the day only, in {settings.TIME_ZONE} (de-identified)" if options.deidentified
+         else f"ISO 8601 in {settings.TIME_ZONE}, with the offset from UTC, to the second"),
+        ("Suppressed schools", result.suppressed_schools),
+        ("Suppressed respondents", result.suppressed_respondents),
+        ("Suppression rule", f"de-identified exports leave out schools with fewer than "
+                             f"{settings.EXPORT_SMALL_SCHOOL_MIN} respondents (respondents with no school count as "
+                             f"one school)" if options.deidentified else "none: not de-identified"),
+        ("Files", ", ".join(path.name for path in result.files)),
+        ("Generated at", _moment(timezone.now())),
+    ]
+
+
+def export_zip(*, files, path: Path) -> Path:
+    """Bundle ``files`` (an ExportResult's ``files``) into one ZIP at ``path``, file by file; return ``path``."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+            for file in files:
+                bundle.write(file, arcname=Path(file).name)
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,51 @@
+"""Load a survey: manage.py import_survey FILE [--dry-run] [--publish] [--new-version] (JSON or an XLSForm .xlsx).
+
+It lives with the respondents because a new version of a survey must know
+which questions have answers (``respondents.services.survey_version_create``).
+"""
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.scopes import COMMAND_LINE
+from publishing.services import survey_load
+from surveys.documents import DocumentError
+from surveys.services import survey_import
+
+
+class Command(BaseCommand):
+    help = ("Load a survey from our JSON document (.json) or an XLSForm workbook (.xlsx: sheets survey, choices, "
+            "settings). A file with any problem writes nothing: every problem is printed (by sheet, row and column "
+            "for a workbook) and the exit status is 1. A workbook makes a draft unless --publish. --new-version "
+            "revises the survey of the same slug (form_id) for everyone taking it, refusing what would strand "
+            "saved answers.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="the survey, .json or .xlsx")
+        parser.add_argument("--dry-run", action="store_true", help="check it; write nothing")
+        parser.add_argument("--publish", action="store_true",
+                            help="open it to respondents (every text must be in every language)")
+        parser.add_argument("--new-version", action="store_true",
+                            help="revise the existing survey of the same slug: its next version")
+
+    def handle(self, *, file, dry_run, publish, new_version, **options):
+        try:
+            with open(file, "rb") as source:
+                if dry_run:
+                    result = survey_import(source=source, filename=file, dry_run=True)
+                else:
+                    result = survey_load(scope=COMMAND_LINE, source=source, filename=file, publish=publish,
+                                         new_version=new_version)
+        except FileNotFoundError as error:
+            raise CommandError(f"No file {file}.") from error
+        except DocumentError as error:
+            for problem in error.problems:
+                self.stderr.write(f"  {problem}")
+            count = len(error.problems)
+            raise CommandError(f"{file}: {count} problem{'s' if count > 1 else ''}; nothing was written.") from error
+        if dry_run:
+            questions = sum(len(q["rows"]) or 1 for page in result["pages"] for q in page["questions"])
+            self.stdout.write(f"{file}: '{result['slug']}', {len(result['pages'])} pages, {questions} questions, "
+                              f"languages {', '.join(result['languages'])}. Dry run: nothing was written.")
+            return
+        made = f"version {result.version} of" if new_version else "created"
+        self.stdout.write(f"{file}: {made} '{result.slug}' ({result.get_status_display().lower()}), "
+                          f"{result.pages.count()} pages, languages {', '.join(result.languages)}.")

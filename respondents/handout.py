@@ -1,0 +1,22 @@
+"""Hand-out groups: the order in which a school's people get their slips and appear on its lists."""
+from django.db.models import Case, CharField, F, Value, When
+
+# The cover of a group without a grade, by role (Respondent.Role; the roster accepts no other).
+ROLE_GROUPS = {"teacher": "Teachers", "parent": "Parents", "staff": "Staff", "student": "Students without a grade",
+               "": "People without a grade or role"}
+
+
+def handout_group(grade, role):
+    """The name of the group a person's slip is handed out with: "Grade 7", or for a person without a grade
+    (teachers, parents, staff) their role's: "Teachers"."""
+    if grade:
+        return f"Grade {grade}"
+    return ROLE_GROUPS.get(role, ROLE_GROUPS[""])
+
+
+def in_handout_order(people):
+    """``people`` (Respondents) by hand-out group (grade, then role for those without one), then external id."""
+    role_without_grade = Case(When(grade="", then=F("role")), default=Value(""), output_field=CharField())
+    return people.annotate(handout_role=role_without_grade).order_by("grade", "handout_role", "external_id", "pk")
+
+

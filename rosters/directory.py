@@ -1,0 +1,228 @@
+"""The school directory: districts and schools, loaded from a CSV or XLSX file, checked first and applied on
+confirmation, as rosters are.
+
+Columns ``district_code, district_name, school_code, school_name``. Importing
+again updates names (and a school's district) and never duplicates: districts
+and schools are keyed by their codes. A file with any problem writes nothing.
+A directory is a few thousand rows, so it is checked whole in memory and what
+applying it would write is kept with its counts in a ``DirectoryUpload``.
+
+1. ``school_directory_check`` reads the file and keeps its rows, its problems
+   and the counts (new, updated, unchanged) against the directory as it is.
+2. ``school_directory_apply`` (the person confirms) writes it in one
+   transaction. Directory applies take turns (a lock on the directory's two
+   tables that readers, and the foreign keys of respondents, pass through), and
+   the counts are taken again under that lock: a directory changed since the
+   check is checked again, with its new counts for the person to confirm,
+   never applied on what the check saw.
+"""
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.audit import Action, audit_record
+from accounts.scopes import COMMAND_LINE
+from fileformats.tables import Problem, TableError, formula_problem, open_table
+from respondents.models import District, School
+from rosters.models import DirectoryUpload
+
+COLUMNS = ["district_code", "district_name", "school_code", "school_name"]
+CODE_MAX, NAME_MAX = 20, 200
+# A state has a few thousand schools; the check holds the file's rows in memory, in the web request.
+MAX_ROWS = 100_000
+Status = DirectoryUpload.Status
+
+
+class DirectoryNotReady(Exception):
+    """The directory file cannot be applied or discarded now (not checked, has problems, or done already)."""
+
+
+@dataclass
+class Counts:
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def __str__(self):
+        return f"{self.new} new, {self.updated} updated, {self.unchanged} unchanged"
+
+
+def directory_counts(upload, what):
+    """The counts (``what``: "districts" or "schools") of a DirectoryUpload, as Counts."""
+    return Counts(**upload.counts.get(what, {}))
+
+
+def directory_problems(upload):
+    """The problems of a DirectoryUpload, as Problems."""
+    return [Problem(*problem) for problem in upload.problem_list]
+
+
+def school_directory_check(*, scope, path, filename="") -> DirectoryUpload:
+    """Read and check the directory file at ``path``; keep what applying it would write; return the upload,
+    CHECKED or REFUSED (with every problem). Writes nothing to the directory. Only a state administrator's
+    ``scope`` may. Raises ``respondents.tabular.TableError`` for a file that cannot be read as a table."""
+    scope.require("can_import_schools")
+    table = open_table(path, required=COLUMNS, max_bytes=settings.UPLOAD_MAX_BYTES)
+    problems = []
+    districts, schools = _read(table, problems)
+    return DirectoryUpload.objects.create(
+        uploaded_by_id=scope.user_id, uploaded_from=scope.address, source_filename=(filename or str(path))[:255],
+        described=table.described, status=Status.REFUSED if problems else Status.CHECKED,
+        district_rows={} if problems else districts, school_rows={} if problems else schools,
+        counts={} if problems else _counts(districts, schools),
+        problem_list=[[p.row, p.column, p.value, p.reason] for p in problems], checked_at=timezone.now(),
+    )
+
+
+def school_directory_apply(*, scope, upload_id) -> DirectoryUpload:
+    """Write a checked directory file in one transaction, unless the directory changed since it was checked: then
+    it is checked again (new counts, a note) and left for the person to confirm. Return the upload. Raises
+    DirectoryUpload.DoesNotExist for another person's upload, DirectoryNotReady unless it is CHECKED."""
+    scope.require("can_import_schools")
+    with transaction.atomic(durable=True):
+        upload = _own_upload(scope, upload_id, lock=True)
+        if upload.status != Status.CHECKED:
+            raise DirectoryNotReady(f"This file is {upload.get_status_display().lower()}: it cannot be applied.")
+        _lock_directory()
+        counts = _counts(upload.district_rows, upload.school_rows)
+        if counts != upload.counts:
+            upload.counts, upload.checked_at = counts, timezone.now()
+            upload.note = ("The directory changed since this file was checked (another file or an edit was applied): "
+                           "the counts below are new. Check them, then apply it again.")
+            upload.save(update_fields=["counts", "checked_at", "note"])
+            return upload
+        _apply(upload.district_rows, upload.school_rows)
+        upload.status, upload.applied_at, upload.note = Status.APPLIED, timezone.now(), ""
+        upload.save(update_fields=["status", "applied_at", "note"])
+        audit_record(scope=scope, action=Action.SCHOOLS_IMPORTED, detail=(
+            f"{upload.source_filename}: districts {directory_counts(upload, 'districts')}, "
+            f"schools {directory_counts(upload, 'schools')}"))
+    return upload
+
+
+def school_directory_discard(*, scope, upload_id) -> DirectoryUpload:
+    """Drop a checked directory file without applying it; return it."""
+    scope.require("can_import_schools")
+    with transaction.atomic(durable=True):
+        upload = _own_upload(scope, upload_id, lock=True)
+        if upload.status != Status.CHECKED:
+            raise DirectoryNotReady(f"This file is {upload.get_status_display().lower()}: it cannot be discarded.")
+        upload.status = Status.DISCARDED
+        upload.save(update_fields=["status"])
+    return upload
+
+
+def school_directory_import(*, scope, path, dry_run=False, filename="") -> DirectoryUpload:
+    """Check the directory file at ``path`` and, unless ``dry_run`` or it has problems, apply it at once
+    (``manage.py import_schools``, where the person at the terminal has confirmed by running it)."""
+    upload = school_directory_check(scope=scope, path=path, filename=filename)
+    if dry_run or upload.status != Status.CHECKED:
+        return upload
+    return school_directory_apply(scope=scope, upload_id=upload.pk)
+
+
+def directory_uploads(*, scope):
+    """The directory files ``scope`` uploaded, newest first (every one, for the command line)."""
+    scope.require("can_import_schools")
+    uploads = DirectoryUpload.objects.select_related("uploaded_by")
+    return uploads if scope is COMMAND_LINE else uploads.filter(uploaded_by_id=scope.user_id)
+
+
+def school_directory_search(*, scope, query=""):
+    """The schools ``scope`` covers, with their districts, whose code or name, or district's, holds ``query``."""
+    schools = scope.schools().select_related("district").order_by("district__code", "code")
+    if query:
+        schools = schools.filter(Q(code__icontains=query) | Q(name__icontains=query)
+                                 | Q(district__code__icontains=query) | Q(district__name__icontains=query))
+    return schools
+
+
+def _own_upload(scope, upload_id, *, lock=False):
+    uploads = directory_uploads(scope=scope)
+    return (uploads.select_for_update(of=("self",)) if lock else uploads).get(pk=upload_id)
+
+
+def _lock_directory():
+    """Let one directory apply at a time write the directory (PostgreSQL: SHARE ROW EXCLUSIVE, which readers and
+    the foreign-key checks of respondents' writes pass through; SQLite locks the database at the first write)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {District._meta.db_table}, {School._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
+
+
+def _counts(districts, schools):
+    """What writing ``districts`` and ``schools`` would do to the directory as it is now."""
+    existing_districts = dict(District.objects.filter(code__in=districts).values_list("code", "name"))
+    existing_schools = {code: (name, district) for code, name, district in School.objects.filter(code__in=schools)
+                        .values_list("code", "name", "district__code")}
+    return {
+        "districts": _count(districts, existing_districts, lambda name, row: name == row),
+        "schools": _count(schools, existing_schools, lambda old, row: old == (row["name"], row["district"])),
+    }
+
+
+def schools_ensure(rows):
+    """Create or update the directory entries ``rows`` of (district code, district name, school code, school name);
+    return {school code: School}. For seeding (demo, load tests); files go through school_directory_import."""
+    districts = {d_code: d_name for d_code, d_name, _, _ in rows}
+    schools = {s_code: {"name": s_name, "district": d_code} for d_code, _, s_code, s_name in rows}
+    with transaction.atomic():
+        _apply(districts, schools)
+    return {s.code: s for s in School.objects.filter(code__in=schools)}
+
+
+def _apply(districts, schools):
+    District.objects.bulk_create([District(code=code, name=name) for code, name in districts.items()],
+                                 update_conflicts=True, unique_fields=["code"], update_fields=["name"])
+    ids = dict(District.objects.filter(code__in=districts).values_list("code", "id"))
+    School.objects.bulk_create(
+        [School(code=code, name=row["name"], district_id=ids[row["district"]]) for code, row in schools.items()],
+        update_conflicts=True, unique_fields=["code"], update_fields=["name", "district"],
+    )
+
+
+def _read(table, problems):
+    """Return ({district code: name}, {school code: {"name", "district"}}), appending every problem found."""
+    districts, schools, first_seen = {}, {}, {}
+    for number, row in table.rows:
+        if number > MAX_ROWS + 1:
+            raise TableError(f"The file has more than {MAX_ROWS:,} rows: a school directory has one row a school.")
+        bad = False
+        for column in COLUMNS:
+            value = row[column]
+            problem = formula_problem(number, column, value)
+            if problem is None and not value:
+                problem = Problem(number, column, "", "required")
+            if problem is None and len(value) > (CODE_MAX if column.endswith("_code") else NAME_MAX):
+                problem = Problem(number, column, value,
+                                  f"longer than {CODE_MAX if column.endswith('_code') else NAME_MAX} characters")
+            if problem:
+                problems.append(problem)
+                bad = True
+        if bad:
+            continue
+        district, school = row["district_code"], row["school_code"]
+        if districts.setdefault(district, row["district_name"]) != row["district_name"]:
+            problems.append(Problem(number, "district_name", row["district_name"],
+                                    f"district {district} is named {districts[district]!r} on an earlier row"))
+        if school in schools:
+            problems.append(Problem(number, "school_code", school, f"listed twice (first on row {first_seen[school]})"))
+            continue
+        schools[school] = {"name": row["school_name"], "district": district}
+        first_seen[school] = number
+    return districts, schools
+
+
+def _count(rows, existing, same):
+    counts = {"new": 0, "updated": 0, "unchanged": 0}
+    for code, row in rows.items():
+        if code not in existing:
+            counts["new"] += 1
+        elif same(existing[code], row):
+            counts["unchanged"] += 1
+        else:
+            counts["updated"] += 1
+    return counts

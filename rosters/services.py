@@ -1,0 +1,126 @@
+"""Writes of the people on a survey's roster outside a file import: rosters made in code, a reissued code,
+withdrawing and restoring, and forgetting slip names when a survey closes."""
+from dataclasses import dataclass, fields
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.audit import Action, audit_record
+from respondents import access_codes
+from respondents.models import Respondent, School
+from rosters.models import Roster
+from surveys.models import Survey
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    external_id: str = ""
+    school: School | None = None
+    grade: str = ""
+    role: str = ""
+    language: str = "en"
+    display_name: str = ""
+
+
+def roster_create(*, survey, name, entries, source_filename="", batch_size=1000):
+    """Create a roster of respondents for ``survey``, each with a fresh access code; return it."""
+    with transaction.atomic(durable=True):
+        roster = Roster.objects.create(survey=survey, name=name, source_filename=source_filename)
+        batch = []
+        for entry in entries:
+            values = {f.name: getattr(entry, f.name) for f in fields(entry)}
+            batch.append(Respondent(survey=survey, roster=roster, **values))
+            if len(batch) >= batch_size:
+                _create_with_codes(batch)
+                batch = []
+        _create_with_codes(batch)
+    return roster
+
+
+def _create_with_codes(respondents, attempts=3):
+    """bulk_create respondents with new access codes, drawing again on the (astronomically rare) clash."""
+    for attempt in range(attempts):
+        for respondent in respondents:
+            respondent.access_code = access_codes.generate()
+        try:
+            with transaction.atomic():
+                Respondent.objects.bulk_create(respondents)
+            return
+        except IntegrityError:
+            if attempt == attempts - 1:
+                raise
+
+
+def respondent_reissue_code(*, scope, respondent_id, attempts=3):
+    """Give the respondent a new access code and return it; the old one stops working at once.
+
+    Answers and progress are kept. A session that logged in with the old code
+    ends on its next request (``page_save`` and the respondent screens check
+    the code the session holds). Raises Respondent.DoesNotExist for anyone
+    outside ``scope``.
+    """
+    scope.require("can_manage_people")
+    for attempt in range(attempts):
+        code = access_codes.generate()
+        try:
+            with transaction.atomic(durable=True):
+                respondent = _in_scope(scope, respondent_id)
+                Respondent.objects.filter(pk=respondent.pk).update(access_code=code)
+                audit_record(scope=scope, action=Action.CODE_REISSUED, survey=respondent.survey,
+                             school=respondent.school, detail=f"respondent {respondent}")
+            return code
+        except IntegrityError:  # the new code is someone else's (astronomically rare): draw again
+            if attempt == attempts - 1:
+                raise
+
+
+def respondent_withdraw(*, scope, respondent_ids, survey):
+    """Withdraw respondents of ``survey``: their codes no longer log in and their sessions end; answers are kept.
+
+    Those outside ``scope`` or already withdrawn are left alone; return how many were withdrawn.
+    """
+    return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=True)
+
+
+def respondent_restore(*, scope, respondent_ids, survey):
+    """Undo ``respondent_withdraw``: the same codes log in again and resume where they stopped; return how many."""
+    return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=False)
+
+
+def _set_withdrawn(*, scope, respondent_ids, survey, withdrawn):
+    scope.require("can_manage_people")
+    with transaction.atomic(durable=True):
+        chosen = scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at__isnull=withdrawn)
+        people = list(chosen.select_related("school").select_for_update(of=("self",)))
+        Respondent.objects.filter(pk__in=[p.pk for p in people]).update(
+            withdrawn_at=timezone.now() if withdrawn else None)
+        action = Action.RESPONDENT_WITHDRAWN if withdrawn else Action.RESPONDENT_RESTORED
+        for person in people:
+            audit_record(scope=scope, action=action, survey=survey, school=person.school,
+                         detail=f"respondent {person}")
+    return len(people)
+
+
+def _in_scope(scope, respondent_id):
+    """The respondent, row-locked, if ``scope`` covers them; Respondent.DoesNotExist otherwise."""
+    return (scope.respondents(None).select_related("survey", "school").select_for_update(of=("self",))
+            .get(pk=respondent_id))
+
+
+def display_names_purge(*, survey) -> int:
+    """Blank the names printed on slips of every respondent of a closed survey; return how many were blanked.
+
+    The names serve only to hand out slips: they are never exported with
+    answers, and once the survey has closed they are not kept.
+    """
+    return Respondent.objects.filter(survey=survey).exclude(display_name="").update(display_name="")
+
+
+def display_names_purge_closed(*, now=None) -> dict:
+    """Purge the slip names of every survey that has closed (by status, or its closing time passed)."""
+    now = now or timezone.now()
+    closed = Survey.objects.filter(Q(status=Survey.Status.CLOSED) | Q(closes_at__lte=now))
+    return {survey.slug: display_names_purge(survey=survey) for survey in closed}
+
+

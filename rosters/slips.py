@@ -1,0 +1,291 @@
+"""Access-code slips: a PDF per school (and per grade within it), eight slips a page, a cover sheet per group.
+
+Each slip has the survey's title in the respondent's language (the roster's
+``language``), the code as printed (``ABCDE-FGHJK``), the name on the roster
+(``display_name``), the address to type and a QR code that opens the login
+page with the code filled in but not submitted. The code travels in the
+URL's fragment (``/#code=ABCDE-FGHJK``): browsers never send a fragment to
+the server, so no code reaches its logs; ``taking/static/taking/login.js``
+reads it, fills the field and removes it from the address bar.
+
+Slips come in hand-out groups (``handout_group``), each after its cover
+sheet: a grade, or, for people without a grade (teachers, parents, staff:
+the roster gives them none), their role: "Teachers", "Parents".
+
+The QR modules are drawn as vector rectangles (segno's matrix), so the PDF
+stays small and prints sharp. reportlab writes page by page into the stream.
+"""
+import csv
+import tempfile
+import time
+from dataclasses import dataclass
+from itertools import groupby
+
+import segno
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.units import inch
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen.canvas import Canvas
+
+from accounts.audit import Action, audit_record
+from fileformats.pdf import fitted_text
+from fileformats.tables import spreadsheet_safe
+from respondents import access_codes
+from respondents.handout import handout_group, in_handout_order
+from respondents.models import School
+from rosters.models import SlipsJob
+
+COLUMNS, ROWS = 2, 4
+MARGIN = 0.4 * inch
+
+INSTRUCTIONS = {
+    "en": ["Scan the QR code, or go to the address below", "and type your code. You can stop and come back",
+           "later with the same code. Keep this slip private."],
+    "es": ["Escanee el código QR o vaya a la dirección de abajo", "y escriba su código. Puede parar y volver más",
+           "tarde con el mismo código. No comparta esta hoja."],
+}
+CODE_LABEL = {"en": "Your access code", "es": "Su código de acceso"}
+
+
+@dataclass(frozen=True)
+class Slip:
+    code: str
+    external_id: str
+    display_name: str
+    grade: str
+    language: str
+    role: str = ""
+
+
+def slip_url(login_url, code):
+    """The QR code's address: the login page with the code in the fragment (never sent to the server)."""
+    return f"{login_url.split('#')[0]}#code={access_codes.format_code(code)}"
+
+
+def slips_for_school(*, scope, survey, school, grade=None):
+    """The slips of a school's respondents who may log in, by hand-out group then external id (scope checked)."""
+    scope.require("can_manage_people")
+    people = _people(scope, survey, school, grade)
+    fields = ("access_code", "external_id", "display_name", "grade", "language", "role")
+    for row in in_handout_order(people).values_list(*fields).iterator(chunk_size=2000):
+        yield Slip(*row)
+
+
+def slips_print(*, scope, survey, school, login_url, stream, grade=None, where=""):
+    """Write the slips of a school (or one grade) that ``scope`` may print to ``stream`` and audit it; return
+    how many. ``where`` says where they went, for the audit entry (a file name)."""
+    count = slips_write_pdf(stream=stream, survey=survey, school=school, login_url=login_url,
+                            slips=slips_for_school(scope=scope, survey=survey, school=school, grade=grade))
+    audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=survey, school=school,
+                 detail=f"{count} slips" + (f", grade {grade}" if grade is not None else "")
+                        + (f" to {where}" if where else ""))
+    return count
+
+
+CODE_COLUMNS = ["external_id", "display_name", "school_code", "school_name", "grade", "role", "language",
+                "access_code", "login_url"]
+
+
+def codes_write_csv(*, scope, survey, school, login_url, stream):
+    """Write the school's codes for a parents' mail merge (one row per respondent who may log in) as CSV, with
+    a byte-order mark so that Excel reads it as UTF-8, and audit it; return how many."""
+    scope.require("can_see_codes")
+    people = (_people(scope, survey, school, None).order_by("grade", "external_id")
+              .values_list("external_id", "display_name", "grade", "role", "language", "access_code"))
+    stream.write("\ufeff")
+    writer = csv.writer(stream)
+    writer.writerow(CODE_COLUMNS)
+    count = 0
+    for external_id, name, grade, role, language, code in people.iterator(chunk_size=2000):
+        writer.writerow([spreadsheet_safe(v) for v in (external_id, name, school.code, school.name, grade, role,
+                                                        language, access_codes.format_code(code), login_url)])
+        count += 1
+    audit_record(scope=scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school,
+                 detail=f"{count} codes (mail-merge CSV)")
+    return count
+
+
+def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None, cover_sheets=True):
+    """Write the PDF of ``slips`` (in hand-out order) to the binary ``stream``; return how many slips it holds.
+
+    ``progress(count)`` is called after each page, for a progress bar. ``cover_sheets=False`` leaves out the
+    sheet before each group (one person's replacement slip needs none).
+    """
+    canvas = Canvas(stream, pagesize=letter, pageCompression=1)
+    canvas.setTitle(f"{survey.title}: access codes, {school.name}")
+    width, height = letter
+    cell_w, cell_h = (width - 2 * MARGIN) / COLUMNS, (height - 2 * MARGIN) / ROWS
+    count = 0
+    for name, group in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
+        group = list(group)
+        if cover_sheets:
+            _cover_sheet(canvas, survey=survey, school=school, name=name, graded=bool(group[0].grade), slips=group,
+                         login_url=login_url)
+        for start in range(0, len(group), COLUMNS * ROWS):
+            for n, slip in enumerate(group[start:start + COLUMNS * ROWS]):
+                x = MARGIN + (n % COLUMNS) * cell_w
+                y = height - MARGIN - (n // COLUMNS + 1) * cell_h
+                _slip(canvas, x, y, cell_w, cell_h, survey=survey, school=school, slip=slip, login_url=login_url)
+            canvas.showPage()
+            count += len(group[start:start + COLUMNS * ROWS])
+            if progress:
+                progress(count)
+    if count == 0:
+        canvas.setFont("Helvetica", 12)
+        canvas.drawString(MARGIN, height - MARGIN - 12, f"{school.name}: nobody to print a slip for.")
+        canvas.showPage()
+    canvas.save()
+    return count
+
+
+def _cover_sheet(canvas, *, survey, school, name, graded, slips, login_url):
+    width, height = letter
+    y = height - MARGIN - 20
+    canvas.setFont("Helvetica-Bold", 16)
+    canvas.drawString(MARGIN, y, survey.title)
+    canvas.setFont("Helvetica", 12)
+    who = "For the teacher" if graded else "For whoever hands them out"
+    for line in [f"{school.name} ({school.code})", f"{name}: {len(slips)} slip{'s' if len(slips) != 1 else ''}", "",
+                 f"{who}: give each person the slip with their name, and nobody else's.",
+                 "Keep spare and unused slips locked away; they work like passwords.",
+                 "A lost slip: ask your school coordinator for a new code (the old one then stops working;",
+                 "answers already saved are kept).", f"Address: {login_url}", ""]:
+        y -= 18
+        canvas.drawString(MARGIN, y, line)
+    canvas.setFont("Helvetica-Bold", 10)
+    y -= 6
+    canvas.drawString(MARGIN, y, "External id")
+    canvas.drawString(MARGIN + 2 * inch, y, "Name")
+    canvas.setFont("Helvetica", 10)
+    for slip in slips:
+        y -= 13
+        if y < MARGIN:
+            canvas.showPage()
+            canvas.setFont("Helvetica", 10)
+            y = height - MARGIN - 13
+        canvas.drawString(MARGIN, y, slip.external_id[:30])
+        canvas.drawString(MARGIN + 2 * inch, y, slip.display_name[:70])
+    canvas.showPage()
+
+
+def _slip(canvas, x, y, w, h, *, survey, school, slip, login_url):
+    pad = 0.15 * inch
+    canvas.setDash(3, 3)
+    canvas.setLineWidth(0.5)
+    canvas.rect(x, y, w, h)  # the line to cut along
+    canvas.setDash()
+    top = y + h - pad
+    # The title in the slip's language, a little smaller (never under 9 points) before it is cut.
+    title, room = survey.translated("title", slip.language), w - 2 * pad
+    size = next((size for size in (11, 10) if stringWidth(title, "Helvetica-Bold", size) <= room), 9)
+    canvas.setFont("Helvetica-Bold", size)
+    canvas.drawString(x + pad, top - 11, fitted_text(title, "Helvetica-Bold", size, room))
+    canvas.setFont("Helvetica", 9)
+    canvas.drawString(x + pad, top - 25, f"{slip.display_name or slip.external_id}"[:40])
+    canvas.drawString(x + pad, top - 37, f"{school.name}"[:40] + (f" · grade {slip.grade}" if slip.grade else ""))
+    language = slip.language if slip.language in INSTRUCTIONS else "en"
+    canvas.drawString(x + pad, top - 57, CODE_LABEL[language])
+    canvas.setFont("Courier-Bold", 18)
+    canvas.drawString(x + pad, top - 78, access_codes.format_code(slip.code))
+    canvas.setFont("Helvetica", 7.5)
+    for n, line in enumerate(INSTRUCTIONS[language]):
+        canvas.drawString(x + pad, y + pad + 30 - n * 9, line)
+    canvas.setFont("Helvetica", 8)
+    canvas.drawString(x + pad, y + pad + 2, login_url[:70])
+    size = 1.25 * inch
+    _qr(canvas, slip_url(login_url, slip.code), x + w - pad - size, top - size - 4, size)
+
+
+def _qr(canvas, data, x, y, size):
+    qr = segno.make(data, error="m", micro=False)
+    matrix = [list(row) for row in qr.matrix_iter(scale=1, border=0)]
+    module = size / len(matrix)
+    canvas.setFillColorRGB(0, 0, 0)
+    path = canvas.beginPath()
+    for r, row in enumerate(matrix):
+        for c, dark in enumerate(row):
+            if dark:
+                path.rect(x + c * module, y + size - (r + 1) * module, module, module)
+    canvas.drawPath(path, stroke=0, fill=1)
+
+
+# ---------------------------------------------------------------- big schools: rendered by Celery with progress
+
+def slips_count(*, scope, survey, school, grade=None):
+    return _people(scope, survey, school, grade).count()
+
+
+def slips_job_start(*, scope, survey, school, grade=None):
+    """Queue the slips of a school (or one grade) for Celery; return the SlipsJob (the caller queues its task)."""
+    scope.require("can_manage_people")
+    if not scope.covers_school(school.pk):
+        raise School.DoesNotExist(f"school {school.code} is not in scope")
+    return SlipsJob.objects.create(
+        survey=survey, school=school, grade=grade, requested_by_id=scope.user_id, requested_from=scope.address,
+        slips_total=slips_count(scope=scope, survey=survey, school=school, grade=grade))
+
+
+def slips_job_run(*, job_id, login_url):
+    """Render a queued SlipsJob's PDF, updating its progress a few times a second; audit it when done."""
+    from accounts.scopes import staff_scope
+
+    job = SlipsJob.objects.select_related("survey", "school", "requested_by").get(pk=job_id)
+    if job.status != SlipsJob.Status.QUEUED:
+        return job
+    scope = staff_scope(user=job.requested_by, address=job.requested_from)
+    SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.RUNNING)
+    last = [0.0]
+
+    def progress(count):
+        if time.monotonic() - last[0] > 0.5:
+            last[0] = time.monotonic()
+            SlipsJob.objects.filter(pk=job.pk).update(slips_done=count)
+
+    try:
+        with tempfile.TemporaryFile() as pdf:
+            count = slips_write_pdf(
+                stream=pdf, survey=job.survey, school=job.school, login_url=login_url, progress=progress,
+                slips=slips_for_school(scope=scope, survey=job.survey, school=job.school, grade=job.grade))
+            pdf.seek(0)
+            name = f"{job.survey.slug}-{job.school.code}" + (f"-grade-{job.grade}" if job.grade is not None else "")
+            job.file.save(f"{name}-slips.pdf", File(pdf), save=False)
+        with transaction.atomic(durable=True):
+            SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.DONE, slips_done=count,
+                                                     file=job.file.name, finished_at=timezone.now())
+            audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=job.survey, school=job.school,
+                         detail=f"{count} slips" + (f", grade {job.grade}" if job.grade is not None else "")
+                                + " (prepared by Celery)")
+    except Exception as error:
+        SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.FAILED, error=str(error)[:2000],
+                                                 finished_at=timezone.now())
+        raise
+    job.refresh_from_db()
+    return job
+
+
+def slips_jobs(*, scope):
+    """The slips jobs a staff member asked for (only theirs)."""
+    return SlipsJob.objects.filter(requested_by_id=scope.user_id).select_related("survey", "school")
+
+
+def _people(scope, survey, school, grade):
+    people = scope.respondents(survey).filter(school=school, withdrawn_at=None)
+    return people if grade is None else people.filter(grade=grade)
+
+
+def respondent_slip_print(*, scope, survey, respondent_id, login_url, stream):
+    """Write the slip of one person ``scope`` may print (a replacement for a lost one, after a reissue) to
+    ``stream`` as a one-page PDF and audit it. Raise Respondent.DoesNotExist for anyone outside ``scope``,
+    withdrawn, or without a school."""
+    scope.require("can_manage_people")
+    person = (scope.respondents(survey).filter(withdrawn_at=None, school__isnull=False).select_related("school")
+              .get(pk=respondent_id))
+    slip = Slip(code=person.access_code, external_id=person.external_id, display_name=person.display_name,
+                grade=person.grade, language=person.language, role=person.role)
+    slips_write_pdf(stream=stream, survey=survey, school=person.school, slips=[slip], login_url=login_url,
+                    cover_sheets=False)
+    audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=survey, school=person.school,
+                 detail=f"1 slip, respondent {person}")

@@ -1,0 +1,102 @@
+"""Code slips: every code of the school in the PDF, the QR address keeps the code in its fragment."""
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from pypdf import PdfReader
+
+from accounts.models import AuditEntry, StaffMember
+from accounts.scopes import COMMAND_LINE
+from respondents.tests.factories import make_respondents, make_school, make_staff, scope_of
+from rosters.services import respondent_withdraw
+from rosters.slips import slip_url, slips_for_school, slips_write_pdf
+from surveys.tests.factories import make_survey
+
+pytestmark = pytest.mark.django_db
+
+
+def pdf_text(data):
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+
+
+def test_the_slips_hold_every_code_of_the_school_and_no_other(tmp_path):
+    survey = make_survey()
+    lincoln, adams = make_school("LIN", "Lincoln"), make_school("ADA", "Adams", ("D2", "Two"))
+    sevens = make_respondents(survey, 9, school=lincoln, grade="7")
+    eights = make_respondents(survey, 3, school=lincoln, grade="8", language="es")
+    others = make_respondents(survey, 2, school=adams, grade="7")
+    respondent_withdraw(scope=COMMAND_LINE, respondent_ids=[sevens[0].pk], survey=survey)
+    out = io.BytesIO()
+    count = slips_write_pdf(stream=out, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                            slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
+    text = pdf_text(out.getvalue())
+    assert count == 11
+    assert all(p.formatted_access_code in text for p in sevens[1:] + eights)
+    assert sevens[0].formatted_access_code not in text  # withdrawn
+    assert not any(p.formatted_access_code in text for p in others)
+    assert "Grade 7: 8 slips" in text and "Grade 8: 3 slips" in text and "Su código de acceso" in text
+
+
+def test_the_qr_address_carries_the_code_in_the_fragment_only():
+    assert slip_url("https://survey.example.org/", "ABCDEFGHJK") == "https://survey.example.org/#code=ABCDE-FGHJK"
+
+
+def test_a_coordinator_prints_only_their_own_schools_and_an_analyst_none():
+    from django.core.exceptions import PermissionDenied
+
+    survey = make_survey()
+    lincoln, adams = make_school("LIN", "Lincoln"), make_school("ADA", "Adams", ("D2", "Two"))
+    make_respondents(survey, 2, school=adams)
+    coordinator = scope_of(make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln]))
+    assert list(slips_for_school(scope=coordinator, survey=survey, school=adams)) == []
+    with pytest.raises(PermissionDenied):
+        list(slips_for_school(scope=scope_of(make_staff(StaffMember.Role.ANALYST)), survey=survey, school=lincoln))
+
+
+def test_code_slips_writes_the_pdf_and_the_audit_entry(tmp_path):
+    survey = make_survey()
+    lincoln = make_school("LIN", "Lincoln")
+    people = make_respondents(survey, 3, school=lincoln, grade="7")
+    output = tmp_path / "slips.pdf"
+    out = io.StringIO()
+    call_command("code_slips", survey.slug, "--school", "LIN", "--output", str(output),
+                 "--url", "https://survey.example.org/", stdout=out)
+    assert "3 slips for Lincoln" in out.getvalue()
+    text = pdf_text(output.read_bytes())
+    assert all(p.formatted_access_code in text for p in people)
+    assert AuditEntry.objects.get(action="slips_printed").school_id == lincoln.pk
+    with pytest.raises(CommandError, match="No school 'NOPE'"):
+        call_command("code_slips", survey.slug, "--school", "NOPE", "--output", str(output), "--url", "x")
+
+
+def test_each_slip_carries_the_survey_title_in_its_respondent_s_language(lincoln):
+    from surveys.tests.factories import make_demo_survey
+
+    survey = make_demo_survey()
+    make_respondents(survey, 1, school=lincoln, grade="7", language="en")
+    make_respondents(survey, 1, school=lincoln, grade="7", language="es")
+    out = io.BytesIO()
+    slips_write_pdf(stream=out, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                    slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
+    cover, slips = (page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages)
+    assert "School Climate Survey (demo)" in cover  # the cover is for the teacher: the survey's first language
+    assert slips.count("School Climate Survey (demo)") == 1 and slips.count("Encuesta sobre el clima escolar") == 1
+    assert "Su código de acceso" in slips and "Your access code" in slips
+
+
+def test_people_without_a_grade_get_a_cover_named_for_their_role_not_a_blank_grade(lincoln):
+    survey = make_survey()
+    students = make_respondents(survey, 3, school=lincoln, grade="7", role="student")
+    teachers = make_respondents(survey, 2, school=lincoln, role="teacher")
+    parent = make_respondents(survey, 1, school=lincoln, role="parent")
+    out = io.BytesIO()
+    count = slips_write_pdf(stream=out, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                            slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
+    pages = [page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages]
+    assert count == 6 and len(pages) == 6  # a cover and a page of slips for each of three groups
+    assert "Parents: 1 slip\n" in pages[0] and "For whoever hands them out" in pages[0]
+    assert parent.formatted_access_code in pages[1]
+    assert "Teachers: 2 slips" in pages[2] and all(t.formatted_access_code in pages[3] for t in teachers)
+    assert "Grade 7: 3 slips" in pages[4] and "For the teacher" in pages[4]
+    assert all(s.formatted_access_code in pages[5] for s in students)
+    assert "Grade —" not in "".join(pages)
