@@ -57,7 +57,8 @@ install-dev: $(VENV)/.installed-dev node_modules/.installed
 messages: install
 	$(BIN)/python manage.py respondent_messages
 
-migrate: install
+# The debug toolbar is a development requirement: `DEBUG_TOOLBAR=1 make demo` installs requirements-dev.txt too.
+migrate: $(if $(DEBUG_TOOLBAR),install-dev,install)
 	$(BIN)/python manage.py migrate --noinput
 
 demo: migrate

@@ -58,3 +58,45 @@ def test_every_template_static_and_locale_folder_a_settings_module_names_exists(
         named = [folder for folder in named if NODE_MODULES not in folder.parents]
     missing = sorted(str(folder) for folder in named if not folder.is_dir())
     assert not missing, f"config/settings/{module}.py names folders that do not exist: {missing}"
+
+
+class TestDebugToolbar:
+    """django-debug-toolbar is a development tool: only the embedded default adds it, and only where installed."""
+
+    def test_the_embedded_default_leaves_the_toolbar_out_unless_asked(self, load_settings, monkeypatch):
+        monkeypatch.delenv("DEBUG_TOOLBAR", raising=False)
+        settings = load_settings("local")
+        assert "debug_toolbar" not in settings["INSTALLED_APPS"]
+        assert not any(name.startswith("debug_toolbar") for name in settings["MIDDLEWARE"])
+
+    def test_asked_for_and_installed_the_toolbar_is_on(self, load_settings, monkeypatch):
+        pytest.importorskip("debug_toolbar", reason="requirements-dev.txt is not installed")
+        monkeypatch.setenv("DEBUG_TOOLBAR", "1")
+        settings = load_settings("local")
+        assert "debug_toolbar" in settings["INSTALLED_APPS"]
+        assert settings["MIDDLEWARE"][0] == "debug_toolbar.middleware.DebugToolbarMiddleware"
+
+    def test_asked_for_where_only_requirements_txt_is_installed_the_app_runs_without_it(
+        self, load_settings, monkeypatch,
+    ):
+        monkeypatch.setenv("DEBUG_TOOLBAR", "1")
+        # As if the package were not installed: the import system finds nothing for this name.
+        monkeypatch.setitem(sys.modules, "debug_toolbar", None)
+        with pytest.warns(UserWarning, match="django-debug-toolbar is not installed"):
+            settings = load_settings("local")
+        assert "debug_toolbar" not in settings["INSTALLED_APPS"]
+        assert not any(name.startswith("debug_toolbar") for name in settings["MIDDLEWARE"])
+
+    @pytest.mark.parametrize("module", ["production", "stack_test"])
+    def test_production_settings_never_name_it(self, load_settings, monkeypatch, module):
+        assert "debug_toolbar" not in (ROOT / "config" / "settings" / f"{module}.py").read_text()
+        monkeypatch.setenv("DEBUG_TOOLBAR", "1")
+        assert "debug_toolbar" not in load_settings(module)["INSTALLED_APPS"]
+
+    def test_it_is_pinned_in_the_development_requirements_only(self):
+        def pins(name):
+            lines = (ROOT / name).read_text().splitlines()
+            return [line for line in lines if line.lower().startswith("django-debug-toolbar")]
+
+        assert pins("requirements.txt") == []
+        assert len(pins("requirements-dev.txt")) == 1 and "==" in pins("requirements-dev.txt")[0]
