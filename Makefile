@@ -57,7 +57,8 @@ install-dev: $(VENV)/.installed-dev node_modules/.installed
 messages: install
 	$(BIN)/python manage.py respondent_messages
 
-migrate: install
+# The debug toolbar is a development requirement: `DEBUG_TOOLBAR=1 make demo` installs requirements-dev.txt too.
+migrate: $(if $(DEBUG_TOOLBAR),install-dev,install)
 	$(BIN)/python manage.py migrate --noinput
 
 demo: migrate
@@ -67,19 +68,17 @@ demo: migrate
 	@echo
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-STACK_PACKAGES := postgresql-15 pgbouncer memcached redis-server nginx pgbadger
-
 test: test-local test-stack
 
 # CI sets CI=true: then a missing browser or service is an error, not a skipped test.
 test-local: install-dev
-	deploy/install-packages $(if $(CI),,--optional) chromium gettext
+	deploy/install-packages $(if $(CI),,--optional) tests
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 # The same suite plus the tests marked `stack`, against the live stack (started if needed).
 test-stack: install-dev
-	@if [ -z "$(CI)" ] && ! deploy/install-packages --check $(STACK_PACKAGES); then \
-	  echo "Skipping the run against the live stack: install $(STACK_PACKAGES) (or run as root)."; \
+	@if [ -z "$(CI)" ] && ! deploy/install-packages --check stack; then \
+	  echo "Skipping the run against the live stack: install $$(deploy/install-packages --list stack) (or run as root)."; \
 	else \
 	  deploy/stack up >/dev/null && \
 	  set -a && eval "$$(deploy/stack env)" && set +a && \

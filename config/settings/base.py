@@ -74,7 +74,8 @@ TEMPLATES = [
     # fragment) cost a TemplateDoesNotExist and a look in every app's jinja2/ folder each time (docs/performance.md).
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        # Every template lives in its app's templates/ folder (APP_DIRS).
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

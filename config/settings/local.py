@@ -1,5 +1,7 @@
 """The embedded default: SQLite, an in-process cache, database sessions. Needs no server."""
+import importlib.util
 import secrets
+import warnings
 
 from config.settings.base import *  # noqa: F401,F403
 from config.settings.base import BASE_DIR, BENCH_APPS, INSTALLED_APPS, MIDDLEWARE, env
@@ -23,8 +25,16 @@ INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
 
 # --- Development tools
-# django-debug-toolbar is off for the demo; `DEBUG_TOOLBAR=1 make demo` turns it on.
-if env.bool("DEBUG_TOOLBAR", default=False):
+# django-debug-toolbar is a development requirement (requirements-dev.txt), off for the demo:
+# `DEBUG_TOOLBAR=1 make demo` installs that file and turns it on. Where only requirements.txt is installed,
+# DEBUG_TOOLBAR leaves the toolbar out with a warning rather than stopping the app at startup.
+_debug_toolbar = env.bool("DEBUG_TOOLBAR", default=False)
+if _debug_toolbar and importlib.util.find_spec("debug_toolbar") is None:
+    warnings.warn(
+        "DEBUG_TOOLBAR is on but django-debug-toolbar is not installed (make install-dev): running without it",
+        stacklevel=1,
+    )
+elif _debug_toolbar:
     INSTALLED_APPS = [*INSTALLED_APPS, "debug_toolbar"]
     MIDDLEWARE = ["debug_toolbar.middleware.DebugToolbarMiddleware", *MIDDLEWARE]
     INTERNAL_IPS = ["127.0.0.1"]
