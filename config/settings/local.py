@@ -20,11 +20,12 @@ def checkout_secret_key(path):
 
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
-# The bench's tools (bench/): a developer's machine is where load tests are written and tried.
-INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
 SECRET_KEY = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
 
 # --- Development tools
+# The bench's tools (bench/): a developer's machine is where load tests are written and tried.
+INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
+
 # django-debug-toolbar is a development requirement (requirements-dev.txt), off for the demo:
 # `DEBUG_TOOLBAR=1 make demo` installs that file and turns it on. Where only requirements.txt is installed,
 # DEBUG_TOOLBAR leaves the toolbar out with a warning rather than stopping the app at startup.
