@@ -6,8 +6,8 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from surveys.caching import definitions_changed
 from surveys.documents import MAX_DOCUMENT_BYTES, DocumentError, parse_survey_document, survey_document_loads
+from surveys.invalidation import definitions_changed
 from surveys.models import Choice, Page, Question, Survey
 
 
