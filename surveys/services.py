@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import ProtectedError
 
+from surveys import xlsform
 from surveys.documents import MAX_DOCUMENT_BYTES, DocumentError, parse_survey_document, survey_document_loads
 from surveys.invalidation import definitions_changed
 from surveys.models import Choice, Page, Question, Survey
@@ -214,24 +215,22 @@ def _revise(survey, data, old, old_choices, new):
 def survey_document_read(*, source, filename: str, publish: bool = False) -> dict:
     """Return the survey document in ``source`` (a path or a binary file): our JSON (``.json``) or an XLSForm
     workbook (``.xlsx``, always a draft unless ``publish``); raise DocumentError listing every problem."""
-    from surveys.xlsform import XLSFORM_MAX_BYTES, xlsform_document
-
     suffix = Path(filename).suffix.lower()
     if suffix not in (".xlsx", ".json"):
         raise DocumentError([f"{filename}: a survey is a .json document or an .xlsx XLSForm"])
     # Either is read no further than one byte past what it may hold: a larger one is refused unread. (A
     # workbook's parts are compressed: one larger than its limit unpacked is larger than it packed too.)
-    size = XLSFORM_MAX_BYTES + 1 if suffix == ".xlsx" else MAX_DOCUMENT_BYTES + 1
+    size = xlsform.XLSFORM_MAX_BYTES + 1 if suffix == ".xlsx" else MAX_DOCUMENT_BYTES + 1
     if hasattr(source, "read"):
         raw = source.read(size)
     else:
         with open(source, "rb") as file:
             raw = file.read(size)
     if suffix == ".xlsx":
-        if len(raw) > XLSFORM_MAX_BYTES:
-            raise DocumentError([f"{filename}: a survey workbook is at most {XLSFORM_MAX_BYTES / 1e6:g} MB; "
+        if len(raw) > xlsform.XLSFORM_MAX_BYTES:
+            raise DocumentError([f"{filename}: a survey workbook is at most {xlsform.XLSFORM_MAX_BYTES / 1e6:g} MB; "
                                  "this one is larger"])
-        return xlsform_document(raw, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
+        return xlsform.xlsform_document(raw, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
     document = survey_document_loads(raw, filename=filename)
     if publish and isinstance(document, dict):
         document["status"] = Survey.Status.OPEN

@@ -33,6 +33,7 @@ way, through the rows each element came from.
 import functools
 import re
 from dataclasses import dataclass, field
+from xml.etree.ElementTree import ParseError
 
 from django.conf import settings
 
@@ -86,8 +87,7 @@ def xlsform_document(source, *, status=Survey.Status.DRAFT) -> dict:
 
     Raise XLSFormError listing every problem by sheet, row and column.
     """
-    from xml.etree.ElementTree import ParseError
-
+    # pyxform (openpyxl under it) takes half a second to import; only the survey office's uploads read workbooks.
     from pyxform.errors import PyXFormError
     from pyxform.xls2json_backends import xlsx_to_dict
 

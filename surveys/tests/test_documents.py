@@ -3,7 +3,7 @@ import pytest
 
 from surveys.documents import DocumentError, parse_survey_document
 from surveys.models import Choice, Page, Question, Survey
-from surveys.services import survey_create
+from surveys.services import survey_create, survey_publish
 from surveys.tests.factories import make_demo_survey, small_document
 
 pytestmark = pytest.mark.django_db
@@ -238,8 +238,6 @@ def test_publishing_refuses_a_survey_that_lacks_a_text_in_one_of_its_languages_a
 
 
 def test_a_draft_may_lack_translations_and_is_published_once_it_has_them():
-    from surveys.services import survey_publish
-
     document = two_languages(status="draft")
     document["title"] = "Small survey"
     survey = survey_create(document=document)

@@ -1,5 +1,6 @@
 """XLSForm import: workbooks built here with openpyxl, read through pyxform's reader, taken as a respondent would."""
 import html
+import zipfile
 
 import openpyxl
 import pytest
@@ -10,6 +11,7 @@ from respondents.tests.factories import login, make_respondents, save_page
 from surveys.documents import DocumentError
 from surveys.models import Page, Question, Survey
 from surveys.services import survey_import, survey_publish
+from surveys.tests.factories import DEMO_DOCUMENT
 from surveys.xlsform import XPathError, xpath_rule
 
 pytestmark = pytest.mark.django_db
@@ -253,8 +255,6 @@ def test_a_file_that_is_not_a_workbook_is_refused(tmp_path):
 
 def with_parts(path, parts):
     """The workbook at ``path`` with ``parts`` replaced or added ({name: function of the part's text or None})."""
-    import zipfile
-
     with zipfile.ZipFile(path) as original:
         kept = {info.filename: original.read(info).decode() for info in original.infolist()}
     for name, change in parts.items():
@@ -289,8 +289,6 @@ def test_a_workbook_past_the_limits_or_damaged_is_refused_before_pyxform_reads_i
 
 
 def test_the_command_imports_a_workbook_or_a_json_document_and_prints_every_problem(tmp_path, capsys):
-    from surveys.tests.factories import DEMO_DOCUMENT
-
     path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
     call_command("import_survey", str(path), "--dry-run")
     assert "'climate_xls', 60 pages" in capsys.readouterr().out and not Survey.objects.exists()
