@@ -50,23 +50,21 @@ most ``MAX_PAGES`` pages, ``MAX_QUESTIONS`` questions (grid rows counted),
 ``MAX_CHOICES`` choices in a list and ``MAX_CHOICE_ROWS`` choices stored
 (a list's once for each question that uses it). A number a document sets
 (``min``, ``max``, ``max_length``) must fit its column on PostgreSQL, which
-SQLite, holding 64 bits in any integer column, would not refuse.
+SQLite, holding 64 bits in any integer column, would not refuse. The slug,
+codes, choice values, titles and labels keep their model fields' validators
+and ``max_length`` (read from the fields, so the two never disagree).
 """
 import json
-import re
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db.backends.base.operations import BaseDatabaseOperations
 
-from surveys.models import Question, Survey, language_validator
+from surveys.models import Choice, Page, Question, Survey, language_validator
 from surveys.rules import RuleError, RuleQuestion, rule_parse, rule_to_json
 from surveys.variable_names import variable_name_problems
 
-_CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-_VALUE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,50}$")
 _KINDS = set(Question.Kind.values)
 _TEXT_KINDS = {Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT}
 _CHOICE_KINDS = set(Question.CHOICE_KINDS)
@@ -82,6 +80,8 @@ MAX_QUESTIONS = 2_000
 MAX_CHOICES = 500
 MAX_CHOICE_ROWS = 20_000
 MAX_PROBLEMS = 200
+# Question.constraint_message and required_message are TextFields: this bound is the document's own.
+MAX_MESSAGE_LENGTH = 500
 
 
 def column_range(model, name):
@@ -92,8 +92,25 @@ def column_range(model, name):
     return BaseDatabaseOperations.integer_field_ranges[model._meta.get_field(name).get_internal_type()]
 
 
+def _field_accepts(model, name, value):
+    """Return whether ``value`` passes every validator of the field ``model.name``, its max_length's among them."""
+    try:
+        for validator in model._meta.get_field(name).validators:
+            validator(value)
+    except ValidationError:
+        return False
+    return True
+
+
 _NUMBER_RANGE = column_range(Question, "min_value")  # max_value's too
 _MAX_LENGTH_LIMIT = column_range(Question, "max_length")[1]
+# The lengths the columns hold: a text is refused with its path here rather than by the database.
+_SLUG_LENGTH = Survey._meta.get_field("slug").max_length
+_TITLE_LENGTH = Survey._meta.get_field("title").max_length
+_PAGE_TITLE_LENGTH = Page._meta.get_field("title").max_length
+_CODE_LENGTH = Question._meta.get_field("code").max_length
+_VALUE_LENGTH = Choice._meta.get_field("value").max_length
+_LABEL_LENGTH = Choice._meta.get_field("label").max_length
 
 
 class DocumentError(ValueError):
@@ -199,13 +216,14 @@ def parse_survey_document(data):
     check.languages = tuple(dict.fromkeys(languages))
     slug = check.text(data, "slug", "survey", required=True)
     if slug:
-        check.need(_SLUG.match(slug), "survey.slug", "holds only letters, digits, '-' and '_' (at most 50)")
+        check.need(_field_accepts(Survey, "slug", slug), "survey.slug",
+                   f"holds only letters, digits, '-' and '_' (at most {_SLUG_LENGTH})")
     status = data.get("status", Survey.Status.DRAFT)
     check.need(status in Survey.Status.values, "survey.status", f"must be one of {', '.join(Survey.Status.values)}")
     translations = {}
     survey = {
         "slug": slug,
-        "title": check.text(data, "title", "survey", required=True, max_length=200, into=translations),
+        "title": check.text(data, "title", "survey", required=True, max_length=_TITLE_LENGTH, into=translations),
         "intro": check.text(data, "intro", "survey", into=translations),
         "thank_you": check.text(data, "thank_you", "survey", into=translations),
         "status": status,
@@ -230,7 +248,7 @@ def parse_survey_document(data):
             continue
         translations = {}
         page = {
-            "title": check.text(raw_page, "title", path, max_length=200, into=translations),
+            "title": check.text(raw_page, "title", path, max_length=_PAGE_TITLE_LENGTH, into=translations),
             "intro": check.text(raw_page, "intro", path, into=translations),
             "show_if": raw_page.get("show_if"),
             "translations": translations,
@@ -322,12 +340,12 @@ def _parse_choices(check, choices, path):
             continue
         value = choice.get("value")
         value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-        if check.need(isinstance(value, str) and _VALUE.match(value), f"{here}.value",
-                      "holds only letters, digits, '_', '.' and '-' (at most 64)"):
+        if check.need(isinstance(value, str) and _field_accepts(Choice, "value", value), f"{here}.value",
+                      f"holds only letters, digits, '_', '.' and '-' (at most {_VALUE_LENGTH})"):
             check.need(value not in seen, f"{here}.value", f"'{value}' appears twice")
             seen.add(value)
         translations = {}
-        label = check.text(choice, "label", here, required=True, max_length=300, into=translations)
+        label = check.text(choice, "label", here, required=True, max_length=_LABEL_LENGTH, into=translations)
         parsed.append({"value": value, "label": label, "translations": translations})
     return parsed
 
@@ -336,8 +354,8 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
     if not check.need(isinstance(raw, dict), path, "must be an object"):
         return None
     code = raw.get("code")
-    if check.need(isinstance(code, str) and _CODE.match(code), f"{path}.code",
-                  "starts with a letter and holds only letters, digits and '_' (at most 64)"):
+    if check.need(isinstance(code, str) and _field_accepts(Question, "code", code), f"{path}.code",
+                  f"starts with a letter and holds only letters, digits and '_' (at most {_CODE_LENGTH})"):
         check.need(code not in codes, f"{path}.code", f"'{code}' is already used at {codes.get(code)}")
         check.problems.extend(f"{path}.code: {problem}" for problem in variable_name_problems(code, taken=codes))
         codes.setdefault(code, path)
@@ -359,8 +377,10 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
         "max_length": None,
         "show_if": raw.get("show_if"),
         "constraint": raw.get("constraint"),
-        "constraint_message": check.text(raw, "constraint_message", path, max_length=500, into=translations),
-        "required_message": check.text(raw, "required_message", path, max_length=500, into=translations),
+        "constraint_message": check.text(raw, "constraint_message", path, max_length=MAX_MESSAGE_LENGTH,
+                                         into=translations),
+        "required_message": check.text(raw, "required_message", path, max_length=MAX_MESSAGE_LENGTH,
+                                       into=translations),
         "translations": translations,
         "choices": [],
         "rows": [],
