@@ -13,6 +13,8 @@ The shape (see ``surveys/demo/school_climate.json`` for a whole one)::
 
 ``choices`` is either the name of a list in ``choice_lists`` or a list inline.
 A grid's ``required`` applies to each of its rows unless a row says otherwise.
+``SurveyDocument`` and the TypedDicts it is made of describe the shape;
+``CheckedSurvey`` is what ``parse_survey_document`` makes of a document.
 
 Skip logic and validation (rules of ``surveys/rules.py``)::
 
@@ -55,15 +57,129 @@ codes, choice values, titles and labels keep their model fields' validators
 and ``max_length`` (read from the fields, so the two never disagree).
 """
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Required, TypedDict
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
 from surveys.models import Choice, Page, Question, Survey, language_validator
-from surveys.rules import RuleError, RuleQuestion, rule_parse, rule_to_json
+from surveys.rules import RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json
 from surveys.variable_names import variable_name_problems
+
+# A survey document as written (JSON): what ``parse_survey_document`` checks. Every key may be missing or of
+# another type in a file someone uploads; these say what a valid one holds.
+
+# A text a respondent reads: in the survey's one language, or {language: text} for each of its languages.
+DocumentText = str | dict[str, str]
+
+
+class ChoiceDocument(TypedDict, total=False):
+    value: Required[str | int]  # a whole number is taken as its text
+    label: Required[DocumentText]
+
+
+class RowDocument(TypedDict, total=False):
+    """A grid's row: a single choice question with its grid's choices."""
+
+    code: Required[str]
+    prompt: Required[DocumentText]
+    help_text: DocumentText
+    required: bool  # default: the grid's
+    show_if: RuleJSON | None
+    constraint: RuleJSON | None
+    constraint_message: DocumentText
+    required_message: DocumentText  # default: the grid's
+
+
+class QuestionDocument(TypedDict, total=False):
+    code: Required[str]
+    kind: Required[str]  # a Question.Kind
+    prompt: Required[DocumentText]
+    help_text: DocumentText
+    required: bool
+    choices: str | list[ChoiceDocument]  # a choice question's: the name of a list in choice_lists, or a list
+    rows: list[RowDocument]  # a grid's
+    min: int  # a number question's
+    max: int
+    max_length: int  # a text question's
+    show_if: RuleJSON | None
+    constraint: RuleJSON | None
+    constraint_message: DocumentText
+    required_message: DocumentText
+
+
+class PageDocument(TypedDict, total=False):
+    title: DocumentText
+    intro: DocumentText
+    show_if: RuleJSON | None
+    questions: Required[list[QuestionDocument]]
+
+
+class SurveyDocument(TypedDict, total=False):
+    slug: Required[str]
+    title: Required[DocumentText]
+    intro: DocumentText
+    thank_you: DocumentText
+    status: str  # a Survey.Status; default draft
+    languages: list[str]  # default: the site's LANGUAGE_CODE
+    choice_lists: dict[str, list[ChoiceDocument]]
+    pages: Required[list[PageDocument]]
+
+
+# A checked document, as ``parse_survey_document`` returns it: every key present, texts in the first language
+# with the others in ``translations`` ({language: {key: text}}), rules canonical, min/max as min_value/max_value.
+
+Translations = dict[str, dict[str, str]]
+
+
+class CheckedChoice(TypedDict):
+    value: str
+    label: str
+    translations: Translations
+
+
+class CheckedQuestion(TypedDict):
+    """A question or a grid's row (whose ``choices`` are its grid's and ``rows`` empty)."""
+
+    code: str
+    kind: str
+    prompt: str
+    help_text: str
+    required: bool
+    min_value: int | None
+    max_value: int | None
+    max_length: int | None
+    show_if: RuleJSON | None
+    constraint: RuleJSON | None
+    constraint_message: str
+    required_message: str
+    translations: Translations
+    choices: list[CheckedChoice]
+    rows: list["CheckedQuestion"]
+
+
+class CheckedPage(TypedDict):
+    title: str
+    intro: str
+    show_if: RuleJSON | None
+    translations: Translations
+    questions: list[CheckedQuestion]
+
+
+class CheckedSurvey(TypedDict):
+    slug: str
+    title: str
+    intro: str
+    thank_you: str
+    status: str
+    languages: list[str]
+    translations: Translations
+    pages: list[CheckedPage]
+
 
 _KINDS = set(Question.Kind.values)
 _TEXT_KINDS = {Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT}
@@ -84,7 +200,7 @@ MAX_PROBLEMS = 200
 MAX_MESSAGE_LENGTH = 500
 
 
-def column_range(model, name):
+def column_range(model: type[models.Model], name: str) -> tuple[int, int]:
     """Return the smallest and largest number the integer column ``model.name`` holds on PostgreSQL.
 
     Django's base ranges are PostgreSQL's (its backend keeps them); SQLite's connection would say 64 bits.
@@ -116,7 +232,7 @@ _LABEL_LENGTH = Choice._meta.get_field("label").max_length
 class DocumentError(ValueError):
     """A survey document that cannot be turned into a survey; ``problems`` lists why."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: Iterable[str]) -> None:
         self.problems = list(problems)
         super().__init__("; ".join(self.problems))
 
@@ -199,8 +315,12 @@ def survey_document_loads(raw: bytes, *, filename: str) -> object:
         raise DocumentError([f"{filename}: not a JSON document ({error})"]) from error
 
 
-def parse_survey_document(data):
-    """Check ``data`` and return it normalised; raise DocumentError listing every problem."""
+def parse_survey_document(data: SurveyDocument) -> CheckedSurvey:
+    """Check ``data`` and return it normalised; raise DocumentError listing every problem.
+
+    ``data`` is untrusted (a file's JSON, or what an XLSForm made of a workbook): anything that is not a survey
+    document, a list or a number where an object should be included, is a problem, never an exception.
+    """
     if not isinstance(data, dict):
         raise DocumentError(["document: must be an object"])
     check = _Checker(problems=[])
@@ -220,8 +340,8 @@ def parse_survey_document(data):
                    f"holds only letters, digits, '-' and '_' (at most {_SLUG_LENGTH})")
     status = data.get("status", Survey.Status.DRAFT)
     check.need(status in Survey.Status.values, "survey.status", f"must be one of {', '.join(Survey.Status.values)}")
-    translations = {}
-    survey = {
+    translations: Translations = {}
+    survey: CheckedSurvey = {
         "slug": slug,
         "title": check.text(data, "title", "survey", required=True, max_length=_TITLE_LENGTH, into=translations),
         "intro": check.text(data, "intro", "survey", into=translations),
@@ -247,7 +367,7 @@ def parse_survey_document(data):
         if not check.need(isinstance(raw_page, dict), path, "must be an object"):
             continue
         translations = {}
-        page = {
+        page: CheckedPage = {
             "title": check.text(raw_page, "title", path, max_length=_PAGE_TITLE_LENGTH, into=translations),
             "intro": check.text(raw_page, "intro", path, into=translations),
             "show_if": raw_page.get("show_if"),

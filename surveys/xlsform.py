@@ -32,14 +32,16 @@ rule reading a later question, a duplicate choice value) are named the same
 way, through the rows each element came from.
 """
 import functools
+import os
 import re
 from dataclasses import dataclass, field
+from typing import IO
 from xml.etree.ElementTree import ParseError
 
 from django.conf import settings
 
 from config.workbooks import WorkbookError, workbook_check
-from surveys.documents import DocumentError, parse_survey_document
+from surveys.documents import DocumentError, SurveyDocument, parse_survey_document
 from surveys.models import Question, Survey
 from surveys.xpath import XPathError, xpath_rule
 
@@ -83,7 +85,8 @@ XLSFORM_MAX_ELEMENTS = 1_000_000
 XLSFORM_STYLES_MAX_ELEMENTS = 20_000
 
 
-def xlsform_document(source, *, status=Survey.Status.DRAFT) -> dict:
+def xlsform_document(source: str | os.PathLike[str] | bytes | IO[bytes], *,
+                     status: str = Survey.Status.DRAFT) -> SurveyDocument:
     """Return the survey document of the XLSForm workbook ``source`` (a path, a binary file or bytes), checked whole.
 
     Raise XLSFormError listing every problem by sheet, row and column.
@@ -111,7 +114,7 @@ def xlsform_document(source, *, status=Survey.Status.DRAFT) -> dict:
                       for sheet in (SURVEY, CHOICES, SETTINGS)}
     settings_row = (book[SETTINGS] or [{}])[0]
     reader.languages = _languages(reader, settings_row)
-    document = {
+    document: SurveyDocument = {
         "slug": settings_row.get("form_id", ""),
         "title": _texts(reader, SETTINGS, settings_row, "form_title"),
         "status": status,

@@ -15,7 +15,7 @@ as a rule's do.
 import re
 from dataclasses import dataclass
 
-from surveys.rules import MAX_DEPTH, MAX_DIGITS
+from surveys.rules import MAX_DEPTH, MAX_DIGITS, RuleJSON
 
 
 class XPathError(ValueError):
@@ -35,7 +35,7 @@ _OPS = {"=": "equals", "!=": "not_equals", ">": "gt", ">=": "ge", "<": "lt", "<=
 _FLIPPED = {"equals": "equals", "not_equals": "not_equals", "gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
 
 
-def xpath_rule(expression, *, own=False):
+def xpath_rule(expression: str, *, own: bool = False) -> RuleJSON:
     """Return the rule (``surveys/rules.py``, JSON data) an XLSForm ``relevant`` or ``constraint`` writes.
 
     ``own``: a constraint, where ``.`` is the question's own value. Raise
