@@ -3,7 +3,7 @@
 - XLSX is recognised by its first bytes (a ZIP). Its first sheet is read as
   it streams, only the header's columns, with values as openpyxl's read-only
   mode gives them (numbers, dates, formulas as formulas), within the limits
-  ``XLSX_*``: the ZIP and the XML are checked by ``config.workbooks`` before
+  ``XLSX_*``: the ZIP and the XML are checked by ``fileformats.workbooks`` before
   anything is parsed. openpyxl itself holds every shared text as a Python
   object and pads every row to the width the sheet declares, so a 100 KB
   upload could take hundreds of MB or minutes; here the shared texts are held
@@ -57,7 +57,7 @@ XLSX_SHEETS_LOOKED_AT = 1_000
 XLSX_MAX_ROWS = 1_048_576  # the last row of a sheet in Excel
 XLSX_MAX_COLUMNS = 16_384  # column XFD, the last in Excel
 XLSX_ADVICE = "Save the sheet as CSV, or delete the columns and rows the import does not use."
-# Tags as config.workbooks gives them ("namespace local"), and content types: those openpyxl reads.
+# Tags as fileformats.workbooks gives them ("namespace local"), and content types: those openpyxl reads.
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main "
 _CONTENT_TYPES = "http://schemas.openxmlformats.org/package/2006/content-types "
 _PACKAGE_RELATIONSHIPS = "http://schemas.openxmlformats.org/package/2006/relationships "
@@ -487,7 +487,7 @@ def _xlsx_int(text, what):
 
 
 class _XlsxSheet:
-    """The first sheet's rows, from expat's events (config.workbooks.xml_parse); values as openpyxl reads them
+    """The first sheet's rows, from expat's events (fileformats.workbooks.xml_parse); values as openpyxl reads them
     (read-only, formulas as formulas)."""
 
     def __init__(self, *, strings, styles, date1904):

@@ -101,7 +101,8 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
                 return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required,
                                access_code=access_code, route=route)
             Answer.objects.bulk_create(
-                [Answer(respondent_id=respondent_id, question=q, value=v, saved_at=now) for q, v in values.items()],
+                [Answer(respondent_id=respondent_id, question_id=q.pk, value=v, saved_at=now)
+                 for q, v in values.items()],
                 update_conflicts=True,
                 unique_fields=["respondent", "question"],
                 update_fields=["value", "saved_at"],

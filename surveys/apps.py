@@ -7,7 +7,8 @@ class SurveysConfig(AppConfig):
     verbose_name = "Survey definitions"
 
     def ready(self):
-        from surveys.caching import definition_saved_or_deleted
+        # Imported here, as Django advises: apps.py is read while the app registry fills, before models may be.
+        from surveys.invalidation import definition_saved_or_deleted
 
         for model in ("Survey", "Page", "Question", "Choice"):
             sender = self.get_model(model)

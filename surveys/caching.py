@@ -9,8 +9,9 @@ module does about them:
   pass ``chunk_size``. ``DefinitionQuerySet.iterator`` accepts and ignores it.
 * ``QuerySet.update()`` and ``bulk_create()`` send no signals, so they never
   invalidate. Code that writes definition rows that way calls
-  ``definitions_changed()`` with them (``surveys.services.survey_create`` does);
-  ``save()`` and ``delete()`` reach it through the signal receiver here.
+  ``definitions_changed()`` (``surveys/invalidation.py``) with them
+  (``surveys.services.survey_create`` does); ``save()`` and ``delete()`` reach
+  it through the signal receiver there.
 * A new row invalidates only through its FK parents; settings turn on
   ``CACHE_INVALIDATE_ON_CREATE = "whole-model"`` so cached lists see it.
 * It invalidates in post_save, before the transaction commits, and knows
@@ -33,22 +34,17 @@ The memo is valid while one shared key, the definitions version, is
 unchanged; ``definitions_changed`` sets a new version whenever it invalidates.
 Each process reads the version at most every ``RECHECK_SECONDS``.
 """
-import logging
 import threading
 import time
 import uuid
 
 from caching.base import CachingManager, CachingMixin, CachingQuerySet
 from django.apps import apps
-from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 
-from config.db_router import master_wal_position, replica_aliases, replicas_caught_up
+from config.db_router import replicas_caught_up
 
-__all__ = ["CachingMixin", "DefinitionManager", "definitions_changed", "invalidate_definitions"]
-
-log = logging.getLogger(__name__)
+__all__ = ["CachingMixin", "DefinitionManager", "forget_definitions", "invalidate_definitions"]
 
 
 class DefinitionQuerySet(CachingQuerySet):
@@ -67,7 +63,7 @@ def invalidate_definitions(objects):
 
     Each model's whole-model flush list is cleared too, so cached lists that
     new rows belong in are dropped as well. This is one step of
-    ``definitions_changed``, which is what code that changes definitions calls.
+    ``surveys.invalidation.definitions_changed``, which is what code that changes definitions calls.
     """
     by_model = {}
     for obj in objects:
@@ -127,38 +123,10 @@ def new_definitions_version():
     definition_memo.expire()
 
 
-def _forget(objects):
+def forget_definitions(objects):
     """Drop ``objects`` from cache-machine, then from every process's memo."""
     invalidate_definitions(objects)
     new_definitions_version()
-
-
-def definitions_changed(objects):
-    """Invalidate ``objects``' cached queries now, when the change commits, and once every replica has it."""
-    objects = list(objects)
-    new_definitions_version()
-
-    def after_commit():
-        _forget(objects)
-        if not replica_aliases():
-            return
-        position = master_wal_position()
-        if replicas_caught_up(position, timeout=settings.DEFINITION_REPLICA_WAIT_SECONDS):
-            _forget(objects)
-            return
-        from surveys.tasks import definitions_invalidate_when_replicated
-
-        try:
-            definitions_invalidate_when_replicated.delay(position, [definition_ref(o) for o in objects])
-        except Exception:  # the broker is down: the change is already invalidated once
-            log.exception("could not queue the invalidation of changed definitions after replication")
-
-    transaction.on_commit(after_commit)
-
-
-def definition_saved_or_deleted(sender, instance, **kwargs):
-    """post_save/post_delete receiver of the definition models (module-level: signals hold receivers weakly)."""
-    definitions_changed([instance])
 
 
 def definition_ref(obj):
@@ -175,7 +143,7 @@ def objects_from_refs(refs):
 def invalidate_when_replicated(*, position, refs, timeout):
     """Wait for every replica to replay ``position``, then invalidate ``refs``; return whether they did."""
     caught_up = replicas_caught_up(position, timeout=timeout)
-    _forget(objects_from_refs(refs))
+    forget_definitions(objects_from_refs(refs))
     return caught_up
 
 

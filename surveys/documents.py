@@ -13,6 +13,8 @@ The shape (see ``surveys/demo/school_climate.json`` for a whole one)::
 
 ``choices`` is either the name of a list in ``choice_lists`` or a list inline.
 A grid's ``required`` applies to each of its rows unless a row says otherwise.
+``SurveyDocument`` and the TypedDicts it is made of describe the shape;
+``CheckedSurvey`` is what ``parse_survey_document`` makes of a document.
 
 Skip logic and validation (rules of ``surveys/rules.py``)::
 
@@ -50,23 +52,135 @@ most ``MAX_PAGES`` pages, ``MAX_QUESTIONS`` questions (grid rows counted),
 ``MAX_CHOICES`` choices in a list and ``MAX_CHOICE_ROWS`` choices stored
 (a list's once for each question that uses it). A number a document sets
 (``min``, ``max``, ``max_length``) must fit its column on PostgreSQL, which
-SQLite, holding 64 bits in any integer column, would not refuse.
+SQLite, holding 64 bits in any integer column, would not refuse. The slug,
+codes, choice values, titles and labels keep their model fields' validators
+and ``max_length`` (read from the fields, so the two never disagree).
 """
 import json
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Required, TypedDict
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
-from surveys.models import Question, Survey, language_validator
-from surveys.rules import RuleError, RuleQuestion, rule_parse, rule_to_json
+from surveys.models import Choice, Page, Question, Survey, language_validator
+from surveys.rules import RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json
 from surveys.variable_names import variable_name_problems
 
-_CODE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-_VALUE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,50}$")
+# A survey document as written (JSON): what ``parse_survey_document`` checks. Every key may be missing or of
+# another type in a file someone uploads; these say what a valid one holds.
+
+# A text a respondent reads: in the survey's one language, or {language: text} for each of its languages.
+DocumentText = str | dict[str, str]
+
+
+class ChoiceDocument(TypedDict, total=False):
+    value: Required[str | int]  # a whole number is taken as its text
+    label: Required[DocumentText]
+
+
+class RowDocument(TypedDict, total=False):
+    """A grid's row: a single choice question with its grid's choices."""
+
+    code: Required[str]
+    prompt: Required[DocumentText]
+    help_text: DocumentText
+    required: bool  # default: the grid's
+    show_if: RuleJSON | None
+    constraint: RuleJSON | None
+    constraint_message: DocumentText
+    required_message: DocumentText  # default: the grid's
+
+
+class QuestionDocument(TypedDict, total=False):
+    code: Required[str]
+    kind: Required[str]  # a Question.Kind
+    prompt: Required[DocumentText]
+    help_text: DocumentText
+    required: bool
+    choices: str | list[ChoiceDocument]  # a choice question's: the name of a list in choice_lists, or a list
+    rows: list[RowDocument]  # a grid's
+    min: int  # a number question's
+    max: int
+    max_length: int  # a text question's
+    show_if: RuleJSON | None
+    constraint: RuleJSON | None
+    constraint_message: DocumentText
+    required_message: DocumentText
+
+
+class PageDocument(TypedDict, total=False):
+    title: DocumentText
+    intro: DocumentText
+    show_if: RuleJSON | None
+    questions: Required[list[QuestionDocument]]
+
+
+class SurveyDocument(TypedDict, total=False):
+    slug: Required[str]
+    title: Required[DocumentText]
+    intro: DocumentText
+    thank_you: DocumentText
+    status: str  # a Survey.Status; default draft
+    languages: list[str]  # default: the site's LANGUAGE_CODE
+    choice_lists: dict[str, list[ChoiceDocument]]
+    pages: Required[list[PageDocument]]
+
+
+# A checked document, as ``parse_survey_document`` returns it: every key present, texts in the first language
+# with the others in ``translations`` ({language: {key: text}}), rules canonical, min/max as min_value/max_value.
+
+Translations = dict[str, dict[str, str]]
+
+
+class CheckedChoice(TypedDict):
+    value: str
+    label: str
+    translations: Translations
+
+
+class CheckedQuestion(TypedDict):
+    """A question or a grid's row (whose ``choices`` are its grid's and ``rows`` empty)."""
+
+    code: str
+    kind: str
+    prompt: str
+    help_text: str
+    required: bool
+    min_value: int | None
+    max_value: int | None
+    max_length: int | None
+    show_if: RuleJSON | None
+    constraint: RuleJSON | None
+    constraint_message: str
+    required_message: str
+    translations: Translations
+    choices: list[CheckedChoice]
+    rows: list["CheckedQuestion"]
+
+
+class CheckedPage(TypedDict):
+    title: str
+    intro: str
+    show_if: RuleJSON | None
+    translations: Translations
+    questions: list[CheckedQuestion]
+
+
+class CheckedSurvey(TypedDict):
+    slug: str
+    title: str
+    intro: str
+    thank_you: str
+    status: str
+    languages: list[str]
+    translations: Translations
+    pages: list[CheckedPage]
+
+
 _KINDS = set(Question.Kind.values)
 _TEXT_KINDS = {Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT}
 _CHOICE_KINDS = set(Question.CHOICE_KINDS)
@@ -82,9 +196,11 @@ MAX_QUESTIONS = 2_000
 MAX_CHOICES = 500
 MAX_CHOICE_ROWS = 20_000
 MAX_PROBLEMS = 200
+# Question.constraint_message and required_message are TextFields: this bound is the document's own.
+MAX_MESSAGE_LENGTH = 500
 
 
-def column_range(model, name):
+def column_range(model: type[models.Model], name: str) -> tuple[int, int]:
     """Return the smallest and largest number the integer column ``model.name`` holds on PostgreSQL.
 
     Django's base ranges are PostgreSQL's (its backend keeps them); SQLite's connection would say 64 bits.
@@ -92,14 +208,31 @@ def column_range(model, name):
     return BaseDatabaseOperations.integer_field_ranges[model._meta.get_field(name).get_internal_type()]
 
 
+def _field_accepts(model, name, value):
+    """Return whether ``value`` passes every validator of the field ``model.name``, its max_length's among them."""
+    try:
+        for validator in model._meta.get_field(name).validators:
+            validator(value)
+    except ValidationError:
+        return False
+    return True
+
+
 _NUMBER_RANGE = column_range(Question, "min_value")  # max_value's too
 _MAX_LENGTH_LIMIT = column_range(Question, "max_length")[1]
+# The lengths the columns hold: a text is refused with its path here rather than by the database.
+_SLUG_LENGTH = Survey._meta.get_field("slug").max_length
+_TITLE_LENGTH = Survey._meta.get_field("title").max_length
+_PAGE_TITLE_LENGTH = Page._meta.get_field("title").max_length
+_CODE_LENGTH = Question._meta.get_field("code").max_length
+_VALUE_LENGTH = Choice._meta.get_field("value").max_length
+_LABEL_LENGTH = Choice._meta.get_field("label").max_length
 
 
 class DocumentError(ValueError):
     """A survey document that cannot be turned into a survey; ``problems`` lists why."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: Iterable[str]) -> None:
         self.problems = list(problems)
         super().__init__("; ".join(self.problems))
 
@@ -182,8 +315,12 @@ def survey_document_loads(raw: bytes, *, filename: str) -> object:
         raise DocumentError([f"{filename}: not a JSON document ({error})"]) from error
 
 
-def parse_survey_document(data):
-    """Check ``data`` and return it normalised; raise DocumentError listing every problem."""
+def parse_survey_document(data: SurveyDocument) -> CheckedSurvey:
+    """Check ``data`` and return it normalised; raise DocumentError listing every problem.
+
+    ``data`` is untrusted (a file's JSON, or what an XLSForm made of a workbook): anything that is not a survey
+    document, a list or a number where an object should be included, is a problem, never an exception.
+    """
     if not isinstance(data, dict):
         raise DocumentError(["document: must be an object"])
     check = _Checker(problems=[])
@@ -199,13 +336,14 @@ def parse_survey_document(data):
     check.languages = tuple(dict.fromkeys(languages))
     slug = check.text(data, "slug", "survey", required=True)
     if slug:
-        check.need(_SLUG.match(slug), "survey.slug", "holds only letters, digits, '-' and '_' (at most 50)")
+        check.need(_field_accepts(Survey, "slug", slug), "survey.slug",
+                   f"holds only letters, digits, '-' and '_' (at most {_SLUG_LENGTH})")
     status = data.get("status", Survey.Status.DRAFT)
     check.need(status in Survey.Status.values, "survey.status", f"must be one of {', '.join(Survey.Status.values)}")
-    translations = {}
-    survey = {
+    translations: Translations = {}
+    survey: CheckedSurvey = {
         "slug": slug,
-        "title": check.text(data, "title", "survey", required=True, max_length=200, into=translations),
+        "title": check.text(data, "title", "survey", required=True, max_length=_TITLE_LENGTH, into=translations),
         "intro": check.text(data, "intro", "survey", into=translations),
         "thank_you": check.text(data, "thank_you", "survey", into=translations),
         "status": status,
@@ -229,8 +367,8 @@ def parse_survey_document(data):
         if not check.need(isinstance(raw_page, dict), path, "must be an object"):
             continue
         translations = {}
-        page = {
-            "title": check.text(raw_page, "title", path, max_length=200, into=translations),
+        page: CheckedPage = {
+            "title": check.text(raw_page, "title", path, max_length=_PAGE_TITLE_LENGTH, into=translations),
             "intro": check.text(raw_page, "intro", path, into=translations),
             "show_if": raw_page.get("show_if"),
             "translations": translations,
@@ -322,12 +460,12 @@ def _parse_choices(check, choices, path):
             continue
         value = choice.get("value")
         value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-        if check.need(isinstance(value, str) and _VALUE.match(value), f"{here}.value",
-                      "holds only letters, digits, '_', '.' and '-' (at most 64)"):
+        if check.need(isinstance(value, str) and _field_accepts(Choice, "value", value), f"{here}.value",
+                      f"holds only letters, digits, '_', '.' and '-' (at most {_VALUE_LENGTH})"):
             check.need(value not in seen, f"{here}.value", f"'{value}' appears twice")
             seen.add(value)
         translations = {}
-        label = check.text(choice, "label", here, required=True, max_length=300, into=translations)
+        label = check.text(choice, "label", here, required=True, max_length=_LABEL_LENGTH, into=translations)
         parsed.append({"value": value, "label": label, "translations": translations})
     return parsed
 
@@ -336,8 +474,8 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
     if not check.need(isinstance(raw, dict), path, "must be an object"):
         return None
     code = raw.get("code")
-    if check.need(isinstance(code, str) and _CODE.match(code), f"{path}.code",
-                  "starts with a letter and holds only letters, digits and '_' (at most 64)"):
+    if check.need(isinstance(code, str) and _field_accepts(Question, "code", code), f"{path}.code",
+                  f"starts with a letter and holds only letters, digits and '_' (at most {_CODE_LENGTH})"):
         check.need(code not in codes, f"{path}.code", f"'{code}' is already used at {codes.get(code)}")
         check.problems.extend(f"{path}.code: {problem}" for problem in variable_name_problems(code, taken=codes))
         codes.setdefault(code, path)
@@ -359,8 +497,10 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
         "max_length": None,
         "show_if": raw.get("show_if"),
         "constraint": raw.get("constraint"),
-        "constraint_message": check.text(raw, "constraint_message", path, max_length=500, into=translations),
-        "required_message": check.text(raw, "required_message", path, max_length=500, into=translations),
+        "constraint_message": check.text(raw, "constraint_message", path, max_length=MAX_MESSAGE_LENGTH,
+                                         into=translations),
+        "required_message": check.text(raw, "required_message", path, max_length=MAX_MESSAGE_LENGTH,
+                                       into=translations),
         "translations": translations,
         "choices": [],
         "rows": [],

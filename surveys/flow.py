@@ -17,11 +17,14 @@ that decide whether those are asked. A request reads those answers (and no
 others) from the database, in a query it makes anyway where it can.
 """
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from surveys.rules import AllOf, Rule, RuleQuestion, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json
+from surveys.models import Choice, Page, Question
+from surveys.rules import (
+    AllOf, Rule, RuleJSON, RuleQuestion, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json,
+)
 
 
 @dataclass(frozen=True)
@@ -39,19 +42,19 @@ class FlowQuestion:
     reads_own_page: bool = False
 
     @property
-    def rule(self):
+    def rule(self) -> Rule | None:
         """Its rules as one rule; None when it is always asked (on a page that applies)."""
         if not self.rules:
             return None
         return self.rules[0] if len(self.rules) == 1 else AllOf(rules=self.rules)
 
     @property
-    def show_if_json(self):
+    def show_if_json(self) -> RuleJSON | None:
         """Its rules as one canonical rule (JSON data), for survey.js; None when it is always asked."""
         return rule_to_json(self.rule) if self.rules else None
 
     @cached_property
-    def show_if_text(self):
+    def show_if_text(self) -> str:
         """``show_if_json`` as compact JSON text (the page's ``data-show-if``)."""
         return json.dumps(self.show_if_json, separators=(",", ":"), ensure_ascii=False) if self.rules else ""
 
@@ -64,43 +67,43 @@ class Route:
     pages: tuple[int, ...]
 
     @property
-    def shown_count(self):
+    def shown_count(self) -> int:
         return len(self.pages)
 
     @property
-    def shown_number(self):
+    def shown_number(self) -> int:
         """This page's place among the pages that apply (counted as if it applied, if it does not)."""
         return sum(1 for p in self.pages if p < self.number) + 1
 
     @property
-    def is_first(self):
+    def is_first(self) -> bool:
         return not self.pages or self.number <= self.pages[0]
 
     @property
-    def is_last(self):
+    def is_last(self) -> bool:
         return not self.pages or self.number >= self.pages[-1]
 
     @property
-    def progress(self):
+    def progress(self) -> int:
         """Percent of the pages that apply which come before this one."""
         return self.progress_at(self.number)
 
-    def progress_at(self, number):
+    def progress_at(self, number: int) -> int:
         if not self.pages:
             return 0
         return round(100 * sum(1 for p in self.pages if p < number) / len(self.pages))
 
     @property
-    def previous(self):
+    def previous(self) -> int:
         """The page Back leads to: the nearest earlier page that applies, else this one."""
         return max((p for p in self.pages if p < self.number), default=self.number)
 
     @property
-    def next(self):
+    def next(self) -> int:
         """The page Next leads to: the nearest later page that applies, else this one."""
         return min((p for p in self.pages if p > self.number), default=self.number)
 
-    def resolve(self, number):
+    def resolve(self, number: int) -> int:
         """Return the page to show for ``number``: it, or the first later page that applies, else the last one."""
         later = [p for p in self.pages if p >= number]
         if later:
@@ -141,17 +144,17 @@ class SurveyFlow:
     _described: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
-    def conditional(self):
+    def conditional(self) -> bool:
         """Whether anything ever hides: a page or a question has a show_if."""
         return bool(self.page_rules) or any(q.rules for q in self.questions.values())
 
-    def texts(self, language):
+    def texts(self, language: str | None) -> tuple[Mapping[str, str], Mapping[tuple[str, str], str]]:
         """Return ``(prompts, choice_labels)`` in ``language``, else in the survey's first language."""
         first = next(iter(self.prompts), None)
         language = language if language in self.prompts else first
         return self.prompts.get(language, {}), self.choice_labels.get(language, {})
 
-    def asks(self, code, answers):
+    def asks(self, code: str, answers: Mapping[str, str]) -> bool:
         """Return whether question ``code`` is asked, given ``answers`` as rules read them (``effective``)."""
         question = self.questions[code]
         page_rule = self.page_rules.get(question.page)
@@ -159,7 +162,8 @@ class SurveyFlow:
             return False
         return all(rule_evaluate(rule, answers) for rule in question.rules)
 
-    def effective(self, stored, *, page=0, codes=None):
+    def effective(self, stored: Mapping[str, str], *, page: int = 0,
+                  codes: Collection[str] | None = None) -> dict[str, str]:
         """Return ``stored`` answers (code to stored text) as rules read them: blank where not asked.
 
         Kept are the codes of ``reads`` (``page`` 0), or what page ``page``
@@ -175,7 +179,7 @@ class SurveyFlow:
             answers[code] = stored.get(code, "") if self.asks(code, answers) else ""
         return answers
 
-    def condition_words(self, code, language):
+    def condition_words(self, code: str, language: str | None) -> str:
         """Return question ``code``'s rule in plain words, in ``language`` (a clause to follow "if")."""
         key = (code, language)
         words = self._described.get(key)
@@ -185,14 +189,14 @@ class SurveyFlow:
                 self.questions[code].rule, prompts=prompts, choice_labels=choice_labels)
         return words
 
-    def pages(self, answers):
+    def pages(self, answers: Mapping[str, str]) -> tuple[int, ...]:
         """Return the numbers of the pages that apply, given ``answers`` as rules read them."""
         return tuple(
             number for number in range(1, self.page_count + 1)
             if number not in self.page_rules or rule_evaluate(self.page_rules[number], answers)
         )
 
-    def route(self, number, answers=None):
+    def route(self, number: int, answers: Mapping[str, str] | None = None) -> Route:
         """Return the Route of page ``number``; a survey without page rules needs no ``answers``."""
         if not self.page_rules:
             return Route(number=number, pages=tuple(range(1, self.page_count + 1)))
@@ -222,7 +226,8 @@ def _with_deciders(codes, questions, page_rules):
     return closed
 
 
-def flow_compile(*, page_count, pages, questions, choices, languages=()):
+def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[Question],
+                 choices: Mapping[int, Sequence[Choice]], languages: Sequence[str] = ()) -> SurveyFlow:
     """Return the SurveyFlow of a survey's definition rows.
 
     ``pages`` are the survey's Page rows, ``questions`` all its Question rows

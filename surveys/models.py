@@ -42,6 +42,16 @@ choice_value_validator = RegexValidator(
 )
 
 
+def translated_text(row, field, language=None):
+    """Return ``row``'s text of ``field`` in ``language`` (default: the active one), else in the first language.
+
+    ``row`` is a definition row or a frozen copy of one (``surveys.selectors``): its ``translations`` hold
+    ``{language: {field: text}}`` for every language but the survey's first.
+    """
+    text = row.translations.get(language or get_language() or "", {}).get(field) if row.translations else None
+    return text if text else getattr(row, field)
+
+
 class Translated(models.Model):
     """A definition row whose texts may be given in several languages."""
 
@@ -53,8 +63,7 @@ class Translated(models.Model):
 
     def translated(self, field, language=None):
         """Return the text of ``field`` in ``language`` (default: the active one), else in the first language."""
-        text = self.translations.get(language or get_language() or "", {}).get(field) if self.translations else None
-        return text if text else getattr(self, field)
+        return translated_text(self, field, language)
 
 
 def language_validator(value):

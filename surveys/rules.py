@@ -74,9 +74,10 @@ on every save).
 import datetime
 import math
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -128,7 +129,7 @@ _DATE_TEXT = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 class RuleError(ValueError):
     """A rule that cannot be compiled; ``problems`` lists why, each with its path."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: Iterable[str]) -> None:
         self.problems = list(problems)
         super().__init__("; ".join(self.problems))
 
@@ -207,6 +208,8 @@ class Not:
 
 
 Rule = Compare | InSet | Selected | Count | Answered | AllOf | AnyOf | Not
+# A rule as JSON data: what rule_parse reads and rule_to_json writes (the tree above).
+RuleJSON = dict[str, Any]
 
 
 # Parsing and checking
@@ -456,7 +459,7 @@ def _walk(rule):
         yield from _walk(rule.rule)
 
 
-def rule_to_json(rule: Rule) -> dict:
+def rule_to_json(rule: Rule) -> RuleJSON:
     """Return ``rule`` as canonical JSON data: what ``rule_parse`` reads, with choice values as text."""
     if isinstance(rule, Compare):
         other = {"q": rule.other.code} if isinstance(rule.other, AnswerTo) else rule.other.json

@@ -3,17 +3,107 @@
 Every read here goes through the ``cached`` managers (django-cache-machine), so
 with a warm cache a survey-taking request reads nothing about the definition
 from the database, and what they assemble is kept in ``definition_memo`` for
-the process (see ``surveys/caching.py``): callers must not change what these
-functions return. Answers and respondents are read in ``respondents.selectors``.
+the process (see ``surveys/caching.py``): every request the process serves
+shares it.
+
+A page (``page_definition``) is assembled from frozen copies of its rows
+(``PageHeading``, ``QuestionDefinition``, ``ChoiceDefinition``), never by
+setting attributes on the cached rows, so no request can change what another
+reads. The copies keep the rows' attribute names (``pk``, ``code``, ``kind``,
+``translated()`` ...), so views, forms and templates read them as they read
+rows. The other reads return the cached rows themselves, in tuples and
+read-only mappings: callers must not change them. Answers and respondents are
+read in ``respondents.selectors``.
 """
-from dataclasses import dataclass, field
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 
 from surveys.caching import definition_memo
 from surveys.flow import SurveyFlow, flow_compile
-from surveys.models import Choice, Page, Question, Survey
+from surveys.models import Choice, Page, Question, Survey, translated_text
+
+Translations = Mapping[str, Mapping[str, str]]
 
 
-@dataclass
+def _frozen_translations(translations: dict[str, dict[str, str]] | None) -> Translations:
+    return MappingProxyType({language: MappingProxyType(dict(texts))
+                             for language, texts in (translations or {}).items()})
+
+
+class _Translated:
+    """``translated()`` for a frozen copy of a definition row, as the row has it."""
+
+    __slots__ = ()
+
+    def translated(self, field: str, language: str | None = None) -> str:
+        """Return the text of ``field`` in ``language`` (default: the active one), else in the first language."""
+        return translated_text(self, field, language)
+
+
+@dataclass(frozen=True, eq=False)
+class ChoiceDefinition(_Translated):
+    """One choice of a question."""
+
+    pk: int
+    position: int
+    value: str
+    label: str
+    translations: Translations
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True, eq=False)
+class QuestionDefinition(_Translated):
+    """One question of a page: what the page form, its template and the page save read of it.
+
+    ``choice_list`` holds its choices in order (a grid row's are its grid's),
+    and a grid's ``row_list`` its rows. Two copies are equal only when they are
+    the same object: each page definition holds one copy of each question.
+    """
+
+    pk: int
+    survey_id: int
+    page_id: int
+    grid_id: int | None
+    position: int
+    code: str
+    kind: str
+    prompt: str
+    help_text: str
+    required: bool
+    min_value: int | None
+    max_value: int | None
+    max_length: int | None
+    constraint_message: str
+    required_message: str
+    translations: Translations
+    # Read from the row's own properties, so that they say what Question says.
+    is_answerable: bool
+    text_max_length: int | None
+    choice_list: tuple[ChoiceDefinition, ...] = ()
+    row_list: tuple[QuestionDefinition, ...] = ()
+
+    def __str__(self) -> str:
+        return self.code
+
+
+@dataclass(frozen=True, eq=False)
+class PageHeading(_Translated):
+    """A page's own texts, shown above its questions, and its place in the survey."""
+
+    pk: int
+    position: int
+    title: str
+    intro: str
+    translations: Translations
+
+
+@dataclass(frozen=True, eq=False)
 class PageDefinition:
     """One page of a survey, ready to render and to validate answers against.
 
@@ -24,34 +114,34 @@ class PageDefinition:
     """
 
     survey: Survey
-    page: Page
+    page: PageHeading
     page_count: int
-    items: list[Question]
-    answerable: dict[str, Question] = field(default_factory=dict)
+    items: tuple[QuestionDefinition, ...]
+    answerable: Mapping[str, QuestionDefinition]
 
     @property
-    def number(self):
+    def number(self) -> int:
         return self.page.position
 
 
-def survey_get(*, survey_id):
+def survey_get(*, survey_id: int | None) -> Survey | None:
     """Return the survey with ``survey_id``, or None."""
     return definition_memo.get(("survey", survey_id), lambda: next(iter(Survey.cached.filter(pk=survey_id)), None))
 
 
-def survey_pages(*, survey):
+def survey_pages(*, survey: Survey) -> tuple[Page, ...]:
     """Return the survey's pages in order."""
     return definition_memo.get(
-        ("pages", survey.pk), lambda: list(Page.cached.filter(survey_id=survey.pk).order_by("position"))
+        ("pages", survey.pk), lambda: tuple(Page.cached.filter(survey_id=survey.pk).order_by("position"))
     )
 
 
-def page_count(*, survey):
+def page_count(*, survey: Survey) -> int:
     """Return how many pages the survey has."""
     return len(survey_pages(survey=survey))
 
 
-def page_definition(*, survey, number):
+def page_definition(*, survey: Survey, number: int) -> PageDefinition | None:
     """Return page ``number`` (from 1) of ``survey`` as a PageDefinition, or None if out of range."""
     # Checked before the memo, which then holds only pages that exist, whatever numbers URLs carry.
     if not 1 <= number <= page_count(survey=survey):
@@ -63,28 +153,49 @@ def _page_definition(survey, number):
     pages = survey_pages(survey=survey)
     page = pages[number - 1]
     questions = list(Question.cached.filter(page_id=page.pk).order_by("grid_id", "position"))
-    choices_by_question = {}
+    choices = {}
     for choice in Choice.cached.filter(question__page_id=page.pk).order_by("question_id", "position"):
-        choices_by_question.setdefault(choice.question_id, []).append(choice)
-
-    by_id = {q.pk: q for q in questions}
-    items, answerable = [], {}
+        choices.setdefault(choice.question_id, []).append(_choice_definition(choice))
+    # Rows first, so that each grid is made with its rows; a row takes its grid's choices.
+    rows = {}
     for question in questions:
-        question.choice_list = choices_by_question.get(question.grid_id or question.pk, [])
-        question.row_list = []
-    for question in questions:
-        if question.grid_id is None:
-            items.append(question)
-        else:
-            by_id[question.grid_id].row_list.append(question)
-    for item in items:
-        for question in item.row_list or [item]:
-            if question.is_answerable:
-                answerable[question.code] = question
-    return PageDefinition(survey=survey, page=page, page_count=len(pages), items=items, answerable=answerable)
+        if question.grid_id is not None:
+            rows.setdefault(question.grid_id, []).append(
+                _question_definition(question, choices=choices.get(question.grid_id, ())))
+    items = tuple(
+        _question_definition(question, choices=choices.get(question.pk, ()), rows=rows.get(question.pk, ()))
+        for question in questions if question.grid_id is None
+    )
+    answerable = {
+        question.code: question for item in items for question in item.row_list or (item,) if question.is_answerable
+    }
+    return PageDefinition(survey=survey, page=_page_heading(page), page_count=len(pages), items=items,
+                          answerable=MappingProxyType(answerable))
 
 
-def answerable_questions(*, survey):
+def _page_heading(page):
+    return PageHeading(pk=page.pk, position=page.position, title=page.title, intro=page.intro,
+                       translations=_frozen_translations(page.translations))
+
+
+def _choice_definition(choice):
+    return ChoiceDefinition(pk=choice.pk, position=choice.position, value=choice.value, label=choice.label,
+                            translations=_frozen_translations(choice.translations))
+
+
+def _question_definition(question, *, choices, rows=()):
+    return QuestionDefinition(
+        pk=question.pk, survey_id=question.survey_id, page_id=question.page_id, grid_id=question.grid_id,
+        position=question.position, code=question.code, kind=question.kind, prompt=question.prompt,
+        help_text=question.help_text, required=question.required, min_value=question.min_value,
+        max_value=question.max_value, max_length=question.max_length, constraint_message=question.constraint_message,
+        required_message=question.required_message, translations=_frozen_translations(question.translations),
+        is_answerable=question.is_answerable, text_max_length=question.text_max_length, choice_list=tuple(choices),
+        row_list=tuple(rows),
+    )
+
+
+def answerable_questions(*, survey: Survey) -> tuple[Question, ...]:
     """Return every question of the survey that takes an answer, in the order a respondent sees them."""
     return definition_memo.get(("answerable", survey.pk), lambda: _answerable_questions(survey))
 
@@ -98,19 +209,19 @@ def _answerable_questions(survey):
         top = grid_positions[q.grid_id] if q.grid_id else q.position
         return (positions[q.page_id], top, q.position if q.grid_id else -1)
 
-    return sorted((q for q in questions if q.is_answerable), key=order)
+    return tuple(sorted((q for q in questions if q.is_answerable), key=order))
 
 
-def required_questions(*, survey):
-    """Return ``[(page_number, question), ...]`` for every required question that takes an answer."""
+def required_questions(*, survey: Survey) -> tuple[tuple[int, Question], ...]:
+    """Return ``((page_number, question), ...)`` for every required question that takes an answer."""
     def build():
         positions = {page.pk: page.position for page in survey_pages(survey=survey)}
-        return [(positions[q.page_id], q) for q in answerable_questions(survey=survey) if q.required]
+        return tuple((positions[q.page_id], q) for q in answerable_questions(survey=survey) if q.required)
 
     return definition_memo.get(("required", survey.pk), build)
 
 
-def survey_flow(*, survey) -> SurveyFlow:
+def survey_flow(*, survey: Survey) -> SurveyFlow:
     """Return the survey's compiled show_if and constraint rules (``surveys/flow.py``)."""
     return definition_memo.get(("flow", survey.pk), lambda: _survey_flow(survey))
 
@@ -127,6 +238,9 @@ def _survey_flow(survey):
                         languages=tuple(survey.languages))
 
 
-def question_ids(*, survey) -> dict[str, int]:
+def question_ids(*, survey: Survey) -> Mapping[str, int]:
     """Return ``{code: question id}`` of every question of the survey that takes an answer."""
-    return definition_memo.get(("ids", survey.pk), lambda: {q.code: q.pk for q in answerable_questions(survey=survey)})
+    return definition_memo.get(
+        ("ids", survey.pk),
+        lambda: MappingProxyType({q.code: q.pk for q in answerable_questions(survey=survey)}),
+    )

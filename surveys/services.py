@@ -1,17 +1,22 @@
 """Writes of survey definitions."""
+import os
 from collections.abc import Collection
 from pathlib import Path
+from typing import IO, cast
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import ProtectedError
 
-from surveys.caching import definitions_changed
-from surveys.documents import MAX_DOCUMENT_BYTES, DocumentError, parse_survey_document, survey_document_loads
+from surveys import xlsform
+from surveys.documents import (
+    MAX_DOCUMENT_BYTES, CheckedSurvey, DocumentError, SurveyDocument, parse_survey_document, survey_document_loads,
+)
+from surveys.invalidation import definitions_changed
 from surveys.models import Choice, Page, Question, Survey
 
 
-def survey_create(*, document):
+def survey_create(*, document: SurveyDocument) -> Survey:
     """Create a survey from a survey document (see ``surveys.documents``) and return it.
 
     The document is checked whole first; on any problem DocumentError lists them
@@ -58,7 +63,7 @@ def survey_create(*, document):
     return survey
 
 
-def survey_revise(*, document, answered: Collection[str]) -> Survey:
+def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Survey:
     """Give the survey the document names (by slug) the document's definition, as its next version; return it.
 
     Wording, translations, rules, new questions and choices, and pages may
@@ -211,34 +216,34 @@ def _revise(survey, data, old, old_choices, new):
     return changed, deleted
 
 
-def survey_document_read(*, source, filename: str, publish: bool = False) -> dict:
+def survey_document_read(*, source: str | os.PathLike[str] | IO[bytes], filename: str,
+                         publish: bool = False) -> SurveyDocument:
     """Return the survey document in ``source`` (a path or a binary file): our JSON (``.json``) or an XLSForm
     workbook (``.xlsx``, always a draft unless ``publish``); raise DocumentError listing every problem."""
-    from surveys.xlsform import XLSFORM_MAX_BYTES, xlsform_document
-
     suffix = Path(filename).suffix.lower()
     if suffix not in (".xlsx", ".json"):
         raise DocumentError([f"{filename}: a survey is a .json document or an .xlsx XLSForm"])
     # Either is read no further than one byte past what it may hold: a larger one is refused unread. (A
     # workbook's parts are compressed: one larger than its limit unpacked is larger than it packed too.)
-    size = XLSFORM_MAX_BYTES + 1 if suffix == ".xlsx" else MAX_DOCUMENT_BYTES + 1
+    size = xlsform.XLSFORM_MAX_BYTES + 1 if suffix == ".xlsx" else MAX_DOCUMENT_BYTES + 1
     if hasattr(source, "read"):
         raw = source.read(size)
     else:
         with open(source, "rb") as file:
             raw = file.read(size)
     if suffix == ".xlsx":
-        if len(raw) > XLSFORM_MAX_BYTES:
-            raise DocumentError([f"{filename}: a survey workbook is at most {XLSFORM_MAX_BYTES / 1e6:g} MB; "
+        if len(raw) > xlsform.XLSFORM_MAX_BYTES:
+            raise DocumentError([f"{filename}: a survey workbook is at most {xlsform.XLSFORM_MAX_BYTES / 1e6:g} MB; "
                                  "this one is larger"])
-        return xlsform_document(raw, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
+        return xlsform.xlsform_document(raw, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
     document = survey_document_loads(raw, filename=filename)
     if publish and isinstance(document, dict):
         document["status"] = Survey.Status.OPEN
-    return document
+    return cast(SurveyDocument, document)  # any JSON yet: parse_survey_document checks it
 
 
-def survey_import(*, source, filename: str, publish: bool = False, dry_run: bool = False) -> Survey | dict:
+def survey_import(*, source: str | os.PathLike[str] | IO[bytes], filename: str, publish: bool = False,
+                  dry_run: bool = False) -> Survey | CheckedSurvey:
     """Check the survey in ``source`` (``survey_document_read``) and create it; with ``dry_run`` only check it
     and return the checked document. Raise DocumentError listing every problem; nothing is written then."""
     document = survey_document_read(source=source, filename=filename, publish=publish)
@@ -267,7 +272,7 @@ def _question_fields(question, position):
 
 
 # The texts of each definition row that a respondent reads, in the order a page shows them.
-TRANSLATED_FIELDS = {
+TRANSLATED_FIELDS: dict[type[models.Model], tuple[str, ...]] = {
     Survey: ("title", "intro", "thank_you"),
     Page: ("title", "intro"),
     Question: ("prompt", "help_text", "constraint_message", "required_message"),
@@ -275,7 +280,7 @@ TRANSLATED_FIELDS = {
 }
 
 
-def survey_translation_gaps(*, survey) -> list[str]:
+def survey_translation_gaps(*, survey: Survey) -> list[str]:
     """Return what ``survey`` lacks to be published: each text given in its first language and missing in another.
 
     Each gap names where the text is, which text, and the language:
@@ -307,7 +312,7 @@ def survey_translation_gaps(*, survey) -> list[str]:
     return gaps
 
 
-def survey_publish(*, survey) -> Survey:
+def survey_publish(*, survey: Survey) -> Survey:
     """Open ``survey`` to respondents; raise DocumentError listing every missing translation (nothing changes)."""
     with transaction.atomic(durable=True):
         survey = Survey.objects.select_for_update().get(pk=survey.pk)

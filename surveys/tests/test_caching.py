@@ -1,17 +1,22 @@
 """Cached survey definitions are never stale after a change made through the models."""
+from html.parser import HTMLParser
+
 import pytest
+from django.core.cache import cache
 
 from respondents.tests.factories import login, make_respondents
+from surveys.caching import DefinitionMemo, definition_ref
+from surveys.invalidation import definitions_changed
 from surveys.models import Choice, Page, Question, Survey
 from surveys.selectors import page_definition
+from surveys.tasks import definitions_invalidate_when_replicated
+from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def taker(client):
-    from surveys.tests.factories import make_survey
-
     survey = make_survey()
     login(client, make_respondents(survey))
     return client, survey
@@ -68,8 +73,6 @@ def test_counts_are_never_cached(taker):
 
 
 def test_an_update_that_bypasses_signals_is_seen_once_definitions_changed_is_called(taker, django_capture_on_commit_callbacks):
-    from surveys.caching import definitions_changed
-
     client, survey = taker
     assert "Favourite colour?" in client.get("/take/page/1/").content.decode()
     Question.objects.filter(survey=survey, code="colour").update(prompt="Favourite color?")
@@ -81,10 +84,6 @@ def test_an_update_that_bypasses_signals_is_seen_once_definitions_changed_is_cal
 
 @pytest.mark.parametrize("change", ["save", "delete"])
 def test_saving_or_deleting_any_definition_row_outdates_every_process_memo(taker, change, django_capture_on_commit_callbacks):
-    from django.core.cache import cache
-
-    from surveys.caching import DefinitionMemo
-
     _, survey = taker
     page_definition(survey=survey, number=1)
     for obj in (survey, Page.objects.get(survey=survey, position=3), Question.objects.get(code="pets"),
@@ -97,8 +96,6 @@ def test_saving_or_deleting_any_definition_row_outdates_every_process_memo(taker
 
 def form_data(html):
     """Return the POST data a browser would send for the first <form method="post"> in ``html``."""
-    from html.parser import HTMLParser
-
     class Form(HTMLParser):
         def __init__(self):
             super().__init__()
@@ -154,11 +151,6 @@ def test_a_choice_label_changed_through_the_admin_shows_at_once(taker, admin_cli
 
 
 def test_the_celery_task_invalidates_from_plain_references_even_after_the_row_is_deleted(taker):
-    from django.core.cache import cache
-
-    from surveys.caching import DefinitionMemo, definition_ref
-    from surveys.tasks import definitions_invalidate_when_replicated
-
     client, survey = taker
     assert "Nickname?" in client.get("/take/page/1/").content.decode()
     question = Question.objects.get(survey=survey, code="nickname")

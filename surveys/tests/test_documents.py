@@ -3,7 +3,7 @@ import pytest
 
 from surveys.documents import DocumentError, parse_survey_document
 from surveys.models import Choice, Page, Question, Survey
-from surveys.services import survey_create
+from surveys.services import survey_create, survey_publish
 from surveys.tests.factories import make_demo_survey, small_document
 
 pytestmark = pytest.mark.django_db
@@ -238,8 +238,6 @@ def test_publishing_refuses_a_survey_that_lacks_a_text_in_one_of_its_languages_a
 
 
 def test_a_draft_may_lack_translations_and_is_published_once_it_has_them():
-    from surveys.services import survey_publish
-
     document = two_languages(status="draft")
     document["title"] = "Small survey"
     survey = survey_create(document=document)
@@ -267,3 +265,44 @@ def test_a_malformed_language_or_translation_is_refused(change, expected):
     document = two_languages()
     change(document)
     assert expected in problems_of(document)
+
+
+# Bounds taken from the models' fields
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d["pages"][0]["questions"][0].update(code="q" * 65),
+     "pages[1].questions[1].code: starts with a letter and holds only letters, digits and '_' (at most 64)"),
+    (lambda d: d["pages"][0]["questions"][0].update(choices=[{"value": "v" * 65, "label": "V"}]),
+     "pages[1].questions[1].choices[1].value: holds only letters, digits, '_', '.' and '-' (at most 64)"),
+    (lambda d: d.update(slug="s" * 51), "survey.slug: holds only letters, digits, '-' and '_' (at most 50)"),
+    (lambda d: d.update(title="T" * 201), "survey.title: is longer than 200 characters"),
+    (lambda d: d["pages"][1].update(title="T" * 201), "pages[2].title: is longer than 200 characters"),
+    (lambda d: d["choice_lists"]["agree"][0].update(label="L" * 301),
+     "choice_lists.agree[1].label: is longer than 300 characters"),
+    (lambda d: d["pages"][0]["questions"][0].update(required_message="M" * 501),
+     "pages[1].questions[1].required_message: is longer than 500 characters"),
+])
+def test_a_code_value_slug_or_text_longer_than_its_column_gets_the_same_clear_problem(change, expected):
+    document = small_document()
+    change(document)
+    assert expected in problems_of(document)
+
+
+def test_a_translation_longer_than_its_column_is_refused_in_its_language():
+    document = two_languages()
+    document["title"]["es"] = "T" * 201
+    assert "survey.title.es: is longer than 200 characters" in problems_of(document)
+
+
+def test_a_code_value_slug_and_texts_at_their_columns_lengths_are_stored():
+    def longest(model, field, letter):
+        return letter * model._meta.get_field(field).max_length
+
+    document = small_document(slug=longest(Survey, "slug", "s"), title=longest(Survey, "title", "T"))
+    document["pages"][1]["title"] = longest(Page, "title", "P")
+    document["choice_lists"]["agree"][0].update(value=longest(Choice, "value", "v"), label=longest(Choice, "label", "L"))
+    survey = survey_create(document=document)
+    assert (survey.slug, survey.title) == (longest(Survey, "slug", "s"), longest(Survey, "title", "T"))
+    assert survey.pages.get(position=2).title == longest(Page, "title", "P")
+    choice = Choice.objects.get(question__code="school", position=1)
+    assert (choice.value, choice.label) == (longest(Choice, "value", "v"), longest(Choice, "label", "L"))

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from surveys import xlsform
 from surveys.documents import (
     MAX_CHOICE_ROWS, MAX_CHOICES, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES, MAX_PAGES, MAX_PROBLEMS, MAX_QUESTIONS,
     DocumentError, column_range, parse_survey_document,
@@ -254,8 +255,6 @@ def test_a_workbook_bound_beyond_the_integer_column_is_a_problem_at_its_constrai
 
 
 def test_a_workbook_larger_than_a_survey_workbook_may_be_is_refused_unread(tmp_path, monkeypatch):
-    from surveys import xlsform
-
     monkeypatch.setattr(xlsform, "XLSFORM_MAX_BYTES", 1000)
     path = tmp_path / "big.xlsx"
     path.write_bytes(b"PK\x03\x04" + b"\0" * 5000)

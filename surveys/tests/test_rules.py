@@ -5,6 +5,8 @@ import random
 from pathlib import Path
 
 import pytest
+from django.core.validators import MinValueValidator
+from django.utils import translation
 
 from surveys.rules import (
     MAX_DEPTH, MAX_NODES, RuleError, RuleQuestion, default_message, rule_codes, rule_describe, rule_evaluate,
@@ -314,9 +316,6 @@ def test_a_default_message_for_a_problem_the_kind_cannot_have_is_an_error():
 
 
 def test_the_page_forms_texts_keep_djangos_translations():
-    from django.core.validators import MinValueValidator
-    from django.utils import translation
-
     with translation.override("es"):
         assert default_message("integer", "min_value", limit_value=5) == str(MinValueValidator.message) % {
             "limit_value": 5}

@@ -3,10 +3,12 @@ import json
 
 import pytest
 
+from bench.survey_document import bench_document
 from surveys.documents import DocumentError
 from surveys.models import Survey
 from surveys.services import survey_create
 from surveys.tests.factories import DEMO_DOCUMENT, small_document
+from surveys.tests.test_xlsform import ROLE, page, problems_of, row
 from surveys.variable_names import variable_name_problems
 
 
@@ -59,8 +61,6 @@ def test_a_document_with_codes_spss_or_stata_cannot_take_is_refused_with_every_p
 
 @pytest.mark.django_db
 def test_an_xlsform_name_spss_or_stata_cannot_take_is_reported_at_its_sheet_row_and_column(tmp_path):
-    from surveys.tests.test_xlsform import ROLE, page, problems_of, row
-
     problems = problems_of(tmp_path, page(ROLE, row("text", "using", "Using?", "¿Usando?"),
                                           row("integer", "Role", "Role again?", "¿Rol otra vez?")))
     assert problems == [
@@ -72,7 +72,5 @@ def test_an_xlsform_name_spss_or_stata_cannot_take_is_reported_at_its_sheet_row_
 
 @pytest.mark.django_db
 def test_the_demo_and_bench_surveys_load():
-    from bench.survey_document import bench_document
-
     assert survey_create(document=json.loads(DEMO_DOCUMENT.read_text())).slug == "school-climate-demo"
     assert survey_create(document=bench_document(slug="bench", pages=60, conditions=True)).slug == "bench"

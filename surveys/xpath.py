@@ -1,0 +1,206 @@
+"""XPath as XLSForms write ``relevant`` and ``constraint``, read into the rule language of ``surveys/rules.py``.
+
+The usual forms: ``${q} = 'v'``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` (with a
+text, a number or another ``${q}``; ``.`` for the question's own value in a
+constraint), ``${q} != ''`` (answered), ``selected(${q}, 'v')``,
+``count-selected(${q}) >= n``, ``and``, ``or``, ``not(...)`` and brackets.
+Anything else is refused with XPathError. Nothing is evaluated: the
+expression is parsed into the rule's JSON tree, which ``rule_parse`` then
+checks against the questions like any other rule.
+
+An expression is untrusted input: brackets nest at most ``rules.MAX_DEPTH``
+levels and a number has at most ``rules.MAX_DIGITS`` digits before its point,
+as a rule's do.
+"""
+import re
+from dataclasses import dataclass
+
+from surveys.rules import MAX_DEPTH, MAX_DIGITS, RuleJSON
+
+
+class XPathError(ValueError):
+    """An expression outside what ``xpath_rule`` reads."""
+
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<ref>\$\{(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)\})
+  | (?P<text>'[^']*'|"[^"]*")
+  | (?P<number>-?\d+(?:\.\d+)?)
+  | (?P<op>!=|<=|>=|=|<|>)
+  | (?P<punct>[(),])
+  | (?P<dot>\.(?![\d]))
+  | (?P<word>[A-Za-z][A-Za-z\-]*)
+)""", re.VERBOSE)
+_OPS = {"=": "equals", "!=": "not_equals", ">": "gt", ">=": "ge", "<": "lt", "<=": "le"}
+_FLIPPED = {"equals": "equals", "not_equals": "not_equals", "gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
+
+
+def xpath_rule(expression: str, *, own: bool = False) -> RuleJSON:
+    """Return the rule (``surveys/rules.py``, JSON data) an XLSForm ``relevant`` or ``constraint`` writes.
+
+    ``own``: a constraint, where ``.`` is the question's own value. Raise
+    XPathError for anything else; nothing is ever evaluated.
+    """
+    tokens = _tokens(expression)
+    parser = _XPath(tokens, own=own)
+    rule = parser.disjunction()
+    if parser.at < len(tokens):
+        raise XPathError(f"unexpected {tokens[parser.at][1]!r}")
+    return rule
+
+
+def _tokens(expression):
+    tokens, at = [], 0
+    expression = expression.strip()
+    while at < len(expression):
+        match = _TOKEN.match(expression, at)
+        if not match or match.end() == at:
+            raise XPathError(f"cannot read {expression[at:at + 12]!r}")
+        at = match.end()
+        if match["ref"]:
+            tokens.append(("ref", match["name"]))
+        elif match["text"] is not None:
+            tokens.append(("text", match["text"][1:-1]))
+        elif match["number"]:
+            number = match["number"]
+            if len(number.lstrip("-").partition(".")[0]) > MAX_DIGITS:
+                shown = number if len(number) <= 20 else f"{number[:20]}…"
+                raise XPathError(f"{shown} has more than {MAX_DIGITS} digits before its point")
+            tokens.append(("number", int(number) if "." not in number else float(number)))
+        elif match["word"]:
+            word = match["word"]
+            if word not in ("and", "or", "not", "selected", "count-selected"):
+                raise XPathError(f"'{word}' is not supported (read: and, or, not(), selected(), count-selected())")
+            tokens.append((word, word))
+        else:
+            kind = next(name for name in ("op", "punct", "dot") if match[name])
+            tokens.append((kind, match[kind]))
+    return tokens
+
+
+@dataclass
+class _XPath:
+    tokens: list
+    own: bool
+    at: int = 0
+    depth: int = 0  # brackets open: bounded as a rule's nesting is, before Python's recursion limit is reached
+
+    def nested(self):
+        """Read a bracketed disjunction (after its opening) and its closing bracket."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise XPathError(f"brackets nest deeper than {MAX_DEPTH} levels")
+        rule = self.disjunction()
+        self.close()
+        self.depth -= 1
+        return rule
+
+    def peek(self):
+        return self.tokens[self.at][0] if self.at < len(self.tokens) else None
+
+    def take(self, kind):
+        if self.peek() != kind:
+            found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
+            raise XPathError(f"expected {kind!r}, found {found}")
+        token = self.tokens[self.at]
+        self.at += 1
+        return token[1]
+
+    def disjunction(self):
+        rules = [self.conjunction()]
+        while self.peek() == "or":
+            self.take("or")
+            rules.append(self.conjunction())
+        return rules[0] if len(rules) == 1 else {"op": "or", "rules": rules}
+
+    def conjunction(self):
+        rules = [self.unary()]
+        while self.peek() == "and":
+            self.take("and")
+            rules.append(self.unary())
+        return rules[0] if len(rules) == 1 else {"op": "and", "rules": rules}
+
+    def unary(self):
+        kind = self.peek()
+        if kind == "not":
+            self.take("not")
+            self.opening()
+            return {"op": "not", "rule": self.nested()}
+        if kind == "punct" and self.tokens[self.at][1] == "(":
+            self.take("punct")
+            return self.nested()
+        if kind == "selected":
+            self.take("selected")
+            self.opening()
+            code = self.reference()
+            self.comma()
+            value = self.literal()
+            self.close()
+            return {"op": "selected", "q": code, "value": str(value)}
+        return self.comparison()
+
+    def opening(self):
+        if self.take("punct") != "(":
+            raise XPathError("expected '('")
+
+    def comma(self):
+        if self.take("punct") != ",":
+            raise XPathError("expected ','")
+
+    def close(self):
+        if self.take("punct") != ")":
+            raise XPathError("expected ')'")
+
+    def literal(self):
+        if self.peek() in ("text", "number"):
+            return self.tokens_take()
+        raise XPathError("expected a text or a number")
+
+    def tokens_take(self):
+        token = self.tokens[self.at]
+        self.at += 1
+        return token[1]
+
+    def reference(self):
+        """``${q}``, or ``.`` (the question's own value) in a constraint."""
+        if self.peek() == "dot":
+            self.take("dot")
+            if not self.own:
+                raise XPathError("'.' (the question's own value) is only read in a constraint")
+            return "."
+        return self.take("ref")
+
+    def operand(self):
+        kind = self.peek()
+        if kind in ("ref", "dot"):
+            return ("ref", self.reference())
+        if kind == "count-selected":
+            self.take("count-selected")
+            self.opening()
+            code = self.reference()
+            self.close()
+            return ("count", code)
+        if kind in ("text", "number"):
+            return ("literal", self.tokens_take())
+        found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
+        raise XPathError(f"expected ${{question}}, '.', a text or a number, found {found}")
+
+    def comparison(self):
+        left = self.operand()
+        op = _OPS[self.take("op")]
+        right = self.operand()
+        if left[0] == "literal" and right[0] != "literal":
+            left, right, op = right, left, _FLIPPED[op]
+        if left[0] == "count":
+            if right[0] != "literal" or not isinstance(right[1], int):
+                raise XPathError("count-selected() compares with a whole number")
+            return {"op": "count", "q": left[1], "cmp": op, "value": right[1]}
+        if left[0] != "ref" or right[0] == "count":
+            raise XPathError("a comparison reads a question")
+        if right[0] == "ref":
+            return {"op": op, "q": left[1], "value": {"q": right[1]}}
+        value = right[1]
+        if value == "" and op in ("equals", "not_equals"):
+            answered = {"op": "answered", "q": left[1]}
+            return answered if op == "not_equals" else {"op": "not", "rule": answered}
+        return {"op": op, "q": left[1], "value": value}
