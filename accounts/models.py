@@ -8,7 +8,7 @@ from surveys.models import Survey
 
 
 class StaffMember(models.Model):
-    """A staff account's role, and the districts or schools it covers (``respondents/scopes.py`` reads it)."""
+    """A staff account's role, and the districts or schools it covers (``accounts/scopes.py`` reads it)."""
 
     class Role(models.TextChoices):
         STATE_ADMIN = "state_admin", _("State administrator")

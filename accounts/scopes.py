@@ -59,7 +59,7 @@ class Scope:
 
     @property
     def can_export(self):
-        """Download answers (respondents/export_jobs.py): the state office and analysts, never coordinators."""
+        """Download answers (exports/jobs.py): the state office and analysts, never coordinators."""
         return self.role in {Role.STATE_ADMIN, Role.ANALYST}
 
     @property

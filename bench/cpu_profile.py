@@ -1,7 +1,7 @@
 """Where a survey request's CPU goes, under load and one request at a time (`make profile`).
 
-    jmeter/cpu_profile.py [--duration 40] [--threads 50] [--pages 20] [--requests 100]
-    jmeter/cpu_profile.py --timing [--requests 25]   (CPU per request of each kind, no load, no profiler; then the
+    bench/cpu_profile.py [--duration 40] [--threads 50] [--pages 20] [--requests 100]
+    bench/cpu_profile.py --timing [--requests 25]   (CPU per request of each kind, no load, no profiler; then the
                                                       same with the CPU caches flushed between requests, and
                                                       through nginx to gunicorn one request at a time)
 

@@ -62,14 +62,14 @@ def run_import(slug, path, *extra):
         output, errors = out.read(), err.read()
     if child.returncode != 0:
         sys.exit(f"import_roster failed:\n{output}\n{errors[-4000:]}")
-    phases = [line.split(" respondents.rosters ", 1)[-1] for line in errors.splitlines() if "respondents.rosters" in line]
+    phases = [line.split(" rosters.importing ", 1)[-1] for line in errors.splitlines() if "rosters.importing" in line]
     return seconds, usage.ru_maxrss / 1024, output.strip(), phases
 
 
 class Saver(threading.Thread):
     """Page saves of people in the roster, one after another, until stopped: each one's seconds.
 
-    A roster's apply must never make them wait (respondents/rosters.py: it locks the survey's row, not theirs):
+    A roster's apply must never make them wait (rosters/importing.py: it locks the survey's row, not theirs):
     compared with saves while nothing else runs, the figure shows whether it does.
     """
 

@@ -1,10 +1,10 @@
 """Upload bombs (`make fuzz-uploads`): small files that cost far more than their size to read, against the bound.
 
-    .venv/bin/python jmeter/upload_bombs.py [--only NAME,...] [--code DIR] [--json OUT]
+    .venv/bin/python bench/upload_bombs.py [--only NAME,...] [--code DIR] [--json OUT]
 
 Generates each file (and legitimate large ones, as controls), then reads each
 in a fresh child process through the code the staff area uses: a roster or
-the school directory through ``respondents.tabular.open_table`` (every row
+the school directory through ``fileformats.tables.open_table`` (every row
 read), a survey through ``surveys.services.survey_document_read``. The child
 records its peak memory above its own baseline (VmHWM, reset before the read,
 less VmRSS then), wall and CPU seconds, and the outcome: refused, with the

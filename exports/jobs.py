@@ -2,7 +2,7 @@
 
 ``export_job_start`` records what was asked (format and options, from the
 staff member's scope) and audits it; ``export_job_run`` (the Celery task)
-writes the export's files with ``respondents.exports.export_write`` into a
+writes the export's files with ``exports.writers.export_write`` into a
 scratch folder, reading a replica in pages, with the progress on the job
 row; bundles them into one ZIP and saves it through Django's default
 storage: the file system on the embedded default, an S3 bucket on the stack

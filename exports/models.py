@@ -9,7 +9,7 @@ from surveys.models import Survey
 
 class ExportJob(JobProgress, models.Model):
     """A response export a staff member asked for, written by Celery from a replica with progress; its ZIP is kept
-    in storage (S3 on the stack) for its requester until ``expires_at``, then deleted (``respondents/export_jobs.py``)."""
+    in storage (S3 on the stack) for its requester until ``expires_at``, then deleted (``exports/jobs.py``)."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Waiting to start")

@@ -2,12 +2,12 @@
 
 Both read the data file as it lies beside them (run them from that folder),
 so a survey of any size is read by the tool, never assembled in memory here.
-The file is tab-separated with its texts escaped (``respondents/exports.py``
+The file is tab-separated with its texts escaped (``exports/writers.py``
 says why): each reads it with no quote character and then undoes the escapes
 of every string variable in the order of ``DATA_ESCAPES``, the backslash last,
 so every text is what the respondent typed (quotes, tabs, line breaks, a
 first ``=``, any script). Each declares, from the export's VariablePlan
-(``respondents/export_variables.py``): variable labels (the prompts), value
+(``exports/variables.py``): variable labels (the prompts), value
 labels (the choices' labels, on numeric choice codes; SPSS also labels string
 codes), the missing-value codes, and for SPSS the measurement levels.
 

@@ -2,8 +2,8 @@
 
 One ``Variable`` per column of the data file, planned once from the survey's
 definition (``variables_plan``) and used by every writer: the data file, the
-SPSS and Stata syntax (``respondents/syntax_files.py``) and the codebook
-(``respondents/codebook.py``), so the three never disagree.
+SPSS and Stata syntax (``exports/syntax_files.py``) and the codebook
+(``exports/codebook.py``), so the three never disagree.
 
 **Missing values.** The data model tells two things apart, and no more: a page
 save writes every answerable question of its page (a blank answer is an empty
@@ -221,7 +221,7 @@ def _question_reading(question, choices):
                     "value_labels": tuple((int(value), label) for value, label in choices)}
         clashes = any(value in {str(code) for code in codes} for value in values)
         reading = {"numeric": False, "level": level, "missing": () if clashes else MISSING_CODES}
-        # One byte more for the backslash before a value that starts with "-" (respondents/exports.py).
+        # One byte more for the backslash before a value that starts with "-" (exports/writers.py).
         if kind == Question.Kind.SINGLE:
             return {**reading, "width": max([len(value) + 1 for value in values] + [3]), "value_labels": choices}
         # The chosen values joined by spaces: a combination has no label (the codebook lists the choices).

@@ -6,7 +6,7 @@ r"""Response exports: one row per respondent, one column per answerable question
 or Stata (``.do``) that reads it, and the codebook (``<stem>-codebook.xlsx``)
 into a directory; ``export_zip`` bundles them for one download. The
 variables, their names (a question's is its code, in every format), levels
-and missing-value codes are planned in ``respondents/export_variables.py``.
+and missing-value codes are planned in ``exports/variables.py``.
 
 Multiple-choice answers are one column holding the chosen values separated by
 single spaces, in choice order (as stored; the same convention as ODK's

@@ -328,7 +328,7 @@ WITH_CODES = ["display_name", "access_code"]
 
 def non_responders(*, scope, survey, school, grade=None):
     """The school's respondents (in scope, not withdrawn) who have not finished: not started or in progress,
-    by hand-out group (grade, or role for those without one: ``respondents.slips.in_handout_order``) then
+    by hand-out group (grade, or role for those without one: ``respondents.handout.in_handout_order``) then
     external id."""
     people = scope.respondents(survey).filter(
         school=school, withdrawn_at=None, status__in=[Status.NOT_STARTED, Status.IN_PROGRESS])

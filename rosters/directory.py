@@ -63,7 +63,7 @@ def directory_problems(upload):
 def school_directory_check(*, scope, path, filename="") -> DirectoryUpload:
     """Read and check the directory file at ``path``; keep what applying it would write; return the upload,
     CHECKED or REFUSED (with every problem). Writes nothing to the directory. Only a state administrator's
-    ``scope`` may. Raises ``respondents.tabular.TableError`` for a file that cannot be read as a table."""
+    ``scope`` may. Raises ``fileformats.tables.TableError`` for a file that cannot be read as a table."""
     scope.require("can_import_schools")
     table = open_table(path, required=COLUMNS, max_bytes=settings.UPLOAD_MAX_BYTES)
     problems = []

@@ -11,7 +11,7 @@ from surveys.models import Survey
 
 class DirectoryUpload(models.Model):
     """A school directory file a state administrator uploaded: checked first (its rows, counts and problems kept
-    here; a directory is a few thousand rows), applied or discarded on confirmation (``respondents/schools.py``)."""
+    here; a directory is a few thousand rows), applied or discarded on confirmation (``rosters/directory.py``)."""
 
     class Status(models.TextChoices):
         CHECKED = "checked", _("Checked: ready to apply")
@@ -51,7 +51,7 @@ class DirectoryUpload(models.Model):
 
 class Roster(models.Model):
     """One roster file a coordinator uploaded for a survey, and its import: checked first (a dry run), applied on
-    confirmation (``respondents/rosters.py``). Rosters made in code (demo, load tests) are applied at once."""
+    confirmation (``rosters/importing.py``). Rosters made in code (demo, load tests) are applied at once."""
 
     class Status(models.TextChoices):
         CHECKING = "checking", _("Checking the file")

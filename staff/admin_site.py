@@ -2,7 +2,7 @@
 
 Django's admin keeps its own log (``LogEntry``) of what each user added,
 changed or deleted, but not the address, and the survey office reads the
-staff audit log (``respondents.models.AuditEntry``). Each admin view is
+staff audit log (``accounts.models.AuditEntry``). Each admin view is
 wrapped: the admin's log entries the view wrote are copied into the audit
 log with who and from where once it returns. Reading them afterwards, rather
 than a signal on LogEntry, also catches the several entries a bulk deletion

@@ -191,7 +191,7 @@ class MonitoringFilterForm(forms.Form):
 
 
 class ExportForm(forms.Form):
-    """What an export holds (respondents/exports.py: ExportOptions)."""
+    """What an export holds (exports/writers.py: ExportOptions)."""
 
     format = forms.ChoiceField(label=_("Format"), choices=ExportJob.Format.choices, initial="csv",
                                widget=forms.RadioSelect)

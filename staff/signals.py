@@ -1,4 +1,4 @@
-"""Staff sign-ins, failed ones and sign-outs go to the audit log (respondents/audit.py), each with what the login
+"""Staff sign-ins, failed ones and sign-outs go to the audit log (accounts/audit.py), each with what the login
 limits made of it (config/login_limits.py): counted, paused, slowed, refused unchecked, a trusted browser."""
 from axes.signals import user_locked_out
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed

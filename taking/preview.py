@@ -2,7 +2,7 @@
 for the answers its skip logic reads (a role, say), before it is published.
 
 It is a respondent screen shown to staff, so it lives with the respondent screens and renders their templates;
-the door is the staff area's permission (``can_manage_surveys``), read through ``respondents.scopes``.
+the door is the staff area's permission (``can_manage_surveys``), read through ``accounts.scopes``.
 """
 from django import forms
 from django.contrib.auth.views import redirect_to_login

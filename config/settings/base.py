@@ -317,7 +317,7 @@ SLIPS_INLINE_MAX = env.int("SLIPS_INLINE_MAX", default=400)
 # workers and Celery must share it (one box: a directory; several: S3).
 MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
 
-# --- Exports (respondents/export_jobs.py)
+# --- Exports (exports/jobs.py)
 # Finished exports are kept this many days, then a periodic task deletes them.
 EXPORT_RETENTION_DAYS = env.int("EXPORT_RETENTION_DAYS", default=7)
 # Uploads over this size go to a temporary file rather than memory.
@@ -327,6 +327,6 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 # cache a second time (after that a Celery task does it; surveys/caching.py).
 DEFINITION_REPLICA_WAIT_SECONDS = env.float("DEFINITION_REPLICA_WAIT_SECONDS", default=2)
 
-# --- Exports (respondents/exports.py)
+# --- Exports (exports/writers.py)
 # A de-identified export leaves out every school with fewer respondents than this.
 EXPORT_SMALL_SCHOOL_MIN = env.int("EXPORT_SMALL_SCHOOL_MIN", default=10)

@@ -320,7 +320,7 @@ def test_the_same_save_id_sent_twice_at_once_is_applied_once_and_answered_alike(
 # ---------------------------------------------------------------- nginx
 
 def test_the_stack_does_not_serve_the_bench_floor_unless_make_bench_asks():
-    """/bench/floor/ lets anyone write rows: off in deploy/stack.conf; jmeter/bench.py turns it on for its run."""
+    """/bench/floor/ lets anyone write rows: off in deploy/stack.conf; bench/survey_bench.py turns it on for its run."""
     assert stack.conf()["STACK_BENCH_FLOOR_VIEWS"] == "0"
     status, _, _ = stack.http("GET", "/bench/floor/")
     assert status == 404

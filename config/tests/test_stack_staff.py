@@ -16,8 +16,8 @@ pytestmark = pytest.mark.stack
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from respondents.models import StaffMember
-from respondents.schools import schools_ensure
+from accounts.models import StaffMember
+from rosters.directory import schools_ensure
 from bench.survey_document import bench_document
 from surveys.services import survey_create
 tag = "{tag}"
@@ -79,7 +79,7 @@ def test_a_roster_is_checked_and_applied_by_the_celery_worker_with_its_progress_
 def test_postgresql_refuses_to_change_or_delete_an_audit_entry():
     out = stack.app_manage("shell", "--no-imports", "-c", (
         "from django.db import connection, transaction\n"
-        "from respondents.audit import audit_sign_in\n"
+        "from accounts.audit import audit_sign_in\n"
         "entry = audit_sign_in(username='trigger-check', failed=True)\n"
         "for sql in ('UPDATE respondents_auditentry SET detail = %s WHERE id = %s',"
         "            'DELETE FROM respondents_auditentry WHERE id = %s'):\n"

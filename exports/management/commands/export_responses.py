@@ -22,7 +22,7 @@ from surveys.models import Survey
 
 class Command(BaseCommand):
     help = (
-        "Write one row per respondent and one column per question code (see respondents/exports.py). "
+        "Write one row per respondent and one column per question code (see exports/writers.py). "
         "--output names the data file: .csv for csv, .xlsx for xlsx, .dat for spss and stata (tab-separated, "
         "texts escaped: no spreadsheet runs it). Beside it go the codebook (<stem>-codebook.xlsx) and, for spss "
         "and stata, the syntax that reads the data file (<stem>.sps, <stem>.do). "
