@@ -1,9 +1,10 @@
 """Where a survey request's CPU goes, under load and one request at a time (`make profile`).
 
-    jmeter/cpu_profile.py [--duration 40] [--threads 50] [--pages 20] [--requests 100]
-    jmeter/cpu_profile.py --timing [--requests 25]   (CPU per request of each kind, no load, no profiler; then the
-                                                      same with the CPU caches flushed between requests, and
-                                                      through nginx to gunicorn one request at a time)
+    manage.py bench cpu_profile [--duration 40] [--threads 50] [--pages 20] [--requests 100]
+    manage.py bench cpu_profile --timing [--requests 25]   (CPU per request of each kind, no load, no profiler;
+                                                            then the same with the CPU caches flushed between
+                                                            requests, and through nginx to gunicorn one request
+                                                            at a time)
 
 Against the one-box stack (brought up if needed), on a fresh benchmark survey:
 
@@ -200,7 +201,6 @@ class InProcess:
     """One browser's requests through Django's test client, CSRF checks on: ``(status, text)``."""
 
     def __init__(self):
-
         self.client = Client(enforce_csrf_checks=True)
 
     def __call__(self, path, data=None, headers=None):

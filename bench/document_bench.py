@@ -38,7 +38,6 @@ def memory(field):
 
 def child(path):
     """Load ``path`` in this process; print its RSS (KB) before, its peak during the load, and the outcome, as JSON."""
-
     Path("/proc/self/clear_refs").write_text("5")  # the peak so far (Django's start) is forgotten
     before = memory("VmRSS")
     try:
@@ -55,7 +54,6 @@ def child(path):
 
 def documents(folder):
     """Write the files to load; return their paths."""
-
     head = b'{"slug": "s", "title": "T", '
     shapes = {
         "empty-pages.json": head + b'"pages": [' + b",".join([b"{}"] * (MB // 3)) + b"]}",

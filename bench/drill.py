@@ -1,7 +1,10 @@
-"""Faults under load: does anything acknowledged get lost? (deploy/drill, make drill)
+"""Faults under load, in both replication modes: does anything acknowledged get lost? (`make drill`)
 
-    deploy/drill [--modes async,sync] [--threads 12] [--think 0.2] [--pages 8] [--settle 8] [--steady 20]
-    deploy/drill --short        (CI: fewer threads, shorter windows, both modes)
+    manage.py bench drill [--modes async,sync] [--faults a,b] [--threads 12] [--think 0] [--pages 8] [--settle 8]
+                          [--steady 20]
+    manage.py bench drill --short        (CI: fewer threads, shorter windows, both modes)
+
+``make drill`` runs it through deploy/drill, which installs JMeter first.
 
 For each replication mode (async: STACK_PG_SYNCHRONOUS=off; sync: on) the drill
 brings the stack up in that mode, seeds a benchmark survey, and starts the
@@ -441,8 +444,6 @@ def read_jtl(jtl):
 
 def database_counts(slug):
     """Per (code, page): answers stored and page saves logged; per code: answers beyond one per question."""
-
-
     stored = {(code, page): n for code, page, n in
               Answer.objects.using("default").filter(respondent__survey__slug=slug)
               .values_list("respondent__access_code", "question__page__position").annotate(n=Count("id"))}

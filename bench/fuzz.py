@@ -1,7 +1,8 @@
-"""Adversarial requests through the stack's nginx: a status histogram, and every stored answer checked.
+"""Adversarial requests through the stack's nginx: a status histogram, and every stored answer checked
+(`make fuzz`).
 
-    jmeter/fuzz [--requests 10000] [--clients 8] [--seed N]
-    make fuzz [REQUESTS=10000]
+    manage.py bench fuzz [--requests 10000] [--clients 8] [--seed N]
+    make fuzz [REQUESTS=10000]        (through jmeter/fuzz)
 
 Creates a fuzz survey (every question kind) and respondents on the running
 stack, logs ``--clients`` of them in (and spares, for those who finish), then sends ``--requests`` requests made
@@ -121,13 +122,11 @@ def parse_args(argv=None):
 
 
 def forget_login_failures():
-
     caches["ratelimit"].clear()
 
 
 def page_fields(slug):
     """Return ``[{code: (kind, [choice values], min, max, max_length)}]`` for each page of the survey, in order."""
-
     survey = Survey.objects.using("default").get(slug=slug)
     pages = []
     for number in range(1, page_count(survey=survey) + 1):
@@ -304,7 +303,6 @@ def describe(request):
 
 def stored_problems(slug):
     """Check every answer of the survey on the master (the replica may not have the last ones yet)."""
-
     with read_from_master():
         answers = Answer.objects.filter(respondent__survey__slug=slug)
         return [{"question": a.question.code, "value": a.value[:100], "problem": p}

@@ -1,7 +1,8 @@
-"""Respondents' latency while anonymous clients hammer the staff login, with the login limits off and on.
+"""Respondents' latency while anonymous clients hammer the staff login, with the login limits off and on
+(`make bench-login-flood`).
 
-    jmeter/login-flood [--duration 40] [--threads 20] [--think 1] [--flooders 20] [--flood-rate 5]
-    make bench-login-flood
+    manage.py bench login_flood [--duration 40] [--threads 20] [--think 1] [--flooders 20] [--flood-rate 5]
+    make bench-login-flood        (through jmeter/login-flood, which installs JMeter first)
 
 Three runs of jmeter/plans/survey_taking.jmx through the stack, each of the same
 length and threads: alone; while ``--flooders`` clients each POST made-up
@@ -54,7 +55,7 @@ def main(argv=None):
             restack(limits_off=limits_off)
             codes = stack.JMETER / "data" / f"{slug}-{len(runs)}.csv"
             stack.manage("loadtest_respondents", "--survey", slug, "--count", str(args.threads * 40), "--output", str(codes))
-            # Restarted workers start with cold definition memos: warm them as bench.py does.
+            # Restarted workers start with cold definition memos: warm them as survey_bench does.
             warm = stack.JMETER / "data" / f"{slug}-{len(runs)}-warm.csv"
             stack.manage("loadtest_respondents", "--survey", slug, "--count", "4", "--output", str(warm))
             stack.jmeter_run("survey_taking", f"{slug}-warm-{len(runs)}", threads=4, iterations=1, duration=120, think=0,
@@ -106,7 +107,6 @@ def restack(*, limits_off):
 
 
 def forget_login_failures():
-
     caches["ratelimit"].clear()
 
 

@@ -1,6 +1,6 @@
-"""What a respondent's browser downloads for one survey page, through the running stack.
+"""What a respondent's browser downloads for one survey page, through the running stack (`make page-weight`).
 
-    .venv/bin/python jmeter/page_weight.py [--base http://127.0.0.1:28080] [--code ABCDE-FGHJK] [--json FILE]
+    manage.py bench page_weight [--base http://127.0.0.1:28080] [--code ABCDE-FGHJK] [--json FILE]
 
 Logs in with an access code (a fresh demo code from `deploy/stack manage seed_demo`
 when none is given), fetches the survey page (/take/), then every stylesheet

@@ -79,8 +79,6 @@ class Saver(threading.Thread):
         self.stop, self.seconds = threading.Event(), []
 
     def run(self):
-
-
         definition = page_definition(survey=self.survey, number=1)
         values = {question: "" for question in definition.answerable.values()}
         try:
@@ -115,7 +113,6 @@ def main(argv=None):
     parser.add_argument("--schools", type=int, default=2000)
     parser.add_argument("--output", default=str(ROOT / "jmeter" / "results" / "roster-bench.json"))
     args = parser.parse_args(argv)
-
 
     os.environ.setdefault("SURVEY_PUBLIC_URL", "https://survey.example.org/")
 

@@ -1,6 +1,6 @@
 """How the survey mix moves with gunicorn workers, the pgbouncer pool and think time (`make sizing`).
 
-    jmeter/sizing.py [--duration 30] [--threads 50] [--workers 3,5,9] [--pools 5,20] [--thinks 0,1,5]
+    manage.py bench sizing [--duration 30] [--threads 50] [--workers 3,5,9] [--pools 5,20] [--thinks 0,1,5]
 
 Against the one-box stack, on one fresh benchmark survey: the survey plan (``survey_taking.jmx``) once per
 number of gunicorn sync workers (think time 0), once per pgbouncer pool size (the default workers, think 0), and

@@ -26,6 +26,9 @@ VIEWS = ["login", "display", "content", "change_page", "complete"]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
+class StackError(Exception):
+    """The stack or JMeter did not give a tool what it needs; the bench command reports it and exits 1."""
+
 
 def stack_env():
     """Bring the stack up with the bench's floor views on (off by default: deploy/stack.conf), and take its env."""
@@ -36,15 +39,12 @@ def stack_env():
 
 
 def manage(*args):
-
-
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
 
 
 def answerable_per_page(slug):
-
     rows = Question.objects.using("default").filter(survey__slug=slug).exclude(kind=Question.Kind.GRID)
     return Counter(rows.values_list("page__position", flat=True))
 
@@ -80,7 +80,7 @@ def jmeter_figures(plan, out, output=""):
     """Return the figures of a finished run from its results folder."""
     stats_file = out / "report" / "statistics.json"
     if not stats_file.exists():
-        sys.exit(f"bench: {plan} produced no report:\n{output}")
+        raise StackError(f"{plan} produced no report:\n{output}")
     stats = json.loads(stats_file.read_text())
     total = stats["Total"]
     start, end = jtl_span(out / "results.jtl")
@@ -122,7 +122,6 @@ def retried_attempts(jtl):
 def reconnecting(read, *, seconds=60):
     """Return ``read()``, opening the database connections again while the database is away (a restart, a
     failover): the bench's own connection is cut then too, and the bench must not crash with it."""
-
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -142,8 +141,6 @@ def data_check(jtl, slug, expected_per_page):
 
 
 def _data_check(jtl, slug, expected_per_page):
-
-
     acknowledged, finishes, codes_used = set(), set(), set()
     with open(jtl, newline="") as stream:
         for row in csv.DictReader(stream):
@@ -214,7 +211,6 @@ def cpu_seconds():
 
 
 def master_transactions():
-
     def read():
         with connections["default"].cursor() as cursor:
             cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
@@ -224,8 +220,6 @@ def master_transactions():
 
 
 def replica_lag():
-
-
     try:
         with connections["replica"].cursor() as cursor:
             cursor.execute(LAG_SQL)

@@ -1,7 +1,12 @@
-"""The survey-taking load, measured through the one-box production stack.
+"""The survey-taking load through the one-box production stack, against its floor and ceiling (`make bench`,
+`make smoke`).
 
-    jmeter/bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N] [--conditions]
-    jmeter/bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check, the floor; no ceiling)
+    manage.py bench survey_bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N]
+                                 [--conditions]
+    manage.py bench survey_bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check, the
+                                                           floor; no ceiling)
+
+``make bench`` and ``make smoke`` run it through jmeter/bench, which installs JMeter first.
 
 Brings the stack up (or uses the running one), creates a fresh benchmark survey
 and respondents, warms the definition cache, runs jmeter/plans/survey_taking.jmx

@@ -1,6 +1,6 @@
 """Upload bombs (`make fuzz-uploads`): small files that cost far more than their size to read, against the bound.
 
-    .venv/bin/python jmeter/upload_bombs.py [--only NAME,...] [--code DIR] [--json OUT]
+    manage.py bench upload_bombs [--only NAME,...] [--code DIR] [--json OUT]
 
 Generates each file (and legitimate large ones, as controls), then reads each
 in a fresh child process through the code the staff area uses: a roster or
@@ -317,9 +317,10 @@ def child(reader, path):
     """Read ``path`` as the staff area does; print one line of JSON: memory, seconds, outcome."""
     resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
 
-    import openpyxl.styles.numbers  # noqa: F401  (imported lazily by the readers: not the file's cost)
+    # The readers import these lazily, on the first file: imported here, before the baseline, they are not counted
+    # as the file's cost. Only the child needs them.
+    import openpyxl.styles.numbers  # noqa: F401
     import pyxform.xls2json_backends  # noqa: F401
-
 
     gc.collect()
     try:

@@ -2,13 +2,16 @@
 import csv
 
 import pytest
+from django.db import OperationalError
+from django.test import Client
 
 from bench import cpu_profile, drill, stack
-from respondents.models import Answer
+from respondents.models import Answer, Respondent
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
+
 
 def jtl(path, rows):
     """Write a JMeter results file: rows of (timeStamp ms, elapsed ms, label, responseCode, success, code, page)."""
@@ -55,16 +58,12 @@ def test_an_acknowledged_answer_missing_from_the_database_is_lost(saved):
 
 def test_an_acknowledged_finish_whose_response_is_not_complete_is_lost(saved):
     survey, respondent, path = saved
-    from respondents.models import Respondent
-
     Respondent.objects.filter(pk=respondent.pk).update(status=Respondent.Status.IN_PROGRESS)
     check = stack.data_check(path, survey.slug, stack.answerable_per_page(survey.slug))
     assert check["completed_acknowledged"] == 1 and check["completed_lost"] == 1
 
 
 def test_the_bench_reads_again_after_its_own_connection_is_cut(monkeypatch):
-    from django.db import OperationalError
-
     calls = []
 
     def read():
@@ -139,13 +138,9 @@ def test_the_drill_fails_on_a_lost_answer_a_page_saved_twice_and_a_500(drilled):
 
 
 def save_page_again(respondent, *, page):
-    from django.test import Client
-
     client = Client()
     login(client, respondent)
     return save_page(client, page, {"q-colour": "blue"}).json()["saved"]
-
-
 
 
 def test_the_profile_counts_a_sample_for_the_innermost_part_it_is_in(tmp_path):

@@ -51,7 +51,10 @@ class Command(BaseCommand):
             sys.stdout.flush()
             command = [str(stack.ROOT / "deploy" / "stack"), "manage", "bench", tool, *options["args"]]
             os.execv(command[0], command)
-        status = importlib.import_module(f"bench.{tool}").main(options["args"])
+        try:
+            status = importlib.import_module(f"bench.{tool}").main(options["args"])
+        except stack.StackError as error:
+            raise CommandError(f"{tool}: {error}") from error
         if status:
             raise CommandError(f"{tool} failed", returncode=status if isinstance(status, int) else 1)
 
