@@ -88,9 +88,7 @@ def main(argv=None):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=40, help="seconds of the load (default 40)")
-    parser.add_argument("--threads", type=int, default=50, help="JMeter threads (default 50)")
-    parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
+    stack.load_arguments(parser, duration=40, threads=50, pages=20)
     parser.add_argument("--requests", type=int, default=100, help="cProfiled requests of each kind (default 100)")
     parser.add_argument("--timing", action="store_true",
                         help="no load and no profiler: CPU ms a request of each kind, in this process (steps' table)")

@@ -87,9 +87,7 @@ def main(argv=None):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=40, help="seconds of each run (default 40)")
-    parser.add_argument("--threads", type=int, default=20, help="respondents taking the survey (default 20)")
-    parser.add_argument("--think", type=float, default=1, help="respondents' seconds on a page (default 1)")
+    stack.load_arguments(parser, duration=40, threads=20, think=1)
     parser.add_argument("--flooders", type=int, default=20, help="clients posting to the staff login (default 20)")
     parser.add_argument("--flood-rate", type=float, default=5, help="POSTs a second of each flooder (default 5)")
     return parser.parse_args(argv)

@@ -55,8 +55,7 @@ def parse_args(argv=None):
         return [float(n) if "." in n else int(n) for n in text.split(",") if n]
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=30, help="seconds of each run (default 30)")
-    parser.add_argument("--threads", type=int, default=50, help="JMeter threads (default 50)")
+    stack.load_arguments(parser, duration=30, threads=50)
     parser.add_argument("--workers", type=numbers, default=[3, 5, 9], help="gunicorn workers to try (3,5,9)")
     parser.add_argument("--pools", type=numbers, default=[5, 20], help="pgbouncer pool sizes to try (5,20)")
     parser.add_argument("--thinks", type=numbers, default=[0, 1, 5], help="think times to try, seconds (0,1,5)")

@@ -49,6 +49,20 @@ def answerable_per_page(slug):
     return Counter(rows.values_list("page__position", flat=True))
 
 
+def load_arguments(parser, *, duration=None, threads, think=None, pages=None):
+    """Add the arguments of a JMeter run the load tools share, each with the tool's default; one whose default is
+    None is left out."""
+    if duration is not None:
+        parser.add_argument("--duration", type=int, default=duration, help=f"seconds of each run (default {duration})")
+    parser.add_argument("--threads", type=int, default=threads,
+                        help=f"JMeter threads, each a respondent taking the survey (default {threads})")
+    if think is not None:
+        parser.add_argument("--think", type=float, default=think,
+                            help=f"seconds on a page before saving (default {think:g})")
+    if pages is not None:
+        parser.add_argument("--pages", type=int, default=pages, help=f"pages of the benchmark survey (default {pages})")
+
+
 def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None):
     """Run a plan through jmeter/run; return its figures (a failed sample does not stop the bench)."""
     run, out = jmeter_start(plan, name, threads=threads, iterations=iterations, duration=duration, think=think,

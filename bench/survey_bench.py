@@ -34,6 +34,7 @@ from bench.stack import (
     cpu_seconds,
     data_check,
     jmeter_run,
+    load_arguments,
     machine,
     manage,
     master_transactions,
@@ -203,10 +204,7 @@ def prepare(args, *, conditions=False):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=60, help="seconds of each run (default 60)")
-    parser.add_argument("--threads", type=int, default=50, help="concurrent respondents (default 50)")
-    parser.add_argument("--think", type=float, default=0, help="seconds on a page before saving (default 0)")
-    parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
+    load_arguments(parser, duration=60, threads=50, think=0, pages=20)
     parser.add_argument("--respondents", type=int, help="respondents to create (default: enough for the run)")
     parser.add_argument("--smoke", action="store_true", help="CI: a few threads, two surveys each, the data check")
     parser.add_argument("--conditions", action="store_true",
