@@ -156,40 +156,39 @@ def restore_env(name, value):
 
 # ---------------------------------------------------------------- the faults
 
-def down_for(seconds, *stop_args):
-    """deploy/stack stop [options] COMPONENT; wait; start it again."""
-    deploy_stack("stop", *stop_args)
-    time.sleep(seconds)
-    deploy_stack("start", stop_args[-1])
+# Faults that are one deploy/stack command: its arguments, and the note of what was done.
+ONE_COMMAND = {
+    "pgbouncer": (("restart", "pgbouncer-master"), "deploy/stack restart pgbouncer-master"),
+    "redis": (("restart", "redis"), "deploy/stack restart redis"),
+    "nginx-reload": (("reload", "nginx"), "nginx -s reload"),
+}
+# Faults that stop a component for DOWN_SECONDS, then start it: deploy/stack stop's options and the component, and
+# the note.
+DOWN_SECONDS = 2
+STOPPED = {
+    "master-immediate": (("--immediate", "master"), "pg_ctl stop -m immediate; 2 s; start (crash recovery)"),
+    "replica": (("replica",), "replica stopped; 2 s; started"),
+    "memcached": (("memcached",), "memcached stopped; 2 s; started (empty)"),
+    "minio": (("minio",), "MinIO stopped; 2 s; started"),
+}
 
 
 def inject(fault):
     """Do the fault and what ops (or the stack itself) does about it; return a note of what was done."""
+    if fault in ONE_COMMAND:
+        command, note = ONE_COMMAND[fault]
+        deploy_stack(*command)
+        return note
+    if fault in STOPPED:
+        stop_args, note = STOPPED[fault]
+        deploy_stack("stop", *stop_args)
+        time.sleep(DOWN_SECONDS)
+        deploy_stack("start", stop_args[-1])
+        return note
     if fault == "gunicorn-workers":
         workers = children(pid("gunicorn"))
         kill(workers)
         return f"kill -9 of {len(workers)} workers"
-    if fault == "pgbouncer":
-        deploy_stack("restart", "pgbouncer-master")
-        return "deploy/stack restart pgbouncer-master"
-    if fault == "master-immediate":
-        down_for(2, "--immediate", "master")
-        return "pg_ctl stop -m immediate; 2 s; start (crash recovery)"
-    if fault == "replica":
-        down_for(2, "replica")
-        return "replica stopped; 2 s; started"
-    if fault == "redis":
-        deploy_stack("restart", "redis")
-        return "deploy/stack restart redis"
-    if fault == "memcached":
-        down_for(2, "memcached")
-        return "memcached stopped; 2 s; started (empty)"
-    if fault == "minio":
-        down_for(2, "minio")
-        return "MinIO stopped; 2 s; started"
-    if fault == "nginx-reload":
-        deploy_stack("reload", "nginx")
-        return "nginx -s reload"
     if fault == "celery":
         main_pid = pid("celery")
         kill([main_pid, *children(main_pid)])

@@ -69,3 +69,42 @@ def save_page_again(respondent, *, page):
     client = Client()
     login(client, respondent)
     return save_page(client, page, {"q-colour": "blue"}).json()["saved"]
+
+
+# ---------------------------------------------------------------- the faults (bench/drill.py: inject)
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """deploy/stack, kill, the process table and sleep, recorded instead of done: the calls in order."""
+    calls = []
+    monkeypatch.setattr(drill, "deploy_stack", lambda *args, check=True: calls.append(("stack", *args)) or "pg1\n")
+    monkeypatch.setattr(drill, "kill", lambda pids: calls.append(("kill", *pids)))
+    monkeypatch.setattr(drill, "pid", lambda component: calls.append(("pid", component)) or 100)
+    monkeypatch.setattr(drill, "children", lambda parent: [parent + 1, parent + 2])
+    monkeypatch.setattr(drill.time, "sleep", lambda seconds: calls.append(("sleep", seconds)))
+    return calls
+
+
+@pytest.mark.parametrize("fault, calls", [
+    ("gunicorn-workers", [("pid", "gunicorn"), ("kill", 101, 102)]),
+    ("pgbouncer", [("stack", "restart", "pgbouncer-master")]),
+    ("master-immediate", [("stack", "stop", "--immediate", "master"), ("sleep", 2), ("stack", "start", "master")]),
+    ("replica", [("stack", "stop", "replica"), ("sleep", 2), ("stack", "start", "replica")]),
+    ("redis", [("stack", "restart", "redis")]),
+    ("memcached", [("stack", "stop", "memcached"), ("sleep", 2), ("stack", "start", "memcached")]),
+    ("minio", [("stack", "stop", "minio"), ("sleep", 2), ("stack", "start", "minio")]),
+    ("nginx-reload", [("stack", "reload", "nginx")]),
+    ("celery", [("pid", "celery"), ("kill", 100, 101, 102), ("sleep", 1), ("stack", "start", "celery")]),
+    ("failover", [("stack", "node", "master"), ("pid", "master"), ("kill", 100), ("sleep", 1), ("stack", "failover"),
+                  ("stack", "rebuild-replica")]),
+])
+def test_each_fault_does_what_its_note_says_to_the_stack_in_order(recorded, fault, calls):
+    note = drill.inject(fault)
+    assert recorded == calls
+    assert note and (fault != "failover" or note.startswith("kill -9 of the master (pg1)"))
+
+
+def test_every_fault_the_drill_offers_can_be_injected_and_no_other():
+    assert set(drill.FAULTS) == set(drill.ONE_COMMAND) | set(drill.STOPPED) | {"gunicorn-workers", "celery", "failover"}
+    with pytest.raises(ValueError):
+        drill.inject("disk-full")
