@@ -28,7 +28,6 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote, urlencode
 
-from django.core.cache import caches
 
 from bench import stack
 from config.db_router import read_from_master
@@ -59,7 +58,7 @@ def main(argv=None):
     codes = [line.split(",")[0] for line in codes_csv.read_text().splitlines()[1:]]
     pages = page_fields(slug)
     port = int(stack.nginx_port())
-    forget_login_failures()
+    stack.forget_login_failures()
     # Every session is opened first: once the fuzz's wrong codes reach the limit,
     # logins from this address get 429 (as they should), spares included.
     sessions = [Client(port, code) for code in codes]
@@ -92,7 +91,7 @@ def main(argv=None):
     with ThreadPoolExecutor(args.clients) as pool:
         list(pool.map(run, range(args.requests)))
     seconds = time.monotonic() - started
-    forget_login_failures()
+    stack.forget_login_failures()
 
     problems = stored_problems(slug)
     report = {"requests": args.requests, "seconds": round(seconds, 1), "statuses": dict(sorted(statuses.items())),
@@ -119,10 +118,6 @@ def parse_args(argv=None):
     parser.add_argument("--clients", type=int, default=8, help="logged-in respondents sending at once (default 8)")
     parser.add_argument("--seed", type=int, default=int(time.time()), help="random seed (default: the time)")
     return parser.parse_args(argv)
-
-
-def forget_login_failures():
-    caches["ratelimit"].clear()
 
 
 def page_fields(slug):

@@ -32,7 +32,6 @@ import urllib.request
 from collections import Counter
 from http.cookiejar import CookieJar
 
-from django.core.cache import caches
 
 from bench import stack
 
@@ -100,12 +99,8 @@ def restack(*, limits_off):
         if not limits_off:
             env.pop(name, None)
     subprocess.run([stack.ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL, env=env)
-    forget_login_failures()
+    stack.forget_login_failures()
     time.sleep(2)  # let the restarted workers come up
-
-
-def forget_login_failures():
-    caches["ratelimit"].clear()
 
 
 class Flood:

@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from io import StringIO
 from pathlib import Path
 
+from django.core.cache import caches
 from django.core.management import call_command
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Count
@@ -42,6 +43,11 @@ def manage(*args):
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
+
+
+def forget_login_failures():
+    """Clear the login limits' counters (config/login_limits.py), which a tool's wrong codes or flood ran up."""
+    caches["ratelimit"].clear()
 
 
 def answerable_per_page(slug):
