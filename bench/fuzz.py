@@ -61,32 +61,21 @@ def main(argv=None):
     stack.forget_login_failures()
     # Every session is opened first: once the fuzz's wrong codes reach the limit,
     # logins from this address get 429 (as they should), spares included.
-    sessions = [Client(port, code) for code in codes]
-    clients, spares = sessions[:args.clients], sessions[args.clients:]
-    print(f"Fuzz survey {slug}: {len(pages)} pages; {len(sessions)} respondents logged in; "
+    sessions = Sessions([Client(port, code) for code in codes], clients=args.clients, pages=len(pages))
+    print(f"Fuzz survey {slug}: {len(pages)} pages; {len(codes)} respondents logged in; "
           f"{args.requests} requests from {args.clients} threads (seed {args.seed})...")
 
-    statuses, failures, lock, by_kind = Counter(), [], threading.Lock(), Counter()
+    tally, lock = Tally(), threading.Lock()
     started = time.monotonic()
 
     def run(index):
         rng = random.Random(args.seed * 1_000_003 + index)
-        slot = index % len(clients)
-        client = clients[slot]
+        slot, client = sessions.sender(index)
         kind, request = make_request(rng, client, pages)
         status, body = client.send(*request)
         with lock:
-            page = re.match(r"/take/page/(\d+)/$", request[1]) if kind == "page save" else None
-            if page and status in (200, 302):
-                client.saved_pages.add(int(page.group(1)))
-            # Finished (409), or every page saved once: later saves would only meet 409 or overwrite.
-            done = status == 409 or len(client.saved_pages) >= len(pages)
-            if done and clients[slot] is client and spares:
-                clients[slot] = spares.pop()
-            statuses[status] += 1
-            by_kind[f"{kind} {status}"] += 1
-            if status >= 500 and len(failures) < 20:
-                failures.append({"kind": kind, "request": describe(request), "status": status, "body": body[:300]})
+            sessions.answered(slot, client, kind, request, status)
+            tally.count(kind, request, status, body)
 
     with ThreadPoolExecutor(args.clients) as pool:
         list(pool.map(run, range(args.requests)))
@@ -94,10 +83,8 @@ def main(argv=None):
     stack.forget_login_failures()
 
     problems = stored_problems(slug)
-    report = {"requests": args.requests, "seconds": round(seconds, 1), "statuses": dict(sorted(statuses.items())),
-              "by_kind": dict(sorted(by_kind.items())),
-              "server_errors": sum(n for s, n in statuses.items() if s >= 500), "stored_value_problems": len(problems),
-              "examples_of_5xx": failures, "examples_of_bad_values": problems[:20], "survey": slug, "seed": args.seed}
+    report = tally.report(requests=args.requests, seconds=seconds, problems=problems, survey=slug, seed=args.seed)
+    statuses, failures = tally.statuses, tally.failures
     (stack.RESULTS / "fuzz.json").write_text(json.dumps(report, indent=2, default=str))
     print(f"\n{args.requests} requests in {seconds:.0f} s ({args.requests / seconds:.0f}/s). Status histogram:")
     for status, count in sorted(statuses.items()):
@@ -110,6 +97,54 @@ def main(argv=None):
         for problem in problems[:5]:
             print("bad value:", problem)
         sys.exit(1)
+
+
+class Sessions:
+    """The logged-in respondents that send the requests, one slot a thread. Each session saves each page at most
+    once (a later save would overwrite what the check must see): one that finished, or saved every page, gives its
+    slot to a spare while there are spares."""
+
+    def __init__(self, sessions, *, clients, pages):
+        self.clients, self.spares, self.pages = sessions[:clients], sessions[clients:], pages
+
+    def sender(self, index):
+        """Return (slot, client) of the request ``index``."""
+        slot = index % len(self.clients)
+        return slot, self.clients[slot]
+
+    def answered(self, slot, client, kind, request, status):
+        """Note what ``client``'s request was answered (under the caller's lock)."""
+        page = re.match(r"/take/page/(\d+)/$", request[1]) if kind == "page save" else None
+        if page and status in (200, 302):
+            client.saved_pages.add(int(page.group(1)))
+        # Finished (409), or every page saved once: later saves would only meet 409 or overwrite.
+        done = status == 409 or len(client.saved_pages) >= self.pages
+        if done and self.clients[slot] is client and self.spares:
+            self.clients[slot] = self.spares.pop()
+
+
+class Tally:
+    """What the requests were answered: each status, each kind of request's statuses, and the first EXAMPLES
+    answers of 5xx (0 is nginx closing the connection: not a server error)."""
+
+    EXAMPLES = 20
+
+    def __init__(self):
+        self.statuses, self.by_kind, self.failures = Counter(), Counter(), []
+
+    def count(self, kind, request, status, body):
+        self.statuses[status] += 1
+        self.by_kind[f"{kind} {status}"] += 1
+        if status >= 500 and len(self.failures) < self.EXAMPLES:
+            self.failures.append({"kind": kind, "request": describe(request), "status": status, "body": body[:300]})
+
+    def report(self, *, requests, seconds, problems, survey, seed):
+        """Return the report of the run: it fails on any server error or any stored value breaking its rules."""
+        return {"requests": requests, "seconds": round(seconds, 1), "statuses": dict(sorted(self.statuses.items())),
+                "by_kind": dict(sorted(self.by_kind.items())),
+                "server_errors": sum(n for s, n in self.statuses.items() if s >= 500),
+                "stored_value_problems": len(problems), "examples_of_5xx": self.failures,
+                "examples_of_bad_values": problems[:20], "survey": survey, "seed": seed}
 
 
 def parse_args(argv=None):
