@@ -4,7 +4,7 @@
 
 Generates each file (and legitimate large ones, as controls), then reads each
 in a fresh child process through the code the staff area uses: a roster or
-the school directory through ``respondents.tabular.open_table`` (every row
+the school directory through ``fileformats.tables.open_table`` (every row
 read), a survey through ``surveys.services.survey_document_read``. The child
 records its peak memory above its own baseline (VmHWM, reset before the read,
 less VmRSS then), wall and CPU seconds, and the outcome: refused, with the
