@@ -96,8 +96,14 @@ def time_page(opener, url, *, runs):
             body = response.read()
             assert response.status == 200, response.status
         times.append((time.perf_counter() - started) * 1000)
+    median, p95 = latency(times)
+    return median, p95, len(body)
+
+
+def latency(times):
+    """Return the median and the 95th percentile of request times, the first WARM_UP left out."""
     times = sorted(times[WARM_UP:])
-    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)], len(body)
+    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)]
 
 
 def main(argv=None):
