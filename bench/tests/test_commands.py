@@ -108,6 +108,13 @@ def test_a_stack_tool_started_outside_the_stack_brings_it_up_and_runs_again_thro
                         ("execv", [str(stack.ROOT / "deploy" / "stack"), "manage", "bench", "fuzz", "--requests", "10"])]
 
 
+def test_a_stack_tool_s_help_is_given_without_bringing_the_stack_up(no_stack, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        call_command("bench", "drill", "--help")
+    assert stopped.value.code == 0 and no_stack == []
+    assert "--modes MODES" in capsys.readouterr().out
+
+
 def test_a_stack_tool_in_the_stack_s_environment_runs_in_this_process(monkeypatch, settings, no_stack):
     settings.SETTINGS_MODULE = "config.settings.production"
     monkeypatch.setenv("BENCH_TOOLS", "1")

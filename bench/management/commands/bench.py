@@ -35,7 +35,9 @@ class Command(BaseCommand):
             for name in TOOLS:
                 self.stdout.write(f"{name:<18}{summary(tool_module(name))}")
             return
-        if tool not in LOCAL_TOOLS and not in_stack_environment():
+        # A tool's --help is answered here: it needs no stack, and should not bring one up.
+        asks_for_help = {"-h", "--help"} & set(tool_args)
+        if tool not in LOCAL_TOOLS and not asks_for_help and not in_stack_environment():
             stack.stack_env()  # deploy/stack up, the floor views on
             sys.stdout.flush()
             command = [str(stack.ROOT / "deploy" / "stack"), "manage", "bench", tool, *tool_args]
