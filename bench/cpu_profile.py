@@ -1,9 +1,10 @@
 """Where a survey request's CPU goes, under load and one request at a time (`make profile`).
 
-    bench/cpu_profile.py [--duration 40] [--threads 50] [--pages 20] [--requests 100]
-    bench/cpu_profile.py --timing [--requests 25]   (CPU per request of each kind, no load, no profiler; then the
-                                                      same with the CPU caches flushed between requests, and
-                                                      through nginx to gunicorn one request at a time)
+    manage.py bench cpu_profile [--duration 40] [--threads 50] [--pages 20] [--requests 100]
+    manage.py bench cpu_profile --timing [--requests 25]   (CPU per request of each kind, no load, no profiler;
+                                                            then the same with the CPU caches flushed between
+                                                            requests, and through nginx to gunicorn one request
+                                                            at a time)
 
 Against the one-box stack (brought up if needed), on a fresh benchmark survey:
 
@@ -87,9 +88,7 @@ def main(argv=None):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=40, help="seconds of the load (default 40)")
-    parser.add_argument("--threads", type=int, default=50, help="JMeter threads (default 50)")
-    parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
+    stack.load_arguments(parser, duration=40, threads=50, pages=20)
     parser.add_argument("--requests", type=int, default=100, help="cProfiled requests of each kind (default 100)")
     parser.add_argument("--timing", action="store_true",
                         help="no load and no profiler: CPU ms a request of each kind, in this process (steps' table)")
@@ -200,7 +199,6 @@ class InProcess:
     """One browser's requests through Django's test client, CSRF checks on: ``(status, text)``."""
 
     def __init__(self):
-
         self.client = Client(enforce_csrf_checks=True)
 
     def __call__(self, path, data=None, headers=None):

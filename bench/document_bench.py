@@ -38,7 +38,6 @@ def memory(field):
 
 def child(path):
     """Load ``path`` in this process; print its RSS (KB) before, its peak during the load, and the outcome, as JSON."""
-
     Path("/proc/self/clear_refs").write_text("5")  # the peak so far (Django's start) is forgotten
     before = memory("VmRSS")
     try:
@@ -55,7 +54,6 @@ def child(path):
 
 def documents(folder):
     """Write the files to load; return their paths."""
-
     head = b'{"slug": "s", "title": "T", '
     shapes = {
         "empty-pages.json": head + b'"pages": [' + b",".join([b"{}"] * (MB // 3)) + b"]}",
@@ -90,8 +88,13 @@ def main(argv=None):
                                  cwd=args.root, capture_output=True, text=True, check=True,
                                  env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.local"})
             figures = json.loads(run.stdout.strip().splitlines()[-1])
-            size = path.stat().st_size
-            growth = (figures["after"] - figures["before"]) * 1024
-            print(f"{path.name:<22}{size / MB:>6.2f}{figures['before'] / 1024:>10.0f}MB{figures['after'] / 1024:>6.0f}MB"
-                  f"{growth / MB:>6.0f}MB{growth / size:>8.1f}  {figures['outcome']}")
+            print(row(path.name, path.stat().st_size, figures))
+
+
+def row(name, size, figures):
+    """Return a file's line of the table from its child's figures (KB): the file's size, the child's memory before
+    the load and its peak during it, the growth, the growth as a multiple of the file's size, the outcome."""
+    growth = (figures["after"] - figures["before"]) * 1024
+    return (f"{name:<22}{size / MB:>6.2f}{figures['before'] / 1024:>10.0f}MB{figures['after'] / 1024:>6.0f}MB"
+            f"{growth / MB:>6.0f}MB{growth / size:>8.1f}  {figures['outcome']}")
 

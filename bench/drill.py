@@ -1,7 +1,10 @@
-"""Faults under load: does anything acknowledged get lost? (deploy/drill, make drill)
+"""Faults under load, in both replication modes: does anything acknowledged get lost? (`make drill`)
 
-    deploy/drill [--modes async,sync] [--threads 12] [--think 0.2] [--pages 8] [--settle 8] [--steady 20]
-    deploy/drill --short        (CI: fewer threads, shorter windows, both modes)
+    manage.py bench drill [--modes async,sync] [--faults a,b] [--threads 12] [--think 0] [--pages 8] [--settle 8]
+                          [--steady 20]
+    manage.py bench drill --short        (CI: fewer threads, shorter windows, both modes)
+
+``make drill`` runs it through deploy/drill, which installs JMeter first.
 
 For each replication mode (async: STACK_PG_SYNCHRONOUS=off; sync: on) the drill
 brings the stack up in that mode, seeds a benchmark survey, and starts the
@@ -82,9 +85,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--modes", default="async,sync", help="replication modes to drill, in order (async,sync)")
     parser.add_argument("--faults", default=",".join(FAULTS), help=f"faults to inject, in order ({','.join(FAULTS)})")
-    parser.add_argument("--threads", type=int, default=12, help="concurrent respondents (default 12)")
-    parser.add_argument("--think", type=float, default=0, help="seconds on a page before saving (default 0: as fast as the stack answers)")
-    parser.add_argument("--pages", type=int, default=8, help="pages of the drill's survey (default 8)")
+    stack.load_arguments(parser, threads=12, think=0, pages=8)
     parser.add_argument("--steady", type=int, default=20, help="seconds of load before the first fault (default 20)")
     parser.add_argument("--settle", type=int, default=8, help="seconds watched after the stack is whole again (default 8)")
     parser.add_argument("--short", action="store_true", help="CI: 6 threads, 5 pages, 10 s steady, 5 s settle")
@@ -155,40 +156,39 @@ def restore_env(name, value):
 
 # ---------------------------------------------------------------- the faults
 
-def down_for(seconds, *stop_args):
-    """deploy/stack stop [options] COMPONENT; wait; start it again."""
-    deploy_stack("stop", *stop_args)
-    time.sleep(seconds)
-    deploy_stack("start", stop_args[-1])
+# Faults that are one deploy/stack command: its arguments, and the note of what was done.
+ONE_COMMAND = {
+    "pgbouncer": (("restart", "pgbouncer-master"), "deploy/stack restart pgbouncer-master"),
+    "redis": (("restart", "redis"), "deploy/stack restart redis"),
+    "nginx-reload": (("reload", "nginx"), "nginx -s reload"),
+}
+# Faults that stop a component for DOWN_SECONDS, then start it: deploy/stack stop's options and the component, and
+# the note.
+DOWN_SECONDS = 2
+STOPPED = {
+    "master-immediate": (("--immediate", "master"), "pg_ctl stop -m immediate; 2 s; start (crash recovery)"),
+    "replica": (("replica",), "replica stopped; 2 s; started"),
+    "memcached": (("memcached",), "memcached stopped; 2 s; started (empty)"),
+    "minio": (("minio",), "MinIO stopped; 2 s; started"),
+}
 
 
 def inject(fault):
     """Do the fault and what ops (or the stack itself) does about it; return a note of what was done."""
+    if fault in ONE_COMMAND:
+        command, note = ONE_COMMAND[fault]
+        deploy_stack(*command)
+        return note
+    if fault in STOPPED:
+        stop_args, note = STOPPED[fault]
+        deploy_stack("stop", *stop_args)
+        time.sleep(DOWN_SECONDS)
+        deploy_stack("start", stop_args[-1])
+        return note
     if fault == "gunicorn-workers":
         workers = children(pid("gunicorn"))
         kill(workers)
         return f"kill -9 of {len(workers)} workers"
-    if fault == "pgbouncer":
-        deploy_stack("restart", "pgbouncer-master")
-        return "deploy/stack restart pgbouncer-master"
-    if fault == "master-immediate":
-        down_for(2, "--immediate", "master")
-        return "pg_ctl stop -m immediate; 2 s; start (crash recovery)"
-    if fault == "replica":
-        down_for(2, "replica")
-        return "replica stopped; 2 s; started"
-    if fault == "redis":
-        deploy_stack("restart", "redis")
-        return "deploy/stack restart redis"
-    if fault == "memcached":
-        down_for(2, "memcached")
-        return "memcached stopped; 2 s; started (empty)"
-    if fault == "minio":
-        down_for(2, "minio")
-        return "MinIO stopped; 2 s; started"
-    if fault == "nginx-reload":
-        deploy_stack("reload", "nginx")
-        return "nginx -s reload"
     if fault == "celery":
         main_pid = pid("celery")
         kill([main_pid, *children(main_pid)])
@@ -441,8 +441,6 @@ def read_jtl(jtl):
 
 def database_counts(slug):
     """Per (code, page): answers stored and page saves logged; per code: answers beyond one per question."""
-
-
     stored = {(code, page): n for code, page, n in
               Answer.objects.using("default").filter(respondent__survey__slug=slug)
               .values_list("respondent__access_code", "question__page__position").annotate(n=Count("id"))}

@@ -40,7 +40,6 @@ CHUNK = 50_000
 
 def question_values(survey):
     """Answerable question id -> the values an answer may take (every one valid for its question)."""
-
     values = {}
     for question in answerable_questions(survey=survey):
         choices = list(Choice.objects.filter(question_id=question.grid_id or question.pk).order_by("position")
@@ -63,8 +62,6 @@ def question_values(survey):
 def seed(survey, *, respondents, schools):
     """Insert the respondents and their answers, CHUNK respondents a statement; codes start with 0, which real
     codes never contain."""
-
-
     first_school = School.objects.get(code="X00000").pk
     values = question_values(survey)
     with connection.cursor() as cursor:
@@ -123,9 +120,6 @@ def main(argv=None):
     parser.add_argument("--output", default=str(ROOT / "jmeter" / "results" / "export-bench.json"))
     args = parser.parse_args(argv)
 
-
-
-
     slug = f"export-bench-{args.respondents}"
     figures = {"respondents": args.respondents, "schools": args.schools, "deidentified": args.deidentified}
     with read_from_master():
@@ -167,7 +161,6 @@ def main(argv=None):
 
 def forget(survey):
     """Delete the bench survey, its people and their answers: plain DELETEs, not Django's collector."""
-
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM respondents_answer WHERE respondent_id IN "
                        "(SELECT id FROM respondents_respondent WHERE survey_id = %s)", [survey.pk])

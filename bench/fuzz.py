@@ -1,7 +1,8 @@
-"""Adversarial requests through the stack's nginx: a status histogram, and every stored answer checked.
+"""Adversarial requests through the stack's nginx: a status histogram, and every stored answer checked
+(`make fuzz`).
 
-    jmeter/fuzz [--requests 10000] [--clients 8] [--seed N]
-    make fuzz [REQUESTS=10000]
+    manage.py bench fuzz [--requests 10000] [--clients 8] [--seed N]
+    make fuzz [REQUESTS=10000]        (through jmeter/fuzz)
 
 Creates a fuzz survey (every question kind) and respondents on the running
 stack, logs ``--clients`` of them in (and spares, for those who finish), then sends ``--requests`` requests made
@@ -27,7 +28,6 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote, urlencode
 
-from django.core.cache import caches
 
 from bench import stack
 from config.db_router import read_from_master
@@ -58,46 +58,33 @@ def main(argv=None):
     codes = [line.split(",")[0] for line in codes_csv.read_text().splitlines()[1:]]
     pages = page_fields(slug)
     port = int(stack.nginx_port())
-    forget_login_failures()
+    stack.forget_login_failures()
     # Every session is opened first: once the fuzz's wrong codes reach the limit,
     # logins from this address get 429 (as they should), spares included.
-    sessions = [Client(port, code) for code in codes]
-    clients, spares = sessions[:args.clients], sessions[args.clients:]
-    print(f"Fuzz survey {slug}: {len(pages)} pages; {len(sessions)} respondents logged in; "
+    sessions = Sessions([Client(port, code) for code in codes], clients=args.clients, pages=len(pages))
+    print(f"Fuzz survey {slug}: {len(pages)} pages; {len(codes)} respondents logged in; "
           f"{args.requests} requests from {args.clients} threads (seed {args.seed})...")
 
-    statuses, failures, lock, by_kind = Counter(), [], threading.Lock(), Counter()
+    tally, lock = Tally(), threading.Lock()
     started = time.monotonic()
 
     def run(index):
         rng = random.Random(args.seed * 1_000_003 + index)
-        slot = index % len(clients)
-        client = clients[slot]
+        slot, client = sessions.sender(index)
         kind, request = make_request(rng, client, pages)
         status, body = client.send(*request)
         with lock:
-            page = re.match(r"/take/page/(\d+)/$", request[1]) if kind == "page save" else None
-            if page and status in (200, 302):
-                client.saved_pages.add(int(page.group(1)))
-            # Finished (409), or every page saved once: later saves would only meet 409 or overwrite.
-            done = status == 409 or len(client.saved_pages) >= len(pages)
-            if done and clients[slot] is client and spares:
-                clients[slot] = spares.pop()
-            statuses[status] += 1
-            by_kind[f"{kind} {status}"] += 1
-            if status >= 500 and len(failures) < 20:
-                failures.append({"kind": kind, "request": describe(request), "status": status, "body": body[:300]})
+            sessions.answered(slot, client, kind, request, status)
+            tally.count(kind, request, status, body)
 
     with ThreadPoolExecutor(args.clients) as pool:
         list(pool.map(run, range(args.requests)))
     seconds = time.monotonic() - started
-    forget_login_failures()
+    stack.forget_login_failures()
 
     problems = stored_problems(slug)
-    report = {"requests": args.requests, "seconds": round(seconds, 1), "statuses": dict(sorted(statuses.items())),
-              "by_kind": dict(sorted(by_kind.items())),
-              "server_errors": sum(n for s, n in statuses.items() if s >= 500), "stored_value_problems": len(problems),
-              "examples_of_5xx": failures, "examples_of_bad_values": problems[:20], "survey": slug, "seed": args.seed}
+    report = tally.report(requests=args.requests, seconds=seconds, problems=problems, survey=slug, seed=args.seed)
+    statuses, failures = tally.statuses, tally.failures
     (stack.RESULTS / "fuzz.json").write_text(json.dumps(report, indent=2, default=str))
     print(f"\n{args.requests} requests in {seconds:.0f} s ({args.requests / seconds:.0f}/s). Status histogram:")
     for status, count in sorted(statuses.items()):
@@ -112,6 +99,54 @@ def main(argv=None):
         sys.exit(1)
 
 
+class Sessions:
+    """The logged-in respondents that send the requests, one slot a thread. Each session saves each page at most
+    once (a later save would overwrite what the check must see): one that finished, or saved every page, gives its
+    slot to a spare while there are spares."""
+
+    def __init__(self, sessions, *, clients, pages):
+        self.clients, self.spares, self.pages = sessions[:clients], sessions[clients:], pages
+
+    def sender(self, index):
+        """Return (slot, client) of the request ``index``."""
+        slot = index % len(self.clients)
+        return slot, self.clients[slot]
+
+    def answered(self, slot, client, kind, request, status):
+        """Note what ``client``'s request was answered (under the caller's lock)."""
+        page = re.match(r"/take/page/(\d+)/$", request[1]) if kind == "page save" else None
+        if page and status in (200, 302):
+            client.saved_pages.add(int(page.group(1)))
+        # Finished (409), or every page saved once: later saves would only meet 409 or overwrite.
+        done = status == 409 or len(client.saved_pages) >= self.pages
+        if done and self.clients[slot] is client and self.spares:
+            self.clients[slot] = self.spares.pop()
+
+
+class Tally:
+    """What the requests were answered: each status, each kind of request's statuses, and the first EXAMPLES
+    answers of 5xx (0 is nginx closing the connection: not a server error)."""
+
+    EXAMPLES = 20
+
+    def __init__(self):
+        self.statuses, self.by_kind, self.failures = Counter(), Counter(), []
+
+    def count(self, kind, request, status, body):
+        self.statuses[status] += 1
+        self.by_kind[f"{kind} {status}"] += 1
+        if status >= 500 and len(self.failures) < self.EXAMPLES:
+            self.failures.append({"kind": kind, "request": describe(request), "status": status, "body": body[:300]})
+
+    def report(self, *, requests, seconds, problems, survey, seed):
+        """Return the report of the run: it fails on any server error or any stored value breaking its rules."""
+        return {"requests": requests, "seconds": round(seconds, 1), "statuses": dict(sorted(self.statuses.items())),
+                "by_kind": dict(sorted(self.by_kind.items())),
+                "server_errors": sum(n for s, n in self.statuses.items() if s >= 500),
+                "stored_value_problems": len(problems), "examples_of_5xx": self.failures,
+                "examples_of_bad_values": problems[:20], "survey": survey, "seed": seed}
+
+
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=10000, help="requests to send (default 10000)")
@@ -120,14 +155,8 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def forget_login_failures():
-
-    caches["ratelimit"].clear()
-
-
 def page_fields(slug):
     """Return ``[{code: (kind, [choice values], min, max, max_length)}]`` for each page of the survey, in order."""
-
     survey = Survey.objects.using("default").get(slug=slug)
     pages = []
     for number in range(1, page_count(survey=survey) + 1):
@@ -304,7 +333,6 @@ def describe(request):
 
 def stored_problems(slug):
     """Check every answer of the survey on the master (the replica may not have the last ones yet)."""
-
     with read_from_master():
         answers = Answer.objects.filter(respondent__survey__slug=slug)
         return [{"question": a.question.code, "value": a.value[:100], "problem": p}

@@ -1,7 +1,8 @@
-"""Respondents' latency while anonymous clients hammer the staff login, with the login limits off and on.
+"""Respondents' latency while anonymous clients hammer the staff login, with the login limits off and on
+(`make bench-login-flood`).
 
-    jmeter/login-flood [--duration 40] [--threads 20] [--think 1] [--flooders 20] [--flood-rate 5]
-    make bench-login-flood
+    manage.py bench login_flood [--duration 40] [--threads 20] [--think 1] [--flooders 20] [--flood-rate 5]
+    make bench-login-flood        (through jmeter/login-flood, which installs JMeter first)
 
 Three runs of jmeter/plans/survey_taking.jmx through the stack, each of the same
 length and threads: alone; while ``--flooders`` clients each POST made-up
@@ -31,7 +32,6 @@ import urllib.request
 from collections import Counter
 from http.cookiejar import CookieJar
 
-from django.core.cache import caches
 
 from bench import stack
 
@@ -54,7 +54,7 @@ def main(argv=None):
             restack(limits_off=limits_off)
             codes = stack.JMETER / "data" / f"{slug}-{len(runs)}.csv"
             stack.manage("loadtest_respondents", "--survey", slug, "--count", str(args.threads * 40), "--output", str(codes))
-            # Restarted workers start with cold definition memos: warm them as bench.py does.
+            # Restarted workers start with cold definition memos: warm them as survey_bench does.
             warm = stack.JMETER / "data" / f"{slug}-{len(runs)}-warm.csv"
             stack.manage("loadtest_respondents", "--survey", slug, "--count", "4", "--output", str(warm))
             stack.jmeter_run("survey_taking", f"{slug}-warm-{len(runs)}", threads=4, iterations=1, duration=120, think=0,
@@ -64,34 +64,37 @@ def main(argv=None):
             flooders = Flood(port, args.flooders, args.flood_rate) if flood else None
             survey = stack.jmeter_run("survey_taking", f"{slug}-flood-{len(runs)}", threads=args.threads, iterations=-1,
                                       duration=args.duration, think=args.think, respondents=codes)
-            runs[name] = {
-                "survey_rps": round(survey["rps"], 1),
-                "failed_samples": survey["failed"],
-                "p50_ms": {v: survey["latency"].get(v, {}).get("p50") for v in stack.VIEWS},
-                "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in stack.VIEWS},
-                "all_p50_ms": survey["latency"]["Total"]["p50"],
-                "all_p95_ms": survey["latency"]["Total"]["p95"],
-                "all_p99_ms": survey["latency"]["Total"]["p99"],
-                "flood": flooders.stop() if flooders else None,
-            }
+            runs[name] = run_figures(survey, flooders.stop() if flooders else None)
     finally:
         restack(limits_off=False)
     report = {"threads": args.threads, "think_s": args.think, "duration_s": args.duration, "flooders": args.flooders,
               "flood_rate_per_client": args.flood_rate, "runs": runs, "machine": stack.machine()}
     (stack.RESULTS / "login_flood.json").write_text(json.dumps(report, indent=2))
-    print_table(runs)
+    print("\n" + table(runs))
     if any(run["failed_samples"] for run in runs.values()):
         sys.exit("login-flood: some respondent samples failed (see the runs' reports in jmeter/results/)")
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=40, help="seconds of each run (default 40)")
-    parser.add_argument("--threads", type=int, default=20, help="respondents taking the survey (default 20)")
-    parser.add_argument("--think", type=float, default=1, help="respondents' seconds on a page (default 1)")
+    stack.load_arguments(parser, duration=40, threads=20, think=1)
     parser.add_argument("--flooders", type=int, default=20, help="clients posting to the staff login (default 20)")
     parser.add_argument("--flood-rate", type=float, default=5, help="POSTs a second of each flooder (default 5)")
     return parser.parse_args(argv)
+
+
+def run_figures(survey, flood):
+    """Return a run's row: the respondents' figures (``stack.jmeter_run``'s) and what the flood was answered."""
+    return {
+        "survey_rps": round(survey["rps"], 1),
+        "failed_samples": survey["failed"],
+        "p50_ms": {v: survey["latency"].get(v, {}).get("p50") for v in stack.VIEWS},
+        "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in stack.VIEWS},
+        "all_p50_ms": survey["latency"]["Total"]["p50"],
+        "all_p95_ms": survey["latency"]["Total"]["p95"],
+        "all_p99_ms": survey["latency"]["Total"]["p99"],
+        "flood": flood,
+    }
 
 
 def restack(*, limits_off):
@@ -101,13 +104,8 @@ def restack(*, limits_off):
         if not limits_off:
             env.pop(name, None)
     subprocess.run([stack.ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL, env=env)
-    forget_login_failures()
+    stack.forget_login_failures()
     time.sleep(2)  # let the restarted workers come up
-
-
-def forget_login_failures():
-
-    caches["ratelimit"].clear()
 
 
 class Flood:
@@ -143,9 +141,7 @@ class Flood:
             with opener.open(urllib.request.Request(self.url, data=body), timeout=30) as response:
                 answer = f"{response.status}"
         except urllib.error.HTTPError as error:
-            text = error.read().decode("utf-8", "replace")
-            answer = f"{error.code}" + (" (nginx)" if "Please wait a minute" in text else
-                                        " (app)" if "Sign-in paused" in text else "")
+            answer = refusal(error.code, error.read().decode("utf-8", "replace"))
         except OSError as error:
             answer = type(error).__name__
         if body is not None:
@@ -161,7 +157,13 @@ class Flood:
         return {"posts": total, "posts_per_s": round(total / seconds, 1), "answers": dict(self.answers)}
 
 
-def print_table(runs):
+def refusal(status, text):
+    """Name a refused login by its status and by who refused it: nginx's limit, or the app's pause."""
+    return f"{status}" + (" (nginx)" if "Please wait a minute" in text else " (app)" if "Sign-in paused" in text else "")
+
+
+def table(runs):
+    """Return the runs side by side, a column a run, as printed."""
     names = list(runs)
     rows = [("survey req/s", [runs[n]["survey_rps"] for n in names]),
             ("all requests p50 / p95 / p99 ms", [f"{runs[n]['all_p50_ms']} / {runs[n]['all_p95_ms']} / {runs[n]['all_p99_ms']}"
@@ -173,8 +175,7 @@ def print_table(runs):
              ("flood answered", [", ".join(f"{k}: {v}" for k, v in sorted(runs[n]["flood"]["answers"].items()))
                                  if runs[n]["flood"] else "-" for n in names])]
     width = max(len(label) for label, _ in rows)
-    print()
-    print(" | ".join([" " * width, *names]))
-    for label, values in rows:
-        print(" | ".join([label.ljust(width), *(str(v) for v in values)]))
+    lines = [" | ".join([" " * width, *names])]
+    lines += [" | ".join([label.ljust(width), *(str(v) for v in values)]) for label, values in rows]
+    return "\n".join(lines)
 

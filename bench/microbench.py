@@ -35,9 +35,6 @@ def per_call_ms(fn, n):
 
 
 def main(argv=None):
-
-
-
     with read_from_master():
         survey = survey_create(document=bench_document(slug=f"micro-{time.time_ns()}", pages=4))
         respondent = roster_create(survey=survey, name="micro", entries=[RosterEntry()]).respondents.get()
@@ -69,8 +66,6 @@ def main(argv=None):
               f"read + write {per_call_ms(read_and_write, 3000):.3f} ms")
 
     # A page save's body as FormData sends it (multipart) and as survey.js sends it (urlencoded).
-
-
     body = {"csrfmiddlewaretoken": "x" * 64, "save_id": "5f0c0b9e-3f0a-4d5e-9d7e-1234567890ab", "nav": "next",
             **{f"q-question_{n}": str(n) for n in range(6)}}
     factory = RequestFactory()
@@ -81,8 +76,6 @@ def main(argv=None):
         print(f"page save body {kind:<10} ({len(data)} B): request and POST parsed {ms:.3f} ms")
 
     # The Content-Security-Policy header: django-csp's middleware, and ours (built once: config/csp.py).
-
-
     for name, middleware in (("django-csp", DjangoCSP(HttpResponse)), ("config.csp", CSPMiddleware(HttpResponse))):
         def respond(middleware=middleware):
             csp_request = factory.get("/take/")

@@ -44,8 +44,6 @@ PREFIX = "monitoring-bench-"
 
 def seed(survey, *, respondents, schools):
     """Insert the respondents in one statement; their codes start with 0, which real codes never contain."""
-
-
     first_school = School.objects.get(code="M00000").pk
     with connection.cursor() as cursor:
         cursor.execute("""
@@ -67,7 +65,6 @@ def seed(survey, *, respondents, schools):
 
 def forget(survey):
     """Delete the bench survey and its people (who have no answers): one DELETE, not Django's collector."""
-
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM respondents_respondent WHERE survey_id = %s", [survey.pk])
     survey.delete()
@@ -99,8 +96,14 @@ def time_page(opener, url, *, runs):
             body = response.read()
             assert response.status == 200, response.status
         times.append((time.perf_counter() - started) * 1000)
+    median, p95 = latency(times)
+    return median, p95, len(body)
+
+
+def latency(times):
+    """Return the median and the 95th percentile of request times, the first WARM_UP left out."""
     times = sorted(times[WARM_UP:])
-    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)], len(body)
+    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)]
 
 
 def main(argv=None):
@@ -111,9 +114,6 @@ def main(argv=None):
     parser.add_argument("--keep", action="store_true", help="Leave the bench survey and its people in the stack.")
     parser.add_argument("--output", default=str(ROOT / "jmeter" / "results" / "monitoring-bench.json"))
     args = parser.parse_args(argv)
-
-
-
 
     base = f"http://127.0.0.1:{nginx_port()}"
     figures = {"respondents": args.respondents, "schools": args.schools}

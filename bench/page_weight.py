@@ -1,6 +1,6 @@
-"""What a respondent's browser downloads for one survey page, through the running stack.
+"""What a respondent's browser downloads for one survey page, through the running stack (`make page-weight`).
 
-    .venv/bin/python bench/page_weight.py [--base http://127.0.0.1:28080] [--code ABCDE-FGHJK] [--json FILE]
+    manage.py bench page_weight [--base http://127.0.0.1:28080] [--code ABCDE-FGHJK] [--json FILE]
 
 Logs in with an access code (a fresh demo code from `deploy/stack manage seed_demo`
 when none is given), fetches the survey page (/take/), then every stylesheet
@@ -67,7 +67,12 @@ def measure(base, code):
     token = next(cookie.value for cookie in jar if cookie.name == "csrftoken")
     status, _, _, _ = fetch(opener, base + "/", data={"csrfmiddlewaretoken": token, "access_code": code},
                             headers={"Referer": base + "/"})
-    page_url = base + "/take/"
+    return page_and_assets(opener, base + "/take/", code)
+
+
+def page_and_assets(opener, page_url, code):
+    """Fetch the survey page and every stylesheet and script it names; return a row a request:
+    (kind, url, status, headers, body as sent, body decoded)."""
     status, headers, sent, decoded = fetch(opener, page_url)
     if status != 200 or b"survey-page" not in decoded:
         sys.exit(f"page-weight: logging in with {code} did not lead to a survey page ({status})")
@@ -79,6 +84,22 @@ def measure(base, code):
         status, headers, sent, decoded = fetch(opener, absolute)
         rows.append((kind, absolute, status, headers, sent, decoded))
     return rows
+
+
+def weight(rows):
+    """Return the totals of ``measure``'s rows: requests, raw (decoded) and transferred bytes, of the whole page and
+    of its static files (every row but the first, the page itself)."""
+    return {"requests": len(rows), "raw_bytes": sum(len(r[5]) for r in rows),
+            "transferred_bytes": sum(len(r[4]) for r in rows),
+            "static_requests": len(rows) - 1, "static_raw_bytes": sum(len(r[5]) for r in rows[1:]),
+            "static_transferred_bytes": sum(len(r[4]) for r in rows[1:])}
+
+
+def requests(rows):
+    """Return each of ``measure``'s rows as the JSON file gives it."""
+    return [{"kind": k, "url": u, "status": s, "raw_bytes": len(d), "transferred_bytes": len(b),
+             "content_encoding": h.get("Content-Encoding"), "cache_control": h.get("Cache-Control")}
+            for k, u, s, h, b, d in rows]
 
 
 def main(argv=None):
@@ -95,19 +116,13 @@ def main(argv=None):
     for kind, url, status, headers, sent, decoded in rows:
         print(f"{kind:<5} {status:>6} {len(decoded):>8} {len(sent):>8} {headers.get('Content-Encoding') or '-':<8} "
               f"{headers.get('Cache-Control') or '-'}\n{'':<38}{url}")
-    totals = {"requests": len(rows), "raw_bytes": sum(len(r[5]) for r in rows),
-              "transferred_bytes": sum(len(r[4]) for r in rows),
-              "static_requests": len(rows) - 1, "static_raw_bytes": sum(len(r[5]) for r in rows[1:]),
-              "static_transferred_bytes": sum(len(r[4]) for r in rows[1:])}
+    totals = weight(rows)
     print(f"total: {totals['requests']} requests, {totals['raw_bytes']} B raw, {totals['transferred_bytes']} B transferred"
           f" (static: {totals['static_requests']} requests, {totals['static_raw_bytes']} B raw,"
           f" {totals['static_transferred_bytes']} B transferred)")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"totals": totals, "requests": [
-            {"kind": k, "url": u, "status": s, "raw_bytes": len(d), "transferred_bytes": len(b),
-             "content_encoding": h.get("Content-Encoding"), "cache_control": h.get("Cache-Control")}
-            for k, u, s, h, b, d in rows]}, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps({"totals": totals, "requests": requests(rows)}, indent=2) + "\n")
     if any(r[2] != 200 for r in rows):
         sys.exit("page-weight: a request did not answer 200")
 

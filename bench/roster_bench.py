@@ -31,6 +31,7 @@ from bench.survey_document import bench_document
 from config.db_router import read_from_master
 from respondents.models import Nav, Respondent
 from respondents.services import page_save
+from rosters import importing
 from rosters.directory import schools_ensure
 from surveys.models import Survey
 from surveys.selectors import page_definition
@@ -62,8 +63,14 @@ def run_import(slug, path, *extra):
         output, errors = out.read(), err.read()
     if child.returncode != 0:
         sys.exit(f"import_roster failed:\n{output}\n{errors[-4000:]}")
-    phases = [line.split(" rosters.importing ", 1)[-1] for line in errors.splitlines() if "rosters.importing" in line]
-    return seconds, usage.ru_maxrss / 1024, output.strip(), phases
+    return seconds, usage.ru_maxrss / 1024, output.strip(), import_phases(errors)
+
+
+def import_phases(errors):
+    """Return what the import logged of its phases (rosters.importing's log lines, the logger's name dropped) from
+    the child's standard error."""
+    marker = f" {importing.log.name} "
+    return [line.split(marker, 1)[-1] for line in errors.splitlines() if marker in line]
 
 
 class Saver(threading.Thread):
@@ -79,8 +86,6 @@ class Saver(threading.Thread):
         self.stop, self.seconds = threading.Event(), []
 
     def run(self):
-
-
         definition = page_definition(survey=self.survey, number=1)
         values = {question: "" for question in definition.answerable.values()}
         try:
@@ -104,9 +109,14 @@ def saves_while(survey, respondent_ids, work):
     finally:
         saver.stop.set()
         saver.join()
-    times = sorted(saver.seconds) or [0.0]
-    return result, {"saves": len(saver.seconds), "median_ms": round(1000 * times[len(times) // 2], 1),
-                    "p99_ms": round(1000 * times[int(len(times) * 0.99)], 1), "max_ms": round(1000 * times[-1], 1)}
+    return result, save_figures(saver.seconds)
+
+
+def save_figures(seconds):
+    """Return the count of the saves and their median, 99th percentile and slowest, in ms."""
+    times = sorted(seconds) or [0.0]
+    return {"saves": len(seconds), "median_ms": round(1000 * times[len(times) // 2], 1),
+            "p99_ms": round(1000 * times[int(len(times) * 0.99)], 1), "max_ms": round(1000 * times[-1], 1)}
 
 
 def main(argv=None):
@@ -115,7 +125,6 @@ def main(argv=None):
     parser.add_argument("--schools", type=int, default=2000)
     parser.add_argument("--output", default=str(ROOT / "jmeter" / "results" / "roster-bench.json"))
     args = parser.parse_args(argv)
-
 
     os.environ.setdefault("SURVEY_PUBLIC_URL", "https://survey.example.org/")
 

@@ -1,6 +1,6 @@
 """How the survey mix moves with gunicorn workers, the pgbouncer pool and think time (`make sizing`).
 
-    bench/sizing.py [--duration 30] [--threads 50] [--workers 3,5,9] [--pools 5,20] [--thinks 0,1,5]
+    manage.py bench sizing [--duration 30] [--threads 50] [--workers 3,5,9] [--pools 5,20] [--thinks 0,1,5]
 
 Against the one-box stack, on one fresh benchmark survey: the survey plan (``survey_taking.jmx``) once per
 number of gunicorn sync workers (think time 0), once per pgbouncer pool size (the default workers, think 0), and
@@ -28,26 +28,37 @@ def main(argv=None):
     defaults = stack_defaults()
     runs = []
     try:
-        for workers in args.workers:
-            runs.append(measured(args, taking, workers=workers, pool=defaults["pool"], think=0))
-        for pool in args.pools:
-            runs.append(measured(args, taking, workers=defaults["workers"], pool=pool, think=0))
-        for think in args.thinks:
-            runs.append(measured(args, taking, workers=defaults["workers"], pool=defaults["pool"], think=think))
+        for workers, pool, think in settings_tried(args, defaults):
+            runs.append(measured(args, taking, workers=workers, pool=pool, think=think))
     finally:
         configure(workers=defaults["workers"], pool=defaults["pool"])
-    (stack.RESULTS / "sizing.json").write_text(json.dumps({"machine": stack.machine(), "threads": args.threads,
+    machine = stack.machine()
+    (stack.RESULTS / "sizing.json").write_text(json.dumps({"machine": machine, "threads": args.threads,
                                                            "duration_s": args.duration, "runs": runs}, indent=2) + "\n")
-    print(f"\n{stack.machine()}, {args.threads} JMeter threads, {args.duration} s each")
-    print(f"{'workers':>7} {'pool':>5} {'think s':>7} {'req/s':>7} {'save p50':>8} {'save p99':>8} "
-          f"{'CPU ms/req':>10} {'takers/h':>9} {'failed':>6}")
-    for run in runs:
-        print(f"{run['workers']:>7} {run['pool']:>5} {run['think_s']:>7} {run['rps']:>7} {run['change_page_p50_ms']:>8} "
-              f"{run['change_page_p99_ms']:>8} {run['gunicorn_cpu_ms_per_request']:>10} {run['takers_per_hour'] or '–':>9} "
-              f"{run['failed']:>6}")
+    print("\n" + table(runs, machine=machine, threads=args.threads, duration=args.duration))
     print(f"\nwritten to {stack.RESULTS / 'sizing.json'}")
     if any(run["failed"] for run in runs):
         sys.exit("sizing: some samples failed")
+
+
+def settings_tried(args, defaults):
+    """Return (workers, pool, think) of each run in order: each number of workers (the default pool, think 0), each
+    pool size (the default workers, think 0), each think time (the default workers and pool)."""
+    return ([(workers, defaults["pool"], 0) for workers in args.workers]
+            + [(defaults["workers"], pool, 0) for pool in args.pools]
+            + [(defaults["workers"], defaults["pool"], think) for think in args.thinks])
+
+
+def table(runs, *, machine, threads, duration):
+    """Return the runs as the table printed: one line a run, under a line saying where and how long."""
+    lines = [f"{machine}, {threads} JMeter threads, {duration} s each",
+             f"{'workers':>7} {'pool':>5} {'think s':>7} {'req/s':>7} {'save p50':>8} {'save p99':>8} "
+             f"{'CPU ms/req':>10} {'takers/h':>9} {'failed':>6}"]
+    for run in runs:
+        lines.append(f"{run['workers']:>7} {run['pool']:>5} {run['think_s']:>7} {run['rps']:>7} "
+                     f"{run['change_page_p50_ms']:>8} {run['change_page_p99_ms']:>8} "
+                     f"{run['gunicorn_cpu_ms_per_request']:>10} {run['takers_per_hour'] or '–':>9} {run['failed']:>6}")
+    return "\n".join(lines)
 
 
 def parse_args(argv=None):
@@ -55,8 +66,7 @@ def parse_args(argv=None):
         return [float(n) if "." in n else int(n) for n in text.split(",") if n]
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=30, help="seconds of each run (default 30)")
-    parser.add_argument("--threads", type=int, default=50, help="JMeter threads (default 50)")
+    stack.load_arguments(parser, duration=30, threads=50)
     parser.add_argument("--workers", type=numbers, default=[3, 5, 9], help="gunicorn workers to try (3,5,9)")
     parser.add_argument("--pools", type=numbers, default=[5, 20], help="pgbouncer pool sizes to try (5,20)")
     parser.add_argument("--thinks", type=numbers, default=[0, 1, 5], help="think times to try, seconds (0,1,5)")
@@ -92,6 +102,11 @@ def measured(args, taking, *, workers, pool, think):
                                  threads=args.threads, iterations=-1, duration=args.duration, think=think,
                                  respondents=codes)
     check = stack.data_check(run["jtl"], taking["slug"], taking["expected_per_page"])
+    return run_figures(run, check, workers=workers, pool=pool, think=think)
+
+
+def run_figures(run, check, *, workers, pool, think):
+    """Return one run's row: its settings, its figures (``cpu_measured_run``) and its data check's."""
     save = run["latency"].get("change_page", {})
     return {
         "workers": workers, "pool": pool, "think_s": think, "rps": round(run["rps"], 1),

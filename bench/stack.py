@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from io import StringIO
 from pathlib import Path
 
+from django.core.cache import caches
 from django.core.management import call_command
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Count
@@ -26,6 +27,9 @@ VIEWS = ["login", "display", "content", "change_page", "complete"]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
+class StackError(Exception):
+    """The stack or JMeter did not give a tool what it needs; the bench command reports it and exits 1."""
+
 
 def stack_env():
     """Bring the stack up with the bench's floor views on (off by default: deploy/stack.conf), and take its env."""
@@ -36,17 +40,33 @@ def stack_env():
 
 
 def manage(*args):
-
-
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
 
 
-def answerable_per_page(slug):
+def forget_login_failures():
+    """Clear the login limits' counters (config/login_limits.py), which a tool's wrong codes or flood ran up."""
+    caches["ratelimit"].clear()
 
+
+def answerable_per_page(slug):
     rows = Question.objects.using("default").filter(survey__slug=slug).exclude(kind=Question.Kind.GRID)
     return Counter(rows.values_list("page__position", flat=True))
+
+
+def load_arguments(parser, *, duration=None, threads, think=None, pages=None):
+    """Add the arguments of a JMeter run the load tools share, each with the tool's default; one whose default is
+    None is left out."""
+    if duration is not None:
+        parser.add_argument("--duration", type=int, default=duration, help=f"seconds of each run (default {duration})")
+    parser.add_argument("--threads", type=int, default=threads,
+                        help=f"JMeter threads, each a respondent taking the survey (default {threads})")
+    if think is not None:
+        parser.add_argument("--think", type=float, default=think,
+                            help=f"seconds on a page before saving (default {think:g})")
+    if pages is not None:
+        parser.add_argument("--pages", type=int, default=pages, help=f"pages of the benchmark survey (default {pages})")
 
 
 def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None):
@@ -80,7 +100,7 @@ def jmeter_figures(plan, out, output=""):
     """Return the figures of a finished run from its results folder."""
     stats_file = out / "report" / "statistics.json"
     if not stats_file.exists():
-        sys.exit(f"bench: {plan} produced no report:\n{output}")
+        raise StackError(f"{plan} produced no report:\n{output}")
     stats = json.loads(stats_file.read_text())
     total = stats["Total"]
     start, end = jtl_span(out / "results.jtl")
@@ -122,7 +142,6 @@ def retried_attempts(jtl):
 def reconnecting(read, *, seconds=60):
     """Return ``read()``, opening the database connections again while the database is away (a restart, a
     failover): the bench's own connection is cut then too, and the bench must not crash with it."""
-
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -142,8 +161,6 @@ def data_check(jtl, slug, expected_per_page):
 
 
 def _data_check(jtl, slug, expected_per_page):
-
-
     acknowledged, finishes, codes_used = set(), set(), set()
     with open(jtl, newline="") as stream:
         for row in csv.DictReader(stream):
@@ -214,7 +231,6 @@ def cpu_seconds():
 
 
 def master_transactions():
-
     def read():
         with connections["default"].cursor() as cursor:
             cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
@@ -224,8 +240,6 @@ def master_transactions():
 
 
 def replica_lag():
-
-
     try:
         with connections["replica"].cursor() as cursor:
             cursor.execute(LAG_SQL)

@@ -1,7 +1,12 @@
-"""The survey-taking load, measured through the one-box production stack.
+"""The survey-taking load through the one-box production stack, against its floor and ceiling (`make bench`,
+`make smoke`).
 
-    jmeter/bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N] [--conditions]
-    jmeter/bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check, the floor; no ceiling)
+    manage.py bench survey_bench [--duration 60] [--threads 50] [--think 0] [--pages 20] [--respondents N]
+                                 [--conditions]
+    manage.py bench survey_bench --smoke [--conditions]   (CI: a few threads, a few surveys, the data check, the
+                                                           floor; no ceiling)
+
+``make bench`` and ``make smoke`` run it through jmeter/bench, which installs JMeter first.
 
 Brings the stack up (or uses the running one), creates a fresh benchmark survey
 and respondents, warms the definition cache, runs jmeter/plans/survey_taking.jmx
@@ -29,6 +34,7 @@ from bench.stack import (
     cpu_seconds,
     data_check,
     jmeter_run,
+    load_arguments,
     machine,
     manage,
     master_transactions,
@@ -75,10 +81,22 @@ def main(argv=None):
                                duration=args.duration, think=0)
     check = data_check(survey["jtl"], plain["slug"], plain["expected_per_page"])
 
+    report = bench_report(args, plain, survey=survey, floor=floor, ceiling=ceiling, check=check,
+                          cpu_spent={name: cpu_after[name] - cpu_before.get(name, 0.0) for name in cpu_after},
+                          master_tps=(tps_after - tps_before) / elapsed, replica_lag=lag, conditional=conditional,
+                          machine=machine())
+    write_and_judge(report, RESULTS / "bench.json", smoke=False)
+
+
+def bench_report(args, plain, *, survey, floor, ceiling, check, cpu_spent, master_tps, replica_lag, conditional,
+                 machine):
+    """Return the bench's report: the survey's run against the floor's and the ceiling's (``cpu_measured_run``'s
+    figures), the data check of the survey's run, the CPU seconds each component spent meanwhile, the master's
+    transactions a second, the replica's lag, and the comparison with skip logic (``compare_conditions``)."""
     duration_s = survey["duration_s"]
-    cpu = {name: round(cpu_after[name] - cpu_before.get(name, 0.0), 2) for name in cpu_after}
+    cpu = {name: round(seconds, 2) for name, seconds in cpu_spent.items()}
     cpu["jmeter"] = round(survey["jmeter_cpu_s"], 1)
-    report = {
+    return {
         "mode": "bench",
         "survey": plain["slug"],
         "pages": args.pages,
@@ -109,15 +127,14 @@ def main(argv=None):
         "surveys_per_s": round(check["completed_acknowledged"] / duration_s, 2),
         "surveys_per_hour": round(check["completed_acknowledged"] / duration_s * 3600),
         "answers_per_s": round(check["acknowledged_answers"] / duration_s, 1),
-        "master_tps": round((tps_after - tps_before) / elapsed, 1),
-        "replica_lag_s": lag,
+        "master_tps": round(master_tps, 1),
+        "replica_lag_s": replica_lag,
         "cpu_s": cpu,
         "respondents_created": plain["count"],
         **check,
         **conditional,
-        "machine": machine(),
+        "machine": machine,
     }
-    write_and_judge(report, RESULTS / "bench.json", smoke=False)
 
 
 def cpu_measured_run(plan, name, **kwargs):
@@ -198,10 +215,7 @@ def prepare(args, *, conditions=False):
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=60, help="seconds of each run (default 60)")
-    parser.add_argument("--threads", type=int, default=50, help="concurrent respondents (default 50)")
-    parser.add_argument("--think", type=float, default=0, help="seconds on a page before saving (default 0)")
-    parser.add_argument("--pages", type=int, default=20, help="pages of the benchmark survey (default 20)")
+    load_arguments(parser, duration=60, threads=50, think=0, pages=20)
     parser.add_argument("--respondents", type=int, help="respondents to create (default: enough for the run)")
     parser.add_argument("--smoke", action="store_true", help="CI: a few threads, two surveys each, the data check")
     parser.add_argument("--conditions", action="store_true",
@@ -269,23 +283,30 @@ def write_and_judge(report, path, *, smoke):
     for label, value in rows:
         print(f"{label:<{width}}  {value}")
     print(f"\nwritten to {path}")
-    problems = []
+    found = problems(report, smoke=smoke)
+    if found:
+        sys.exit("bench: " + "; ".join(found))
+
+
+def problems(report, *, smoke):
+    """Return what fails the run: answers or completions LOST, failed samples, no save acknowledged, and (not in
+    a smoke run, which takes every respondent it makes) respondents running out before the end."""
+    found = []
     if report.get("conditional_lost_answers") or report.get("conditional_completed_lost"):
-        problems.append(f"LOST with skip logic: {report['conditional_lost_answers']} acknowledged answers and "
+        found.append(f"LOST with skip logic: {report['conditional_lost_answers']} acknowledged answers and "
                         f"{report['conditional_completed_lost']} completions are not in PostgreSQL")
     if report.get("floor_failed_samples"):
-        problems.append(f"{report['floor_failed_samples']} samples of the floor plan failed")
+        found.append(f"{report['floor_failed_samples']} samples of the floor plan failed")
     if report.get("conditional_failed_samples"):
-        problems.append(f"{report['conditional_failed_samples']} samples of the survey with skip logic failed")
+        found.append(f"{report['conditional_failed_samples']} samples of the survey with skip logic failed")
     if report["lost_answers"] or report["completed_lost"]:
-        problems.append(f"LOST: {report['lost_answers']} acknowledged answers and {report['completed_lost']} "
+        found.append(f"LOST: {report['lost_answers']} acknowledged answers and {report['completed_lost']} "
                         "completions are not in PostgreSQL")
     if report["failed_samples"]:
-        problems.append(f"{report['failed_samples']} samples failed (see the JMeter dashboards in {RESULTS})")
+        found.append(f"{report['failed_samples']} samples failed (see the JMeter dashboards in {RESULTS})")
     if not report["acknowledged_saves"]:
-        problems.append("no save was acknowledged")
+        found.append("no save was acknowledged")
     if not smoke and report["respondents_used"] >= report["respondents_created"]:
-        problems.append("the respondents ran out before the end: pass a larger --respondents")
-    if problems:
-        sys.exit("bench: " + "; ".join(problems))
+        found.append("the respondents ran out before the end: pass a larger --respondents")
+    return found
 

@@ -1,6 +1,6 @@
 """Upload bombs (`make fuzz-uploads`): small files that cost far more than their size to read, against the bound.
 
-    .venv/bin/python bench/upload_bombs.py [--only NAME,...] [--code DIR] [--json OUT]
+    manage.py bench upload_bombs [--only NAME,...] [--code DIR] [--json OUT]
 
 Generates each file (and legitimate large ones, as controls), then reads each
 in a fresh child process through the code the staff area uses: a roster or
@@ -317,9 +317,10 @@ def child(reader, path):
     """Read ``path`` as the staff area does; print one line of JSON: memory, seconds, outcome."""
     resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
 
-    import openpyxl.styles.numbers  # noqa: F401  (imported lazily by the readers: not the file's cost)
+    # The readers import these lazily, on the first file: imported here, before the baseline, they are not counted
+    # as the file's cost. Only the child needs them.
+    import openpyxl.styles.numbers  # noqa: F401
     import pyxform.xls2json_backends  # noqa: F401
-
 
     gc.collect()
     try:
@@ -369,12 +370,40 @@ def measure(case, path, code, timeout):
     except subprocess.TimeoutExpired:
         return {"memory_mb": None, "wall": time.monotonic() - started, "cpu": None,
                 "outcome": f"stopped after {timeout:.0f} s"}
+    return child_figures(done, wall=time.monotonic() - started)
+
+
+def child_figures(done, *, wall):
+    """Return a finished child's figures: the line of JSON it printed last, or, when it printed none, no figures and
+    what it said as it died."""
     lines = done.stdout.strip().splitlines()
     try:
         return json.loads(lines[-1])
     except (IndexError, ValueError):
-        return {"memory_mb": None, "wall": time.monotonic() - started, "cpu": None,
+        return {"memory_mb": None, "wall": wall, "cpu": None,
                 "outcome": f"error: the child died ({done.returncode}): {done.stderr.strip()[-300:]}"}
+
+
+def time_bound(unpacked):
+    """Return the seconds a file that unpacks to ``unpacked`` bytes may take to read."""
+    return TIME_BOUND_SECONDS + TIME_BOUND_SECONDS_PER_MB * unpacked / 1e6
+
+
+def over_the_bound(case, result, limit):
+    """Return why a read broke the bound, given its time bound ``limit``: nothing when it kept it."""
+    memory = result["memory_mb"]
+    return [why for why, bad in [
+        ("no figures (the child was stopped, or died)", memory is None),
+        (f"memory over {MEMORY_BOUND_MB} MB", memory is not None and memory > MEMORY_BOUND_MB),
+        (f"time over {limit:.0f} s", result["wall"] > limit),
+        ("an error", result["outcome"].startswith("error")),
+        ("a control refused", case.control and not result["outcome"].startswith("read"))] if bad]
+
+
+def selected(only):
+    """Return the cases whose names hold one of the comma-separated parts of ``only`` (every case when it is empty)."""
+    wanted = [part.strip().lower() for part in only.split(",") if part.strip()]
+    return [case for case in CASES if not wanted or any(part in case.name.lower() for part in wanted)]
 
 
 def main(argv=None):
@@ -388,8 +417,7 @@ def main(argv=None):
     if args.child:
         return child(*args.child)
 
-    wanted = [part.strip().lower() for part in args.only.split(",") if part.strip()]
-    cases = [case for case in CASES if not wanted or any(part in case.name.lower() for part in wanted)]
+    cases = selected(args.only)
     print(f"bound: {MEMORY_BOUND_MB} MB above the baseline; {TIME_BOUND_SECONDS} s + "
           f"{TIME_BOUND_SECONDS_PER_MB:g} s per MB unpacked. Code: {args.code}")
     print(f"{'file':<40}{'upload':>10}{'unpacked':>10}{'MB':>7}{'wall s':>8}{'CPU s':>7}  outcome")
@@ -399,16 +427,11 @@ def main(argv=None):
             path = Path(scratch) / f"upload{case.suffix}"
             case.make(path)
             upload, unpacked = os.path.getsize(path), unpacked_bytes(path)
-            limit = TIME_BOUND_SECONDS + TIME_BOUND_SECONDS_PER_MB * unpacked / 1e6
+            limit = time_bound(unpacked)
             result = measure(case, path, args.code, args.timeout or max(30.0, 3 * limit))
             path.unlink()
             memory = result["memory_mb"]
-            over = [why for why, bad in [
-                ("no figures (the child was stopped, or died)", memory is None),
-                (f"memory over {MEMORY_BOUND_MB} MB", memory is not None and memory > MEMORY_BOUND_MB),
-                (f"time over {limit:.0f} s", result["wall"] > limit),
-                ("an error", result["outcome"].startswith("error")),
-                ("a control refused", case.control and not result["outcome"].startswith("read"))] if bad]
+            over = over_the_bound(case, result, limit)
             if over:
                 broken.append(f"{case.name}: {', '.join(over)}")
             figures.append({"file": case.name, "upload_bytes": upload, "unpacked_bytes": unpacked, **result,

@@ -7,6 +7,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import clear_url_caches
 
+import config.urls
 from bench.floor.models import FloorRow
 
 pytestmark = pytest.mark.django_db
@@ -48,8 +49,6 @@ def test_a_post_without_its_csrf_token_is_refused_and_writes_nothing():
 
 
 def test_without_bench_floor_views_the_floor_is_not_routed(settings):
-    import config.urls
-
     settings.BENCH_FLOOR_VIEWS = False
     try:
         names = [getattr(pattern, "name", None) for pattern in importlib.reload(config.urls).urlpatterns]

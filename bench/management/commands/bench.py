@@ -1,5 +1,5 @@
 """Run one of the bench's tools: ``manage.py bench drill --short``, ``manage.py bench roster_bench --rows 20000``;
-``manage.py bench`` lists them.
+``manage.py bench`` lists them, ``manage.py bench TOOL --help`` gives a tool's arguments.
 
 A tool that measures the one-box stack runs in the stack's environment (its PostgreSQL, pgbouncer, Redis,
 memcached and nginx; production settings with the bench installed). Started anywhere else, this command brings
@@ -15,23 +15,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bench import stack
 
-# Each tool: a module of this app with ``main(argv)``, and whether it runs against the stack.
-TOOLS = {
-    "survey_bench": ("the survey mix through the stack, against its floor and ceiling (make bench, make smoke)", True),
-    "sizing": ("the survey mix with several gunicorn workers, pgbouncer pools and think times (make sizing)", True),
-    "cpu_profile": ("where a request's CPU goes, under load and in-process (make profile)", True),
-    "drill": ("faults under load in both replication modes: nothing acknowledged lost (make drill)", True),
-    "fuzz": ("adversarial requests through nginx, then every stored answer checked (make fuzz)", True),
-    "login_flood": ("respondents' latency while clients hammer the staff login (make bench-login-flood)", True),
-    "roster_bench": ("a roster import through the staff area's code, and page saves during it (make bench-roster)",
-                     True),
-    "monitoring_bench": ("the monitoring pages and their refresh at state scale (make bench-monitoring)", True),
-    "export_bench": ("exports at state scale (make bench-export)", True),
-    "microbench": ("the cost of single pieces of a request, in-process (make bench-micro)", True),
-    "page_weight": ("the survey page's requests and bytes, compressed from S3 (make page-weight)", True),
-    "upload_bombs": ("hostile uploads read within the memory and time bound (make fuzz-uploads)", False),
-    "document_bench": ("memory of loading hostile survey documents", False),
-}
+# Each tool is a module of this app with ``main(argv)``; the first paragraph of its docstring says what it measures.
+TOOLS = ["survey_bench", "sizing", "cpu_profile", "drill", "fuzz", "login_flood", "roster_bench", "monitoring_bench",
+         "export_bench", "microbench", "page_weight", "upload_bombs", "document_bench"]
+# The tools that need no stack: they read files in child processes of their own, wherever they are started.
+LOCAL_TOOLS = {"upload_bombs", "document_bench"}
 
 
 class Command(BaseCommand):
@@ -39,21 +27,36 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("tool", nargs="?", choices=sorted(TOOLS), help="the tool; none lists them")
-        parser.add_argument("args", nargs="...", help="the tool's own arguments (--help for its list)")
+        # Not ``args``: Django hands an option of that name to handle() as positional arguments.
+        parser.add_argument("tool_args", nargs="...", metavar="args", help="the tool's own arguments (--help for its list)")
 
-    def handle(self, *args, tool=None, **options):
+    def handle(self, *, tool=None, tool_args, **options):
         if tool is None:
-            for name, (what, _) in TOOLS.items():
-                self.stdout.write(f"{name:<18}{what}")
+            for name in TOOLS:
+                self.stdout.write(f"{name:<18}{summary(tool_module(name))}")
             return
-        if TOOLS[tool][1] and not in_stack_environment():
+        # A tool's --help is answered here: it needs no stack, and should not bring one up.
+        asks_for_help = {"-h", "--help"} & set(tool_args)
+        if tool not in LOCAL_TOOLS and not asks_for_help and not in_stack_environment():
             stack.stack_env()  # deploy/stack up, the floor views on
             sys.stdout.flush()
-            command = [str(stack.ROOT / "deploy" / "stack"), "manage", "bench", tool, *options["args"]]
+            command = [str(stack.ROOT / "deploy" / "stack"), "manage", "bench", tool, *tool_args]
             os.execv(command[0], command)
-        status = importlib.import_module(f"bench.{tool}").main(options["args"])
+        try:
+            status = tool_module(tool).main(tool_args)
+        except stack.StackError as error:
+            raise CommandError(f"{tool}: {error}") from error
         if status:
             raise CommandError(f"{tool} failed", returncode=status if isinstance(status, int) else 1)
+
+
+def tool_module(name):
+    return importlib.import_module(f"bench.{name}")
+
+
+def summary(module):
+    """Return the first paragraph of a tool's docstring, on one line."""
+    return " ".join(module.__doc__.split("\n\n")[0].split())
 
 
 def in_stack_environment():
