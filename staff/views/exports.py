@@ -13,7 +13,7 @@ from exports.models import ExportJob
 from exports.tasks import export_job_task
 from staff.access import staff_view
 from staff.forms import ExportForm
-from staff.views.jobs import job_progress
+from staff.views.jobs import SurveyJobs
 from surveys.models import Survey
 
 EXPORT_LINK_SALT = "staff.export-file"
@@ -36,28 +36,17 @@ def exports(request, slug):
     }, status=400 if form.errors else 200)
 
 
-def _export_job(request, slug, job_id):
-    survey = get_object_or_404(Survey, slug=slug)
-    return survey, get_object_or_404(export_jobs(scope=request.scope).filter(survey=survey), pk=job_id)
-
-
-@staff_view("can_export")
-def export_detail(request, slug, job_id):
-    survey, job = _export_job(request, slug, job_id)
-    return render(request, "staff/export_detail.html", {"survey": survey, "job": job})
-
-
-@staff_view("can_export")
-def export_progress(request, slug, job_id):
-    _, job = _export_job(request, slug, job_id)
-    return job_progress(job, f"{job.rows_done} of {job.rows_total} respondents.")
+# An export, written by Celery: a progress bar counting the respondents, then the ZIP to download until it expires.
+EXPORTS = SurveyJobs(permission="can_export", url_name="staff:export", template="staff/export_detail.html",
+                     unit="respondents", jobs=lambda scope, survey: export_jobs(scope=scope).filter(survey=survey))
+export_detail, export_progress = EXPORTS.page_view(), EXPORTS.progress_view()
 
 
 @staff_view("can_export")
 def export_download(request, slug, job_id):
     """Send the person who asked to a short-lived link to the file: an S3 presigned URL where the storage makes
     them, else a signed link of this app's own (``export_file``)."""
-    survey, job = _export_job(request, slug, job_id)
+    survey, job = EXPORTS.get(request, slug, job_id)
     try:
         file = export_job_file(scope=request.scope, job=job)
     except ExportJob.DoesNotExist:

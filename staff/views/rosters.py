@@ -1,7 +1,6 @@
 """A survey's rosters: uploading one, its check (a dry run) and its apply, each with a progress bar, its problems,
 and who is missing from it once applied."""
 from django.contrib import messages
-from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -24,6 +23,7 @@ from rosters.tasks import roster_apply_task, roster_check_task
 from staff.access import staff_view
 from staff.forms import RosterUploadForm
 from staff.views.downloads import CSV, attachment
+from staff.views.jobs import SurveyJobs
 from staff.views.lists import PROBLEMS_SHOWN, page_of
 from surveys.models import Survey
 
@@ -45,36 +45,35 @@ def roster_new(request, slug):
     return render(request, "staff/roster_new.html", {"survey": survey, "form": form})
 
 
-def _roster(request, slug, roster_id):
-    survey = get_object_or_404(Survey, slug=slug)
-    return survey, get_object_or_404(rosters_in_scope(scope=request.scope, survey=survey), pk=roster_id)
+class Rosters(SurveyJobs):
+    """A roster's page: its check (a progress bar counting the rows read), then its counts and problems, its apply
+    (a bar without steps: one transaction), then who is missing from it."""
+
+    def progress_text(self, roster):
+        if roster.status != Roster.Status.CHECKING:
+            return ""
+        return f"{roster.rows_read} of about {roster.rows_expected} rows read."
+
+    def progress(self, roster):
+        return {**super().progress(roster), "rows_read": roster.rows_read, "rows_expected": roster.rows_expected}
+
+    def context(self, request, survey, roster):
+        context = {"totals": roster_totals(roster)}
+        if roster.problem_count:
+            context["problems"] = roster_problems(roster=roster)[:PROBLEMS_SHOWN]
+        if roster.status == Roster.Status.APPLIED:
+            context["missing"] = page_of(request, roster_missing(scope=request.scope, roster=roster))
+        return context
 
 
-@staff_view("can_manage_people")
-def roster_detail(request, slug, roster_id):
-    survey, roster = _roster(request, slug, roster_id)
-    context = {"survey": survey, "roster": roster, "totals": roster_totals(roster)}
-    if roster.problem_count:
-        context["problems"] = roster_problems(roster=roster)[:PROBLEMS_SHOWN]
-    if roster.status == Roster.Status.APPLIED:
-        context["missing"] = page_of(request, roster_missing(scope=request.scope, roster=roster))
-    return render(request, "staff/roster_detail.html", context)
-
-
-@staff_view("can_manage_people")
-def roster_progress(request, slug, roster_id):
-    """The progress bar's poll: a small JSON answer, read from the master (the task writes it)."""
-    _, roster = _roster(request, slug, roster_id)
-    return JsonResponse({"status": roster.status, "status_display": roster.get_status_display(),
-                         "percent": roster.progress_percent, "rows_read": roster.rows_read,
-                         "text": f"{roster.rows_read} of about {roster.rows_expected} rows read."
-                         if roster.status == Roster.Status.CHECKING else "",
-                         "rows_expected": roster.rows_expected, "finished": not roster.is_running})
+ROSTERS = Rosters(permission="can_manage_people", url_name="staff:roster", id_name="roster_id",
+                  template="staff/roster_detail.html", context_name="roster", jobs=rosters_in_scope)
+roster_detail, roster_progress = ROSTERS.page_view(), ROSTERS.progress_view()
 
 
 @staff_view("can_manage_people")
 def roster_problems_csv(request, slug, roster_id):
-    _, roster = _roster(request, slug, roster_id)
+    _, roster = ROSTERS.get(request, slug, roster_id)
     response = attachment(CSV, f"roster-{roster.pk}-problems.csv")
     roster_problems_write_csv(roster=roster, stream=response)
     return response
@@ -83,7 +82,7 @@ def roster_problems_csv(request, slug, roster_id):
 @require_POST
 @staff_view("can_manage_people")
 def roster_apply(request, slug, roster_id):
-    survey, roster = _roster(request, slug, roster_id)
+    survey, roster = ROSTERS.get(request, slug, roster_id)
     try:
         roster = roster_apply_start(scope=request.scope, roster_id=roster.pk)
     except RosterNotReady as error:
@@ -96,7 +95,7 @@ def roster_apply(request, slug, roster_id):
 @require_POST
 @staff_view("can_manage_people")
 def roster_discard_view(request, slug, roster_id):
-    survey, roster = _roster(request, slug, roster_id)
+    survey, roster = ROSTERS.get(request, slug, roster_id)
     try:
         roster_discard(scope=request.scope, roster_id=roster.pk)
     except RosterNotReady as error:

@@ -3,7 +3,7 @@ replacement slip, and a school's codes for a mail merge."""
 from django.conf import settings
 from django.contrib import messages
 from django.http import FileResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
@@ -13,7 +13,7 @@ from rosters.slips import codes_write_csv, respondent_slip_print, slips_count, s
 from rosters.tasks import slips_job_task
 from staff.access import staff_view
 from staff.views.downloads import CSV, PDF, attachment, school_file_name
-from staff.views.jobs import job_progress
+from staff.views.jobs import SurveyJobs
 from surveys.models import Survey
 
 
@@ -44,26 +44,15 @@ def slips_new(request, slug, school_code):
     return redirect("staff:slips", slug=survey.slug, job_id=job.pk)
 
 
-def _slips_job(request, slug, job_id):
-    survey = get_object_or_404(Survey, slug=slug)
-    return survey, get_object_or_404(slips_jobs(scope=request.scope).filter(survey=survey), pk=job_id)
-
-
-@staff_view("can_manage_people")
-def slips_detail(request, slug, job_id):
-    survey, job = _slips_job(request, slug, job_id)
-    return render(request, "staff/slips_detail.html", {"survey": survey, "job": job})
-
-
-@staff_view("can_manage_people")
-def slips_progress(request, slug, job_id):
-    _, job = _slips_job(request, slug, job_id)
-    return job_progress(job, f"{job.slips_done} of {job.slips_total} slips.")
+# A big school's slips, printed by Celery: a progress bar counting the slips, then the PDF to download.
+SLIPS = SurveyJobs(permission="can_manage_people", url_name="staff:slips", template="staff/slips_detail.html",
+                   unit="slips", jobs=lambda scope, survey: slips_jobs(scope=scope).filter(survey=survey))
+slips_detail, slips_progress = SLIPS.page_view(), SLIPS.progress_view()
 
 
 @staff_view("can_manage_people")
 def slips_download(request, slug, job_id):
-    _, job = _slips_job(request, slug, job_id)
+    _, job = SLIPS.get(request, slug, job_id)
     if job.status != job.Status.DONE:
         return redirect("staff:slips", slug=slug, job_id=job.pk)
     return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1],
