@@ -1,9 +1,10 @@
 """The staff screens' downloads: a response the view writes its file into, named for what it holds."""
-from django.http import HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.utils.text import slugify
 
 CSV = "text/csv; charset=utf-8"
 PDF = "application/pdf"
+ZIP = "application/zip"
 
 
 def attachment(content_type, filename):
@@ -18,3 +19,13 @@ def school_file_name(survey, school, grade, what):
     ``small-LIN-grade-7-slips.pdf``."""
     of_grade = f"-grade-{slugify(grade)}" if grade is not None else ""
     return f"{survey.slug}-{school.code}{of_grade}-{what}"
+
+
+def stored_file(file, content_type):
+    """Return a download of a file a job stored (a FieldFile), read as it is sent, under its own name."""
+    return FileResponse(file.open("rb"), as_attachment=True, filename=stored_name(file), content_type=content_type)
+
+
+def stored_name(file):
+    """Return the name of a stored file without its folders: ``small-xlsx.zip``."""
+    return file.name.rsplit("/", 1)[-1]

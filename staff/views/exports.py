@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core import signing
 from django.core.files.storage import FileSystemStorage
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -13,6 +13,7 @@ from exports.models import ExportJob
 from exports.tasks import export_job_task
 from staff.access import staff_view
 from staff.forms import ExportForm
+from staff.views.downloads import ZIP, stored_file, stored_name
 from staff.views.jobs import SurveyJobs
 from surveys.models import Survey
 
@@ -52,7 +53,7 @@ def export_download(request, slug, job_id):
     except ExportJob.DoesNotExist:
         messages.error(request, _("This export is not ready, or it has expired: ask for it again."))
         return redirect("staff:export", slug=survey.slug, job_id=job.pk)
-    filename = file.name.rsplit("/", 1)[-1]
+    filename = stored_name(file)
     if isinstance(file.storage, FileSystemStorage):
         token = signing.dumps({"job": job.pk, "user": request.user.pk}, salt=EXPORT_LINK_SALT)
         return redirect("staff:export-file", token=token)
@@ -72,5 +73,4 @@ def export_file(request, token):
     if link.get("user") != request.user.pk:
         raise Http404(_("This download link is someone else's."))
     job = get_object_or_404(export_jobs(scope=request.scope), pk=link.get("job"), status=ExportJob.Status.DONE)
-    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1],
-                        content_type="application/zip")
+    return stored_file(job.file, ZIP)

@@ -2,7 +2,6 @@
 replacement slip, and a school's codes for a mail merge."""
 from django.conf import settings
 from django.contrib import messages
-from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.text import slugify
@@ -12,7 +11,7 @@ from django.views.decorators.http import require_POST
 from rosters.slips import codes_write_csv, respondent_slip_print, slips_count, slips_job_start, slips_jobs, slips_print
 from rosters.tasks import slips_job_task
 from staff.access import staff_view
-from staff.views.downloads import CSV, PDF, attachment, school_file_name
+from staff.views.downloads import CSV, PDF, attachment, school_file_name, stored_file
 from staff.views.jobs import SurveyJobs
 from surveys.models import Survey
 
@@ -55,8 +54,7 @@ def slips_download(request, slug, job_id):
     _, job = SLIPS.get(request, slug, job_id)
     if job.status != job.Status.DONE:
         return redirect("staff:slips", slug=slug, job_id=job.pk)
-    return FileResponse(job.file.open("rb"), as_attachment=True, filename=job.file.name.rsplit("/", 1)[-1],
-                        content_type="application/pdf")
+    return stored_file(job.file, PDF)
 
 
 @staff_view("can_manage_people")
