@@ -1,4 +1,4 @@
-"""The staff screens' downloads: a response the view writes its file into, named for what it holds."""
+"""The staff screens' downloads: a response the view writes a file into, or a file a job stored; their names."""
 from django.http import FileResponse, HttpResponse
 from django.utils.text import slugify
 

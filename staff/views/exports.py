@@ -19,6 +19,11 @@ from surveys.models import Survey
 
 EXPORT_LINK_SALT = "staff.export-file"
 
+# An export, written by Celery: a progress bar counting the respondents, then the ZIP to download until it expires.
+EXPORTS = SurveyJobs(permission="can_export", url_name="staff:export", template="staff/export_detail.html",
+                     unit="respondents", jobs=lambda scope, survey: export_jobs(scope=scope).filter(survey=survey))
+export_detail, export_progress = EXPORTS.page_view(), EXPORTS.progress_view()
+
 
 @staff_view("can_export")
 def exports(request, slug):
@@ -32,15 +37,9 @@ def exports(request, slug):
         return redirect("staff:export", slug=survey.slug, job_id=job.pk)
     return render(request, "staff/exports.html", {
         "survey": survey, "form": form,
-        "jobs": export_jobs(scope=request.scope).filter(survey=survey)[:20],
+        "jobs": EXPORTS.jobs(scope=request.scope, survey=survey)[:20],
         "retention_days": settings.EXPORT_RETENTION_DAYS,
     }, status=400 if form.errors else 200)
-
-
-# An export, written by Celery: a progress bar counting the respondents, then the ZIP to download until it expires.
-EXPORTS = SurveyJobs(permission="can_export", url_name="staff:export", template="staff/export_detail.html",
-                     unit="respondents", jobs=lambda scope, survey: export_jobs(scope=scope).filter(survey=survey))
-export_detail, export_progress = EXPORTS.page_view(), EXPORTS.progress_view()
 
 
 @staff_view("can_export")
