@@ -72,7 +72,7 @@ def test_object_storage_that_cannot_be_reached_answers_a_staff_download_with_503
     def away(**kwargs):
         raise EndpointConnectionError(endpoint_url="http://127.0.0.1:29000/survey-media")
 
-    monkeypatch.setattr("staff.views.export_job_start", away)
+    monkeypatch.setattr("staff.views.exports.export_job_start", away)
     response = client.post(f"/staff/surveys/{survey.slug}/exports/", {
         "format": "csv", "answers": "values", "multiple": "joined", "roster_fields": ["grade"]})
     assert response.status_code == 503 and response["Retry-After"] == "2"

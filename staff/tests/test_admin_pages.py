@@ -31,6 +31,7 @@ def test_the_directory_is_checked_then_applied_from_its_page_without_a_second_up
     assert "Checked: nothing has been written yet." in html and "Apply this directory" in html
     assert not School.objects.exists()
     upload = DirectoryUpload.objects.get()
+    assert all(f'action="/staff/schools/imports/{upload.pk}/{step}/"' in html for step in ("apply", "discard"))
     page = client.post(f"/staff/schools/imports/{upload.pk}/apply/", follow=True).content.decode()
     assert "Applied" in page and "What applying it did" in page and School.objects.count() == 2
     assert AuditEntry.objects.get(action="schools_imported").detail.startswith("d.csv: districts 1 new")

@@ -4,11 +4,11 @@ import re
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import StaffMember
 from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_staff
+from staff.tests.helpers import staff_routes
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a long staff passphrase"
@@ -22,17 +22,6 @@ def signed_in_office():
     response = client.post("/staff/login/", {"username": user.username, "password": PASSWORD})
     assert response.status_code == 302
     return client
-
-
-def staff_routes():
-    """Yield every staff URL pattern's route (``surveys/<slug:slug>/rosters/<int:roster_id>/``), prefixed."""
-    def walk(patterns, prefix):
-        for pattern in patterns:
-            if isinstance(pattern, URLResolver):
-                yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
-            elif isinstance(pattern, URLPattern):
-                yield prefix + str(pattern.pattern)
-    yield from (route for route in walk(get_resolver().url_patterns, "/") if route.startswith("/staff/"))
 
 
 def test_every_staff_url_with_a_number_too_large_for_its_column_is_answered_404(lincoln, survey):

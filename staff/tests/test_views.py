@@ -1,18 +1,20 @@
 """The staff screens through Django's test client: sign-in, roster import, people, codes, and scoping by URL."""
 import csv
 import io
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.urls import resolve
 
 from accounts.models import AuditEntry, StaffMember
 from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_staff
 from respondents.tests.factories import staff_signed_in as signed_in
 from rosters.models import Roster
-from staff.tests.helpers import HEADER, PASSWORD, upload
+from staff.tests.helpers import HEADER, PASSWORD, staff_routes, upload
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
@@ -33,6 +35,19 @@ def test_the_staff_area_asks_for_sign_in_and_refuses_an_account_without_a_role(c
     get_user_model().objects.create_user(username="nobody", password=PASSWORD)
     client.post("/staff/login/", {"username": "nobody", "password": PASSWORD})
     assert client.get("/staff/").status_code == 403
+
+
+def test_every_staff_url_but_signing_in_and_out_sends_a_visitor_who_is_not_signed_in_to_sign_in(client, survey):
+    """``staff_view`` is the door of every view of the staff app (the survey preview beside it has a door of its
+    own). A POST is sent: it reaches the door of every view, as none takes only GET."""
+    urls = [re.sub(r"<str:\w+>", "LIN", re.sub(r"<id:\w+>", "1", route.replace("<slug:slug>", survey.slug)))
+            for route in staff_routes() if route not in ("/staff/login/", "/staff/logout/")]
+    urls = [url for url in urls if resolve(url).namespace == "staff"]
+    assert len(urls) >= 40, urls
+    for url in urls:
+        response = client.post(url)
+        assert response.status_code == 302 and response["Location"].startswith("/staff/login/?next="), url
+        assert "no-store" in response["Cache-Control"], url
 
 
 # ---------------------------------------------------------------- roster import

@@ -1,0 +1,31 @@
+"""The staff screens' downloads: a response the view writes a file into, or a file a job stored; their names."""
+from django.http import FileResponse, HttpResponse
+from django.utils.text import slugify
+
+CSV = "text/csv; charset=utf-8"
+PDF = "application/pdf"
+ZIP = "application/zip"
+
+
+def attachment(content_type, filename):
+    """Return an empty download response named ``filename``; the caller writes the file into it."""
+    response = HttpResponse(content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def school_file_name(survey, school, grade, what):
+    """Return the name of a school's file ``what`` (``slips.pdf``), of one grade where ``grade`` is not None:
+    ``small-LIN-grade-7-slips.pdf``."""
+    of_grade = f"-grade-{slugify(grade)}" if grade is not None else ""
+    return f"{survey.slug}-{school.code}{of_grade}-{what}"
+
+
+def stored_file(file, content_type):
+    """Return a download of a file a job stored (a FieldFile), read as it is sent, under its own name."""
+    return FileResponse(file.open("rb"), as_attachment=True, filename=stored_name(file), content_type=content_type)
+
+
+def stored_name(file):
+    """Return the name of a stored file without its folders: ``small-xlsx.zip``."""
+    return file.name.rsplit("/", 1)[-1]

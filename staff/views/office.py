@@ -1,0 +1,236 @@
+"""The state office's screens: loading, publishing, dating and closing surveys; the school directory and its
+uploads; staff accounts; the audit log."""
+from datetime import datetime, time, timedelta
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.audit import audit_entries, audit_write_csv
+from accounts.staff_accounts import staff_account_problems, staff_account_save, staff_accounts
+from config.request_guard import accepts_uploads
+from fileformats.tables import TableError, local_path
+from publishing.services import survey_close_now, survey_dates_change, survey_load, survey_open
+from rosters.directory import (
+    DirectoryNotReady,
+    directory_counts,
+    directory_problems,
+    directory_uploads,
+    school_directory_apply,
+    school_directory_check,
+    school_directory_discard,
+    school_directory_search,
+)
+from staff.access import staff_view
+from staff.forms import (
+    AuditFilterForm,
+    ConfirmForm,
+    DirectoryUploadForm,
+    SchoolSearchForm,
+    StaffAccountForm,
+    SurveyDatesForm,
+    SurveyUploadForm,
+)
+from staff.views.downloads import CSV, attachment
+from staff.views.lists import PROBLEMS_SHOWN, page_of
+from surveys.documents import DocumentError
+from surveys.models import Survey
+
+
+@accepts_uploads
+@staff_view("can_manage_surveys")
+def survey_import(request):
+    """Load a survey (XLSForm or JSON): every problem listed, nothing written; else on to its preview."""
+    form = SurveyUploadForm(request.POST or None, request.FILES or None)
+    problems = []
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            survey = survey_load(scope=request.scope, source=upload, filename=upload.name,
+                                 new_version=form.cleaned_data["new_version"])
+        except DocumentError as error:
+            problems = error.problems
+        else:
+            made = _("Version %(version)s of") % {"version": survey.version} if survey.version > 1 else _("Loaded")
+            messages.success(request, f"{made} “{survey.title}”.")
+            return redirect("surveys:preview", slug=survey.slug)
+    return render(request, "staff/survey_import.html", {"form": form, "problems": problems}, status=400 if (
+        problems or form.errors) else 200)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@staff_view("can_manage_surveys")
+def survey_publish(request, slug):
+    """Open a survey to respondents, after a page that says what that does (its button posts ``confirm``); what
+    it lacks (a text in one of its languages) is listed on its preview."""
+    survey = get_object_or_404(Survey, slug=slug)
+    if not ConfirmForm.confirmed(request):
+        return render(request, "staff/confirm_publish.html", {
+            "survey": survey, "people": request.scope.respondents(survey).filter(withdrawn_at=None).count()})
+    try:
+        survey_open(scope=request.scope, survey=survey)
+    except DocumentError as error:
+        messages.error(request, _("Not published: every text must be given in every language of the survey. "
+                                  "Missing: %(gaps)s") % {"gaps": "; ".join(error.problems[:50])})
+    else:
+        messages.success(request, _("Published: respondents can take it."))
+    return redirect("surveys:preview", slug=survey.slug)
+
+
+@staff_view("can_manage_surveys")
+def survey_dates(request, slug):
+    """When a survey opens and closes to respondents, in the site's time zone; every problem on the form."""
+    survey = get_object_or_404(Survey, slug=slug)
+    form = SurveyDatesForm(request.POST or None, initial={"opens_at": survey.opens_at, "closes_at": survey.closes_at})
+    if request.method == "POST" and form.is_valid():
+        try:
+            survey_dates_change(scope=request.scope, survey=survey, **form.cleaned_data)
+        except ValidationError as error:
+            for field, problems in error.message_dict.items():
+                form.add_error(field if field in form.fields else None, problems)
+        else:
+            messages.success(request, _("The opening and closing times of “%(title)s” were saved.") % {
+                "title": survey.title})
+            return redirect("staff:home")
+    return render(request, "staff/survey_dates.html", {"survey": survey, "form": form},
+                  status=400 if form.errors else 200)
+
+
+@require_POST
+@staff_view("can_manage_surveys")
+def survey_close(request, slug):
+    """Close a survey to respondents now (its closing time becomes now)."""
+    survey = get_object_or_404(Survey, slug=slug)
+    try:
+        survey = survey_close_now(scope=request.scope, survey=survey)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("staff:survey-dates", slug=survey.slug)
+    messages.success(request, _("“%(title)s” is closed: nobody can log in or save any more.") % {
+        "title": survey.title})
+    return redirect("staff:home")
+
+
+@staff_view()
+def directory(request):
+    """The school directory, as far as the staff member's scope reaches: found by code or name, a page at a time."""
+    search = SchoolSearchForm(request.GET or None)
+    query = search.cleaned_data["q"] if search.is_valid() else ""
+    schools = school_directory_search(scope=request.scope, query=query)
+    return render(request, "staff/directory.html", {
+        "search": search, "query": query, "page": page_of(request, schools)})
+
+
+@accepts_uploads
+@staff_view("can_import_schools")
+def directory_import(request):
+    """Upload the school directory: it is checked, and its page shows what applying it would do."""
+    form = DirectoryUploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        with local_path(upload) as path:
+            try:
+                checked = school_directory_check(scope=request.scope, path=path, filename=upload.name)
+            except TableError as error:
+                form.add_error("file", str(error))
+            else:
+                return redirect("staff:directory-upload", upload_id=checked.pk)
+    return render(request, "staff/directory_import.html", {
+        "form": form, "uploads": directory_uploads(scope=request.scope)[:10]})
+
+
+@staff_view("can_import_schools")
+def directory_upload(request, upload_id):
+    upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
+    return render(request, "staff/directory_upload.html", {
+        "upload": upload, "problems": directory_problems(upload)[:PROBLEMS_SHOWN],
+        "districts": directory_counts(upload, "districts"), "schools": directory_counts(upload, "schools")})
+
+
+@require_POST
+@staff_view("can_import_schools")
+def directory_upload_apply(request, upload_id):
+    upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
+    try:
+        upload = school_directory_apply(scope=request.scope, upload_id=upload.pk)
+    except DirectoryNotReady as error:
+        messages.error(request, str(error))
+    return redirect("staff:directory-upload", upload_id=upload.pk)
+
+
+@require_POST
+@staff_view("can_import_schools")
+def directory_upload_discard(request, upload_id):
+    upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
+    try:
+        school_directory_discard(scope=request.scope, upload_id=upload.pk)
+    except DirectoryNotReady as error:
+        messages.error(request, str(error))
+        return redirect("staff:directory-upload", upload_id=upload.pk)
+    messages.info(request, _("The file was discarded: nothing was applied."))
+    return redirect("staff:directory")
+
+
+@staff_view("can_manage_staff")
+def staff_list(request):
+    return render(request, "staff/staff_list.html", {"members": staff_accounts(scope=request.scope)})
+
+
+@staff_view("can_manage_staff")
+def staff_edit(request, user_id=None):
+    member = None
+    if user_id is not None:
+        member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
+        initial = {"username": member.user.username, "email": member.user.email, "role": member.role,
+                   "is_active": member.user.is_active,
+                   "district_codes": ", ".join(d.code for d in member.districts.all()),
+                   "school_codes": ", ".join(s.code for s in member.schools.all())}
+    else:
+        initial = {"is_active": True}
+    form = StaffAccountForm(request.POST or None, initial=initial)
+    if member is not None:
+        form.fields["username"].disabled = True
+    if request.method == "POST":
+        # Every problem in one round trip: the form's own, and the service's on what the form could read.
+        user_id = member.user_id if member else None
+        if not form.is_valid():
+            form.add_problems(staff_account_problems(scope=request.scope, account=form.account(),
+                                                     password=form.cleaned_data.get("password"), user_id=user_id))
+        else:
+            account = form.account()
+            try:
+                staff_account_save(scope=request.scope, account=account, password=form.cleaned_data["password"],
+                                   user_id=user_id)
+            except ValidationError as error:
+                form.add_problems(error.message_dict)
+            else:
+                messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
+                return redirect("staff:staff-list")
+    return render(request, "staff/staff_edit.html", {"form": form, "member": member})
+
+
+@staff_view("can_read_audit")
+def audit_log(request):
+    form = AuditFilterForm(request.GET or None)
+    entries = audit_entries(scope=request.scope, **_audit_filters(form))
+    if request.GET.get("format") == "csv":
+        response = attachment(CSV, "audit-log.csv")
+        audit_write_csv(entries=entries, stream=response)
+        return response
+    return render(request, "staff/audit_log.html", {
+        "form": form, "page": page_of(request, entries)})
+
+
+def _audit_filters(form):
+    if not form.is_valid():
+        return {}
+    data = form.cleaned_data
+    since = until = None
+    if data["since"]:
+        since = timezone.make_aware(datetime.combine(data["since"], time.min))
+    if data["until"]:
+        until = timezone.make_aware(datetime.combine(data["until"] + timedelta(days=1), time.min))
+    return {"action": data["action"], "username": data["username"], "since": since, "until": until}
