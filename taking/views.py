@@ -348,7 +348,7 @@ def _error_list(definition, errors):
     return [
         {"name": name, "prompt": question.translated("prompt") if question else "", "message": message}
         for name, messages in (errors or {}).items()
-        for question in [definition.answerable.get(name[2:]) if name.startswith("q-") else None]
+        for question in [definition.answerable.get(PageForm.answer_code(name))]
         for message in messages
     ]
 
@@ -367,7 +367,7 @@ def _missing_summary(missing):
             "page": number,
             "url": reverse("surveys:content", args=[number]),
             "fields": [
-                {"name": f"q-{q.code}", "prompt": q.translated("prompt"),
+                {"name": PageForm.answer_name(q.code), "prompt": q.translated("prompt"),
                  "message": q.translated("required_message") or default_message(q.kind, "required")}
                 for q in questions
             ],
