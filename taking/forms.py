@@ -51,7 +51,7 @@ class PageForm(forms.Form):
 
     # A question's answer is posted as "q-<code>". Every page, survey.js and the load plans use this name: it is
     # the respondent-facing contract, so it is built by answer_name, read back by answer_code and spelled nowhere
-    # else.
+    # else (the page hands the prefix to survey.js: script_contract).
     answer_prefix = "q-"
 
     save_id = forms.UUIDField(error_messages={"required": _("The page is missing its save id: reload it.")})
@@ -270,3 +270,9 @@ def page_rules_data(definition, *, flow, answers, stored=None):
         others = {code: stored.get(code, "") for code in flow.page_reads[number]}
         data.update(route=route, route_answers=json.dumps(others, separators=(",", ":"), ensure_ascii=False))
     return data
+
+
+def script_contract():
+    """Return the names survey.js posts and must not spell itself: the answer fields' prefix and the values of
+    ``nav`` by their ``Nav`` names (the survey page's ``data-contract``)."""
+    return {"answer_prefix": PageForm.answer_prefix, "nav": {nav.name: nav.value for nav in Nav}}

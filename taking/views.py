@@ -331,6 +331,7 @@ def _render_page(request, definition, *, route, answers, stored=None, saved=None
         "error_list": _error_list(definition, errors),
         "missing": _missing_summary(missing),
         "save_id": uuid.uuid4(),
+        "nav": Nav,
     }
     # The fragment is Jinja2 (fast, see docs/performance.md); the page around it is a Django template.
     page_html = render_to_string("taking/page.html", context, request=request, using="jinja2")
