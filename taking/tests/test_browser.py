@@ -301,6 +301,54 @@ def test_missing_required_answers_are_listed_with_links_to_their_pages(page, liv
     assert Respondent.objects.get(pk=respondent.pk).status == Respondent.Status.IN_PROGRESS
 
 
+def summaries_seen(browser, live_server, respondent, *, script):
+    """Send page 1 with a bad age, a choice that is not offered and a field of no question on the page (as a stale
+    or altered page might), then, fixed, go on to page 3 and finish with page 1's required question unanswered;
+    return the two summaries as the browser holds them (outer HTML)."""
+    context = browser.new_context(java_script_enabled=script)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, respondent, script=script)
+        page.get_by_label("Age?").fill("200")
+        page.locator("form.survey-form").evaluate("""form => {
+            const stale = document.createElement("input");
+            Object.assign(stale, {type: "hidden", name: "q-nope", value: "x", className: "stale"});
+            form.appendChild(stale);
+            Object.assign(form.querySelector("input[name='q-colour']"), {value: "green", checked: true});
+        }""")
+        page.get_by_role("button", name="Next").click()
+        expect(page.locator(".error-summary")).to_be_visible()
+        refused = page.locator(".error-summary").evaluate("box => box.outerHTML")
+        page.evaluate("""() => {
+            document.querySelectorAll("input.stale").forEach(input => input.remove());
+            document.querySelectorAll("input[name='q-colour']").forEach(input => { input.checked = false; });
+        }""")
+        page.get_by_label("Age?").fill("")
+        page.get_by_role("button", name="Next").click()
+        expect_page(page, 2)
+        page.get_by_role("button", name="Next").click()
+        expect_page(page, 3)
+        page.get_by_label("Agree", exact=True).check()
+        page.get_by_role("button", name="Finish").click()
+        expect(page.locator(".error-summary")).to_be_visible()
+        missing = page.locator(".error-summary").evaluate("box => box.outerHTML")
+        return refused, missing
+    finally:
+        context.close()
+
+
+def test_the_summaries_a_person_sees_with_script_are_those_the_server_renders_without_it(browser, live_server):
+    with_script, without_script = make_respondents(make_survey(), count=2)
+    refused, missing = summaries_seen(browser, live_server, with_script, script=True)
+    assert (refused, missing) == summaries_seen(browser, live_server, without_script, script=False)
+    assert refused == (
+        '<div class="error-summary" role="alert" tabindex="-1"><h2>Nothing on this page was saved. Please fix:</h2><ul>'
+        '<li><a href="#field-q-colour">Favourite colour?</a>: Select a valid choice. green is not one of the available'
+        ' choices.</li><li><a href="#field-q-age">Age?</a>: Ensure this value is less than or equal to 99.</li>'
+        "<li>There is no such question on this page.</li></ul></div>"
+    )
+    assert '<li><a href="/take/page/1/" class="page-link">Page 1</a>: Favourite colour? (' in missing
+
 def test_without_javascript_a_person_takes_the_survey_with_plain_form_posts(browser, live_server):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()

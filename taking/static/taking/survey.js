@@ -95,7 +95,7 @@ var SurveyRules = (function () {
 
   var container = document.getElementById("survey-page");
   var status = document.getElementById("save-status");
-  if (!container || !status || !window.fetch || !window.FormData) {
+  if (!container || !status || !window.fetch || !window.FormData || !("content" in document.createElement("template"))) {
     return;
   }
   var AJAX = { "X-Requested-With": "XMLHttpRequest", "Accept": "application/json" };
@@ -165,36 +165,33 @@ var SurveyRules = (function () {
     form.querySelectorAll("[data-error-for]").forEach(function (el) { el.textContent = ""; });
     form.querySelectorAll("[aria-invalid]").forEach(function (el) { el.removeAttribute("aria-invalid"); });
     form.querySelectorAll(".has-error").forEach(function (el) { el.classList.remove("has-error"); });
-    var old = container.querySelector(".error-summary");
-    if (old) { old.remove(); }
+    container.querySelectorAll(".error-summary").forEach(function (old) { old.remove(); });
   }
 
+  // Show title and items ({text, href, after, pageLink}: a link to href with its text, then the words after it;
+  // or, without href, plain text) in the server's markup (taking/jinja2/taking/summary.html): the page fragment
+  // carries an empty copy of it to fill, so that a person sees the same summary with the script as without it.
   function summary(title, items) {
-    var box = document.createElement("div");
-    box.className = "error-summary";
-    box.setAttribute("role", "alert");
-    box.tabIndex = -1;
-    var heading = document.createElement("h2");
-    heading.textContent = title;
-    var list = document.createElement("ul");
+    var template = container.querySelector("template.summary-template");
+    var box = template.content.firstElementChild.cloneNode(true);
+    var list = box.querySelector("ul");
+    var model = list.removeChild(list.firstElementChild);
+    box.querySelector("h2").textContent = title;
     items.forEach(function (item) {
-      var li = document.createElement("li");
+      var entry = model.cloneNode(true);
+      var link = entry.firstElementChild;
       if (item.href) {
-        var a = document.createElement("a");
-        a.href = item.href;
-        if (item.pageLink) { a.className = "page-link"; }
-        a.textContent = item.text;
-        li.appendChild(a);
-        if (item.after) { li.appendChild(document.createTextNode(item.after)); }
+        link.setAttribute("href", item.href);
+        link.textContent = item.text;
+        if (item.pageLink) { link.classList.add("page-link"); }
+        if (item.after) { entry.appendChild(document.createTextNode(item.after)); }
       } else {
-        li.textContent = item.text;
+        entry.textContent = item.text;
       }
-      list.appendChild(li);
+      list.appendChild(entry);
     });
-    box.appendChild(heading);
-    box.appendChild(list);
-    var form = container.querySelector("form.survey-form");
-    form.parentNode.insertBefore(box, form);
+    container.querySelectorAll(".error-summary").forEach(function (old) { old.remove(); });
+    template.parentNode.insertBefore(box, template);
     box.focus();
   }
 
