@@ -3,7 +3,12 @@
 Each test answers pages with the mouse and the keyboard, records what it
 chose, and checks that the database holds exactly that.
 """
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
@@ -12,6 +17,8 @@ from playwright.sync_api import expect
 from respondents.models import Answer, Respondent
 from respondents.tests.factories import make_respondents
 from surveys.tests.factories import make_demo_survey, make_screener_survey, make_survey
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -204,6 +211,27 @@ def test_a_503_with_retry_after_is_retried_with_the_same_save_id_and_saved_once(
     assert len(save_ids) == 2 and save_ids[0] == save_ids[1]
     assert parse_qs(sent[0][1])["q-colour"] == ["red"]
     assert saved_answers(respondent)["colour"] == "red"
+
+
+def test_a_next_page_that_does_not_load_is_fetched_again_and_shown(page, live_server):
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    lost = []
+
+    def lose_the_first_load(route):
+        if route.request.method == "GET" and not lost:
+            lost.append(route.request.url)
+            return route.abort("connectionreset")
+        route.continue_()
+
+    page.route("**/take/page/2/", lose_the_first_load)
+    page.get_by_label("Blue").check()
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#save-status")).to_contain_text("trying again (attempt 1)")
+    expect_page(page, 2)
+    expect(page.locator("#save-status")).to_be_empty()
+    assert len(lost) == 1 and page.url.endswith("/take/page/2/")
+    assert saved_answers(respondent)["colour"] == "blue"
 
 
 @pytest.mark.parametrize("status, says", [
@@ -460,12 +488,64 @@ def test_survey_js_evaluates_every_golden_rule_case_as_the_server_does(page, liv
     log_in(page, live_server.url, make_respondents(make_survey()))
     kinds = {code: question["kind"] for code, question in cases["questions"].items()}
     results = page.evaluate(
-        """([cases, kinds]) => cases.map(c => SurveyRules.evaluate(
+        """([cases, kinds]) => cases.map(c => Survey.rules.evaluate(
              c.rule, c.answers, c.of ? Object.assign({}, kinds, {".": kinds[c.of]}) : kinds, c.own))""",
         [cases["cases"], kinds],
     )
     wrong = [case["name"] for case, result in zip(cases["cases"], results, strict=True) if result != case["expected"]]
     assert not wrong and len(results) == len(cases["cases"]) >= 100
+
+
+@pytest.fixture(scope="module")
+def compressed_survey_script(tmp_path_factory):
+    """take.html's {% compress js %} block as production serves it: compressed offline with compression on
+    (deploy/stack runs manage.py compress), in a process of its own (compressor keeps its storage for a process's
+    life). Return the one file's text."""
+    root = tmp_path_factory.mktemp("static")
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "STATIC_ROOT": str(root),
+                   "COMPRESS_ENABLED": "true"}
+    subprocess.run([sys.executable, str(ROOT / "manage.py"), "compress", "--force"], cwd=ROOT, env=environment,
+                   capture_output=True, text=True, check=True)
+    blocks = json.loads((root / "CACHE" / "manifest.json").read_text()).values()
+    survey = [re.findall(r"CACHE/js/output\.[0-9a-f]+\.js", html) for html in blocks if "<script" in html]
+    survey = [files for files in survey if "Survey.saving" in (root / files[0]).read_text()]
+    assert len(survey) == 1 and len(survey[0]) == 1, survey  # one block, one file
+    return (root / survey[0][0]).read_text()
+
+
+def test_the_compressed_survey_script_takes_the_survey_as_its_separate_files_do(page, live_server,
+                                                                               compressed_survey_script):
+    respondent = make_respondents(make_demo_survey())
+    log_in(page, live_server.url, respondent)
+    # The survey page again, as production links it: one script, the compressed one, in place of the files.
+    bundle = "/static/CACHE/js/survey-bundle.js"
+
+    def one_script(route):
+        response = route.fetch()
+        html = re.sub(r'(<script src="/static/taking/[^"]+" defer></script>\s*)+',
+                      f'<script src="{bundle}" defer></script>', response.text())
+        route.fulfill(response=response, body=html)
+
+    page.route("**/take/", one_script)
+    page.route(f"**{bundle}", lambda route: route.fulfill(body=compressed_survey_script,
+                                                          content_type="text/javascript"))
+    scripts = []
+    page.on("request", lambda request: request.resource_type == "script" and scripts.append(request.url))
+    page.goto(live_server.url + "/take/")
+    expect(page.locator("#survey-page[data-enhanced]")).to_have_count(1)
+    assert scripts == [live_server.url + bundle]
+
+    page.get_by_label("Student").check()
+    expect(page.locator("#field-q-grade")).to_be_visible()
+    page.get_by_label("How many years have you been at this school?").fill("20")
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator(".error-summary")).to_be_focused()
+    page.get_by_label("How many years have you been at this school?").fill("2")
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    assert page.url.endswith("/take/page/2/")  # moved without a reload
+    assert scripts == [live_server.url + bundle]
+    assert saved_answers(respondent)["years_at_school"] == "2"
 
 
 def test_questions_show_and_hide_as_the_person_answers_and_only_what_is_asked_is_saved(page, live_server):
@@ -549,8 +629,10 @@ def test_a_screener_follows_the_answer_yes_goes_on_and_no_finishes(page, live_se
     # The label and the button follow the answer before anything is saved.
     expect(page.locator(".progress label")).to_have_text("Page 1 of 3")
     expect(page.get_by_role("button", name="Finish")).to_have_count(0)
+    expect(page.locator("button.forward")).to_have_attribute("value", "next")
     page.get_by_label("No").check()
     expect(page.locator(".progress label")).to_have_text("Page 1 of 1")
+    expect(page.locator("button.forward")).to_have_attribute("value", "finish")
     page.get_by_label("Yes").check()
     page.get_by_role("button", name="Next").click()
     expect_page(page, 2)
