@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 from respondents.models import Answer, Respondent
 from respondents.tests.factories import make_respondents
 from surveys.tests.factories import make_demo_survey, make_screener_survey, make_survey
+from taking.forms import PageForm
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -494,6 +495,31 @@ def test_survey_js_evaluates_every_golden_rule_case_as_the_server_does(page, liv
     )
     wrong = [case["name"] for case, result in zip(cases["cases"], results, strict=True) if result != case["expected"]]
     assert not wrong and len(results) == len(cases["cases"]) >= 100
+
+
+def test_the_script_names_the_answer_fields_as_the_page_says(page, live_server, monkeypatch):
+    """With another prefix for the answer fields (PageForm.answer_name's, handed to survey.js by the page), the
+    script still follows the answers, marks errors and saves: it spells no field name of its own."""
+    monkeypatch.setattr(PageForm, "answer_prefix", "answer-")
+    respondent = make_respondents(make_demo_survey())
+    log_in(page, live_server.url, respondent)
+    expect(page.locator('input[name="answer-role"]')).to_have_count(3)
+    grade = page.locator("#field-answer-grade")
+    expect(grade).to_be_hidden()
+    page.get_by_label("Student").check()
+    expect(grade).to_be_visible()
+    grade.get_by_label("Grade 6").check()
+    years = page.get_by_label("How many years have you been at this school?")
+    years.fill("20")  # more than a student can have been there
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#error-answer-years_at_school")).not_to_be_empty()
+    expect(years).to_have_attribute("aria-invalid", "true")
+    expect(page.locator('.error-summary a[href="#field-answer-years_at_school"]')).to_be_visible()
+    years.fill("2")
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    answers = saved_answers(respondent)
+    assert (answers["role"], answers["grade"], answers["years_at_school"]) == ("student", "6", "2")
 
 
 @pytest.fixture(scope="module")
