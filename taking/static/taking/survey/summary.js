@@ -16,6 +16,7 @@
   // or, without href, plain text) where the server puts a summary, and move the focus to it.
   function show(title, items) {
     var template = page.container.querySelector("template.summary-template");
+    if (!template) { return; }  // a fragment from a server older than this script: the status line says it
     var box = template.content.firstElementChild.cloneNode(true);
     var list = box.querySelector("ul");
     var model = list.removeChild(list.firstElementChild);
