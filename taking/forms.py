@@ -34,7 +34,7 @@ class LanguageForm(forms.Form):
 class PageForm(forms.Form):
     """Validate the answers posted for one page against its definition.
 
-    Fields are ``q-<code>``, one per answerable question on the page. None is
+    Fields are ``q-<code>`` (``answer_name``), one per answerable question on the page. None is
     required here: required questions are checked when the respondent
     finishes, so a person may skip a question and come back to it. A field
     named for a question that is not on this page is an error, and so is a
@@ -48,6 +48,11 @@ class PageForm(forms.Form):
     and it decides where a forward press goes: Finish on a page that, with
     these answers, is not the last that applies goes on as Next.
     """
+
+    # A question's answer is posted as "q-<code>". Every page, survey.js and the load plans use this name: it is
+    # the respondent-facing contract, so it is built by answer_name, read back by answer_code and spelled nowhere
+    # else (the page hands the prefix to survey.js: script_contract).
+    answer_prefix = "q-"
 
     save_id = forms.UUIDField(error_messages={"required": _("The page is missing its save id: reload it.")})
     nav = forms.ChoiceField(choices=Nav.choices)
@@ -63,12 +68,22 @@ class PageForm(forms.Form):
         self.answers = {}
         self.fields.update(_page_fields(definition))
 
+    @classmethod
+    def answer_name(cls, code):
+        """Return the name of the field that posts the answer to question ``code``."""
+        return cls.answer_prefix + code
+
+    @classmethod
+    def answer_code(cls, name):
+        """Return the question code whose answer field is ``name``, or None for a field that is not an answer."""
+        return name[len(cls.answer_prefix):] if name.startswith(cls.answer_prefix) else None
+
     def full_clean(self):
         super().full_clean()
         if not self.is_bound:
             return
         for name in self.data:
-            if not name.startswith("q-"):
+            if self.answer_code(name) is None:
                 continue
             field_ = self.fields.get(name)
             if field_ is None:
@@ -84,24 +99,25 @@ class PageForm(forms.Form):
         if number not in flow.ruled_pages and not flow.page_rules:
             self.route = flow.route(number)
         else:
+            name = self.answer_name
             values = {
-                code: "" if f"q-{code}" in self._errors else _to_stored(question, self.cleaned_data.get(f"q-{code}"))
+                code: "" if name(code) in self._errors else _to_stored(question, self.cleaned_data.get(name(code)))
                 for code, question in self.definition.answerable.items()
             }
             answers = self.answers = flow.effective({**self.facts, **values}, page=number)
             self.asked = {code for code in values if flow.asks(code, answers)}
             for code in values.keys() - self.asked:
-                self._errors.pop(f"q-{code}", None)
-                self.cleaned_data.pop(f"q-{code}", None)
+                self._errors.pop(name(code), None)
+                self.cleaned_data.pop(name(code), None)
             for code in self.asked:
                 constraint = flow.questions[code].constraint
                 own = answers[code]
-                if constraint is None or own == "" or f"q-{code}" in self._errors:
+                if constraint is None or own == "" or name(code) in self._errors:
                     continue
                 if not rule_evaluate(constraint, answers, own=own):
                     question = self.definition.answerable[code]
                     message = question.translated("constraint_message") or default_message(question.kind, "constraint")
-                    self._errors[f"q-{code}"] = self.error_class([message])
+                    self._errors[name(code)] = self.error_class([message])
             self.route = flow.route(number, answers)
         if self.cleaned_data.get("nav") == Nav.FINISH and not self.route.is_last:
             # A forward press: this page's answers turned later pages on (the page was shown when none applied, or
@@ -112,18 +128,18 @@ class PageForm(forms.Form):
     def stored_values(self):
         """Return ``{question: stored text}`` for every question on the page that is asked."""
         return {
-            question: _to_stored(question, self.cleaned_data.get(f"q-{code}"))
+            question: _to_stored(question, self.cleaned_data.get(self.answer_name(code)))
             for code, question in self.definition.answerable.items() if code in self.asked
         }
 
 
 def _page_fields(definition):
-    """Return the page's answer fields ``{"q-<code>": Field}``, built once per page and language in the definition
-    memo (a number's constraint message is in the respondent's language): a form only reads its fields, and
-    building them was a tenth of a save's time in Python (docs/performance.md)."""
+    """Return the page's answer fields ``{PageForm.answer_name(code): Field}``, built once per page and language in
+    the definition memo (a number's constraint message is in the respondent's language): a form only reads its
+    fields, and building them was a tenth of a save's time in Python (docs/performance.md)."""
     key = ("page-fields", definition.survey.pk, definition.number, get_language())
     return definition_memo.get(key, lambda: {
-        f"q-{code}": _field_for(question) for code, question in definition.answerable.items()})
+        PageForm.answer_name(code): _field_for(question) for code, question in definition.answerable.items()})
 
 
 def _field_for(question):
@@ -178,7 +194,7 @@ class BoundQuestion:
 
     @property
     def name(self):
-        return f"q-{self.question.code}"
+        return PageForm.answer_name(self.question.code)
 
     @property
     def choices(self):
@@ -199,7 +215,7 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
     ruled = definition.number in flow.ruled_pages
 
     def bind(question):
-        name = f"q-{question.code}"
+        name = PageForm.answer_name(question.code)
         if data is not None:
             raw = data.getlist(name)
             text = raw[-1] if raw else ""
@@ -254,3 +270,9 @@ def page_rules_data(definition, *, flow, answers, stored=None):
         others = {code: stored.get(code, "") for code in flow.page_reads[number]}
         data.update(route=route, route_answers=json.dumps(others, separators=(",", ":"), ensure_ascii=False))
     return data
+
+
+def script_contract():
+    """Return the names survey.js posts and must not spell itself: the answer fields' prefix and the values of
+    ``nav`` by their ``Nav`` names (the survey page's ``data-contract``)."""
+    return {"answer_prefix": PageForm.answer_prefix, "nav": {nav.name: nav.value for nav in Nav}}

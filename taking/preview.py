@@ -18,6 +18,7 @@ from django.views.decorators.http import require_safe
 
 from accounts.scopes import NotStaff, staff_scope
 from config.login_limits import client_ip
+from respondents.models import Nav
 from surveys.models import Question, Survey
 from surveys.selectors import page_count, page_definition, survey_flow
 from taking.forms import bound_questions, page_rules_data
@@ -73,7 +74,7 @@ def survey_preview(request, slug):
             "survey": survey, "definition": definition, "route": route, "save_id": "preview",
             "rules": page_rules_data(definition, flow=flow, answers=answers),
             "items": bound_questions(definition, flow=flow, answers=answers, saved={}),
-            "error_list": [], "missing": [],
+            "error_list": [], "missing": [], "nav": Nav,
         }
         page_html = render_to_string("taking/page.html", context, request=request, using="jinja2")
         query = request.GET.copy()

@@ -20,8 +20,8 @@ SCRIPT_MESSAGES = {
     "missing_title": _("Your answers are saved, but some required questions are not answered yet:"),
     "page": _("Page %(number)s"),
     "page_of": _("Page %(number)s of %(count)s"),
-    "next": _("Next"),
-    "finish": _("Finish"),
+    "next_button": _("Next"),
+    "finish_button": _("Finish"),
     "last_page": _("Your answers are saved. With them, no more pages apply to you: press Finish when you are ready "
                    "to send your answers."),
     "next_not_loaded": _("Your answers are saved, but the next page could not be loaded."),

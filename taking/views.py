@@ -338,6 +338,7 @@ def _render_page(request, definition, *, route, answers, stored=None, saved=None
         "error_list": _error_list(definition, errors),
         "missing": _missing_summary(missing),
         "save_id": uuid.uuid4(),
+        "nav": Nav,
     }
     # The fragment is Jinja2 (fast, see docs/performance.md); the page around it is a Django template.
     page_html = render_to_string("taking/page.html", context, request=request, using="jinja2")
@@ -355,7 +356,7 @@ def _error_list(definition, errors):
     return [
         {"name": name, "prompt": question.translated("prompt") if question else "", "message": message}
         for name, messages in (errors or {}).items()
-        for question in [definition.answerable.get(name[2:]) if name.startswith("q-") else None]
+        for question in [definition.answerable.get(PageForm.answer_code(name))]
         for message in messages
     ]
 
@@ -374,7 +375,7 @@ def _missing_summary(missing):
             "page": number,
             "url": reverse("surveys:content", args=[number]),
             "fields": [
-                {"name": f"q-{q.code}", "prompt": q.translated("prompt"),
+                {"name": PageForm.answer_name(q.code), "prompt": q.translated("prompt"),
                  "message": q.translated("required_message") or default_message(q.kind, "required")}
                 for q in questions
             ],

@@ -3,7 +3,12 @@
 Each test answers pages with the mouse and the keyboard, records what it
 chose, and checks that the database holds exactly that.
 """
+import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
@@ -12,6 +17,9 @@ from playwright.sync_api import expect
 from respondents.models import Answer, Respondent
 from respondents.tests.factories import make_respondents
 from surveys.tests.factories import make_demo_survey, make_screener_survey, make_survey
+from taking.forms import PageForm
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -206,6 +214,27 @@ def test_a_503_with_retry_after_is_retried_with_the_same_save_id_and_saved_once(
     assert saved_answers(respondent)["colour"] == "red"
 
 
+def test_a_next_page_that_does_not_load_is_fetched_again_and_shown(page, live_server):
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent)
+    lost = []
+
+    def lose_the_first_load(route):
+        if route.request.method == "GET" and not lost:
+            lost.append(route.request.url)
+            return route.abort("connectionreset")
+        route.continue_()
+
+    page.route("**/take/page/2/", lose_the_first_load)
+    page.get_by_label("Blue").check()
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#save-status")).to_contain_text("trying again (attempt 1)")
+    expect_page(page, 2)
+    expect(page.locator("#save-status")).to_be_empty()
+    assert len(lost) == 1 and page.url.endswith("/take/page/2/")
+    assert saved_answers(respondent)["colour"] == "blue"
+
+
 @pytest.mark.parametrize("status, says", [
     (413, "too much to send at once"), (500, "Something went wrong (error 500)"), (400, "error 400"),
 ])
@@ -300,6 +329,54 @@ def test_missing_required_answers_are_listed_with_links_to_their_pages(page, liv
     expect_page(page, 1)
     assert Respondent.objects.get(pk=respondent.pk).status == Respondent.Status.IN_PROGRESS
 
+
+def summaries_seen(browser, live_server, respondent, *, script):
+    """Send page 1 with a bad age, a choice that is not offered and a field of no question on the page (as a stale
+    or altered page might), then, fixed, go on to page 3 and finish with page 1's required question unanswered;
+    return the two summaries as the browser holds them (outer HTML)."""
+    context = browser.new_context(java_script_enabled=script)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, respondent, script=script)
+        page.get_by_label("Age?").fill("200")
+        page.locator("form.survey-form").evaluate("""form => {
+            const stale = document.createElement("input");
+            Object.assign(stale, {type: "hidden", name: "q-nope", value: "x", className: "stale"});
+            form.appendChild(stale);
+            Object.assign(form.querySelector("input[name='q-colour']"), {value: "green", checked: true});
+        }""")
+        page.get_by_role("button", name="Next").click()
+        expect(page.locator(".error-summary")).to_be_visible()
+        refused = page.locator(".error-summary").evaluate("box => box.outerHTML")
+        page.evaluate("""() => {
+            document.querySelectorAll("input.stale").forEach(input => input.remove());
+            document.querySelectorAll("input[name='q-colour']").forEach(input => { input.checked = false; });
+        }""")
+        page.get_by_label("Age?").fill("")
+        page.get_by_role("button", name="Next").click()
+        expect_page(page, 2)
+        page.get_by_role("button", name="Next").click()
+        expect_page(page, 3)
+        page.get_by_label("Agree", exact=True).check()
+        page.get_by_role("button", name="Finish").click()
+        expect(page.locator(".error-summary")).to_be_visible()
+        missing = page.locator(".error-summary").evaluate("box => box.outerHTML")
+        return refused, missing
+    finally:
+        context.close()
+
+
+def test_the_summaries_a_person_sees_with_script_are_those_the_server_renders_without_it(browser, live_server):
+    with_script, without_script = make_respondents(make_survey(), count=2)
+    refused, missing = summaries_seen(browser, live_server, with_script, script=True)
+    assert (refused, missing) == summaries_seen(browser, live_server, without_script, script=False)
+    assert refused == (
+        '<div class="error-summary" role="alert" tabindex="-1"><h2>Nothing on this page was saved. Please fix:</h2><ul>'
+        '<li><a href="#field-q-colour">Favourite colour?</a>: Select a valid choice. green is not one of the available'
+        ' choices.</li><li><a href="#field-q-age">Age?</a>: Ensure this value is less than or equal to 99.</li>'
+        "<li>There is no such question on this page.</li></ul></div>"
+    )
+    assert '<li><a href="/take/page/1/" class="page-link">Page 1</a>: Favourite colour? (' in missing
 
 def test_without_javascript_a_person_takes_the_survey_with_plain_form_posts(browser, live_server):
     context = browser.new_context(java_script_enabled=False)
@@ -412,12 +489,89 @@ def test_survey_js_evaluates_every_golden_rule_case_as_the_server_does(page, liv
     log_in(page, live_server.url, make_respondents(make_survey()))
     kinds = {code: question["kind"] for code, question in cases["questions"].items()}
     results = page.evaluate(
-        """([cases, kinds]) => cases.map(c => SurveyRules.evaluate(
+        """([cases, kinds]) => cases.map(c => Survey.rules.evaluate(
              c.rule, c.answers, c.of ? Object.assign({}, kinds, {".": kinds[c.of]}) : kinds, c.own))""",
         [cases["cases"], kinds],
     )
     wrong = [case["name"] for case, result in zip(cases["cases"], results, strict=True) if result != case["expected"]]
     assert not wrong and len(results) == len(cases["cases"]) >= 100
+
+
+def test_the_script_names_the_answer_fields_as_the_page_says(page, live_server, monkeypatch):
+    """With another prefix for the answer fields (PageForm.answer_name's, handed to survey.js by the page), the
+    script still follows the answers, marks errors and saves: it spells no field name of its own."""
+    monkeypatch.setattr(PageForm, "answer_prefix", "answer-")
+    respondent = make_respondents(make_demo_survey())
+    log_in(page, live_server.url, respondent)
+    expect(page.locator('input[name="answer-role"]')).to_have_count(3)
+    grade = page.locator("#field-answer-grade")
+    expect(grade).to_be_hidden()
+    page.get_by_label("Student").check()
+    expect(grade).to_be_visible()
+    grade.get_by_label("Grade 6").check()
+    years = page.get_by_label("How many years have you been at this school?")
+    years.fill("20")  # more than a student can have been there
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#error-answer-years_at_school")).not_to_be_empty()
+    expect(years).to_have_attribute("aria-invalid", "true")
+    expect(page.locator('.error-summary a[href="#field-answer-years_at_school"]')).to_be_visible()
+    years.fill("2")
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    answers = saved_answers(respondent)
+    assert (answers["role"], answers["grade"], answers["years_at_school"]) == ("student", "6", "2")
+
+
+@pytest.fixture(scope="module")
+def compressed_survey_script(tmp_path_factory):
+    """take.html's {% compress js %} block as production serves it: compressed offline with compression on
+    (deploy/stack runs manage.py compress), in a process of its own (compressor keeps its storage for a process's
+    life). Return the one file's text."""
+    root = tmp_path_factory.mktemp("static")
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "STATIC_ROOT": str(root),
+                   "COMPRESS_ENABLED": "true"}
+    subprocess.run([sys.executable, str(ROOT / "manage.py"), "compress", "--force"], cwd=ROOT, env=environment,
+                   capture_output=True, text=True, check=True)
+    blocks = json.loads((root / "CACHE" / "manifest.json").read_text()).values()
+    survey = [re.findall(r"CACHE/js/output\.[0-9a-f]+\.js", html) for html in blocks if "<script" in html]
+    survey = [files for files in survey if "Survey.saving" in (root / files[0]).read_text()]
+    assert len(survey) == 1 and len(survey[0]) == 1, survey  # one block, one file
+    return (root / survey[0][0]).read_text()
+
+
+def test_the_compressed_survey_script_takes_the_survey_as_its_separate_files_do(page, live_server,
+                                                                               compressed_survey_script):
+    respondent = make_respondents(make_demo_survey())
+    log_in(page, live_server.url, respondent)
+    # The survey page again, as production links it: one script, the compressed one, in place of the files.
+    bundle = "/static/CACHE/js/survey-bundle.js"
+
+    def one_script(route):
+        response = route.fetch()
+        html = re.sub(r'(<script src="/static/taking/[^"]+" defer></script>\s*)+',
+                      f'<script src="{bundle}" defer></script>', response.text())
+        route.fulfill(response=response, body=html)
+
+    page.route("**/take/", one_script)
+    page.route(f"**{bundle}", lambda route: route.fulfill(body=compressed_survey_script,
+                                                          content_type="text/javascript"))
+    scripts = []
+    page.on("request", lambda request: request.resource_type == "script" and scripts.append(request.url))
+    page.goto(live_server.url + "/take/")
+    expect(page.locator("#survey-page[data-enhanced]")).to_have_count(1)
+    assert scripts == [live_server.url + bundle]
+
+    page.get_by_label("Student").check()
+    expect(page.locator("#field-q-grade")).to_be_visible()
+    page.get_by_label("How many years have you been at this school?").fill("20")
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator(".error-summary")).to_be_focused()
+    page.get_by_label("How many years have you been at this school?").fill("2")
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    assert page.url.endswith("/take/page/2/")  # moved without a reload
+    assert scripts == [live_server.url + bundle]
+    assert saved_answers(respondent)["years_at_school"] == "2"
 
 
 def test_questions_show_and_hide_as_the_person_answers_and_only_what_is_asked_is_saved(page, live_server):
@@ -501,8 +655,10 @@ def test_a_screener_follows_the_answer_yes_goes_on_and_no_finishes(page, live_se
     # The label and the button follow the answer before anything is saved.
     expect(page.locator(".progress label")).to_have_text("Page 1 of 3")
     expect(page.get_by_role("button", name="Finish")).to_have_count(0)
+    expect(page.locator("button.forward")).to_have_attribute("value", "next")
     page.get_by_label("No").check()
     expect(page.locator(".progress label")).to_have_text("Page 1 of 1")
+    expect(page.locator("button.forward")).to_have_attribute("value", "finish")
     page.get_by_label("Yes").check()
     page.get_by_role("button", name="Next").click()
     expect_page(page, 2)

@@ -196,6 +196,15 @@ class TestChangePage:
         assert 'value="200"' in html and 'value="Bo"' in html
         assert not Answer.objects.exists()
 
+    def test_the_error_summary_lists_each_message_by_its_question_and_others_as_they_are(self, taker):
+        response = save_page(taker, 1, {"q-age": "200", "q-nope": "x"}, ajax=False)
+        summary = re.search(r'<div class="error-summary".*?</div>', response.content.decode()).group()
+        assert summary == (
+            '<div class="error-summary" role="alert" tabindex="-1"><h2>Nothing on this page was saved. Please fix:</h2>'
+            '<ul><li><a href="#field-q-age">Age?</a>: Ensure this value is less than or equal to 99.</li>'
+            "<li>There is no such question on this page.</li></ul></div>"
+        )
+
 
 class TestValidation:
     """Every kind of bad input: a clear error, keyed by field, and nothing saved."""
@@ -337,7 +346,7 @@ class TestCompletion:
         html = response.content.decode()
         assert response.status_code == 200
         assert "some required questions are not answered yet" in html
-        assert '<a class="page-link" href="/take/page/1/">Page 1</a>: Favourite colour?' in html
+        assert '<a href="/take/page/1/" class="page-link">Page 1</a>: Favourite colour? (Please choose an answer.)</li>' in html
 
     def test_the_complete_page_of_an_unfinished_response_redirects_to_the_first_missing_page(self, taker):
         save_page(taker, 1, {"q-pets": "cat"})
