@@ -131,7 +131,9 @@ def test_the_respondent_page_links_one_compressed_css_and_js_on_the_static_bucke
     assert re.search(r'<script src="[^"]+" defer>', html)  # compressor keeps defer
 
     sources = {"css": (ROOT / "taking/static/taking/survey.css").read_text(),
-               "js": (ROOT / "taking/static/taking/survey.js").read_text()}
+               # The bundle: survey.js's modules and survey.js itself (taking/templates/taking/take.html).
+               "js": "".join(path.read_text() for path in [*sorted((ROOT / "taking/static/taking/survey").glob("*.js")),
+                                                            ROOT / "taking/static/taking/survey.js"])}
     for kind, url in (("css", assets.css[0]), ("js", assets.js[0])):
         status, response_headers, sent = get(url, {"Accept-Encoding": "gzip"})
         assert status == 200, url
