@@ -9,8 +9,8 @@ import re
 import subprocess
 import time
 import uuid
-from pathlib import Path
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -21,9 +21,9 @@ from django.test.utils import CaptureQueriesContext, override_settings
 
 from config.db_router import ReplicaRouter, read_from_master, replica_alias, replica_health
 from config.tests import stack
-from surveys.caching import clear_definition_cache
 from respondents.models import Answer, PageSave, Respondent
 from respondents.tests.factories import login, make_respondents, save_page
+from surveys.caching import clear_definition_cache
 from surveys.models import Choice
 from surveys.tests.factories import make_demo_survey, make_survey
 

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from config.tests import stack
-from taking.tests.test_browser import answer_page, expect_page
+from taking.tests.helpers import answer_page, expect_page
 
 pytestmark = [pytest.mark.stack, pytest.mark.browser]
 

@@ -10,7 +10,7 @@ from config.tests import stack
 from respondents.models import Answer, PageSave, Respondent
 from respondents.tests.factories import make_respondents
 from surveys.tests.factories import make_survey
-from taking.tests.test_browser import log_in
+from taking.tests.helpers import log_in
 
 pytestmark = [pytest.mark.stack, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -210,8 +210,8 @@ def test_a_district_analyst_reads_the_charts_exports_xlsx_watches_it_and_a_coord
 def test_the_survey_office_loads_a_workbook_sees_its_problems_previews_it_as_a_teacher_in_spanish_and_publishes(
         page, live_server, tmp_path):
     from surveys.models import Survey
-    from surveys.tests.test_xlsform import CHOICES, row, workbook
-    from surveys.tests.test_xlsform import page as xls_page
+    from surveys.tests.helpers import CHOICES, row, workbook
+    from surveys.tests.helpers import page as xls_page
 
     make_staff(StaffMember.Role.STATE_ADMIN, username="office")
     sign_in(page, live_server.url, "office")

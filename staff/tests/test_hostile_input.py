@@ -98,7 +98,7 @@ def test_a_hostile_survey_file_is_refused_on_the_load_page_with_its_reason(conte
 
 def test_a_survey_whose_min_its_column_cannot_hold_is_refused_on_the_load_page(tmp_path):
     from surveys.models import Survey
-    from surveys.tests.test_xlsform import CHOICES, page, row, workbook
+    from surveys.tests.helpers import CHOICES, page, row, workbook
 
     rows = page(row("integer", "n", "N?", "¿N?", constraint=". >= 1099511627776"),
                 row("text", "t", "T?", "¿T?", relevant="(" * 400 + "${n} > 1" + ")" * 400))

@@ -454,7 +454,7 @@ def office(client):
 
 
 def xlsform(tmp_path, **changes):
-    from surveys.tests.test_xlsform import CHOICES, page, row, workbook
+    from surveys.tests.helpers import CHOICES, page, row, workbook
 
     rows = [*page(row("select_one role", "role", "Role?", "¿Rol?", required="yes")),
             *page(row("text", "lesson", "Your best lesson?", "¿Su mejor clase?"), relevant="${role} = 'teacher'"),
@@ -488,7 +488,7 @@ def test_the_survey_office_loads_an_xlsform_previews_it_and_publishes_it(office,
 
 def test_a_workbook_with_problems_lists_every_one_and_writes_nothing(office, tmp_path):
     from surveys.models import Survey
-    from surveys.tests.test_xlsform import page, row
+    from surveys.tests.helpers import page, row
 
     rows = [*page(row("select_one role", "role", "Role?", "¿Rol?"), row("calculate", "x", "X", "X"),
                   row("text", "t", "T", "T", relevant="${nobody} = 'a'"))]
@@ -503,7 +503,7 @@ def test_a_workbook_with_problems_lists_every_one_and_writes_nothing(office, tmp
 
 def test_publishing_a_survey_lacking_a_translation_lists_what_is_missing(office, tmp_path):
     from surveys.models import Survey
-    from surveys.tests.test_xlsform import page, row
+    from surveys.tests.helpers import page, row
 
     rows = [*page(row("text", "t", "Tell us", ""))]
     office.post("/staff/surveys/import/", {"file": SimpleUploadedFile("form.xlsx", xlsform(tmp_path, rows=rows))})
@@ -517,7 +517,7 @@ def test_a_new_version_from_the_staff_area_refuses_what_would_strand_answers(off
     from respondents.tests.factories import login, save_page
     from surveys.models import Survey
     from surveys.services import survey_publish
-    from surveys.tests.test_xlsform import page, row
+    from surveys.tests.helpers import page, row
 
     office.post("/staff/surveys/import/", {"file": SimpleUploadedFile("form.xlsx", xlsform(tmp_path))})
     survey = survey_publish(survey=Survey.objects.get())

@@ -5,6 +5,7 @@ from surveys.documents import DocumentError, parse_survey_document
 from surveys.models import Choice, Page, Question, Survey
 from surveys.services import survey_create, survey_publish
 from surveys.tests.factories import make_demo_survey, small_document
+from surveys.tests.helpers import ruled_document
 
 pytestmark = pytest.mark.django_db
 
@@ -113,18 +114,6 @@ def test_a_grid_row_inherits_required_unless_it_says_otherwise():
 
 
 # Skip logic and constraints in the document
-
-def ruled_document():
-    """The small survey with a page, a question, a grid row and a constraint ruled by earlier answers."""
-    document = small_document()
-    first, second, third = (page["questions"] for page in document["pages"])
-    first[2]["show_if"] = {"op": "selected", "q": "pets", "value": "cat"}
-    first[2]["constraint"] = {"op": "ge", "q": ".", "value": 7}
-    first[2]["constraint_message"] = "Cats need owners of seven or more."
-    second[0]["rows"][1]["show_if"] = {"op": "equals", "q": "safe", "value": "2"}
-    document["pages"][2]["show_if"] = {"op": "equals", "q": "colour", "value": "red"}
-    third[1]["required_message"] = "Please say whether you would take it again."
-    return document
 
 
 def test_rules_are_stored_canonical_with_their_messages():

@@ -10,15 +10,22 @@ from hypothesis import strategies as st
 
 from surveys import xlsform
 from surveys.documents import (
-    MAX_CHOICE_ROWS, MAX_CHOICES, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_VALUES, MAX_PAGES, MAX_PROBLEMS, MAX_QUESTIONS,
-    DocumentError, column_range, parse_survey_document,
+    MAX_CHOICE_ROWS,
+    MAX_CHOICES,
+    MAX_DOCUMENT_BYTES,
+    MAX_DOCUMENT_VALUES,
+    MAX_PAGES,
+    MAX_PROBLEMS,
+    MAX_QUESTIONS,
+    DocumentError,
+    column_range,
+    parse_survey_document,
 )
 from surveys.models import Choice, Page, Question, Survey
 from surveys.rules import MAX_DIGITS
 from surveys.services import survey_document_read, survey_import
 from surveys.tests.factories import small_document
-from surveys.tests.test_documents import ruled_document
-from surveys.tests.test_xlsform import CHOICES, page, row, workbook
+from surveys.tests.helpers import CHOICES, page, row, ruled_document, workbook
 
 pytestmark = pytest.mark.django_db
 

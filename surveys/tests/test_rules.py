@@ -9,8 +9,16 @@ from django.core.validators import MinValueValidator
 from django.utils import translation
 
 from surveys.rules import (
-    MAX_DEPTH, MAX_NODES, RuleError, RuleQuestion, default_message, rule_codes, rule_describe, rule_evaluate,
-    rule_parse, rule_to_json,
+    MAX_DEPTH,
+    MAX_NODES,
+    RuleError,
+    RuleQuestion,
+    default_message,
+    rule_codes,
+    rule_describe,
+    rule_evaluate,
+    rule_parse,
+    rule_to_json,
 )
 
 CASES = json.loads((Path(__file__).resolve().parent / "rule_cases.json").read_text())

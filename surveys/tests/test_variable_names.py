@@ -8,7 +8,7 @@ from surveys.documents import DocumentError
 from surveys.models import Survey
 from surveys.services import survey_create
 from surveys.tests.factories import DEMO_DOCUMENT, small_document
-from surveys.tests.test_xlsform import ROLE, page, problems_of, row
+from surveys.tests.helpers import ROLE, page, problems_of, row
 from surveys.variable_names import variable_name_problems
 
 

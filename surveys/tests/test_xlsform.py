@@ -2,7 +2,6 @@
 import html
 import zipfile
 
-import openpyxl
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -12,50 +11,10 @@ from surveys.documents import DocumentError
 from surveys.models import Page, Question, Survey
 from surveys.services import survey_import, survey_publish
 from surveys.tests.factories import DEMO_DOCUMENT
+from surveys.tests.helpers import CHOICES, ROLE, SURVEY_HEADER, page, problems_of, row, workbook
 
 pytestmark = pytest.mark.django_db
 
-SURVEY_HEADER = ["type", "name", "label::English (en)", "label::Español (es)", "hint::English (en)",
-                 "hint::Español (es)", "required", "required_message::English (en)",
-                 "required_message::Español (es)", "constraint", "constraint_message::English (en)",
-                 "constraint_message::Español (es)", "relevant", "appearance"]
-CHOICES_HEADER = ["list_name", "name", "label::English (en)", "label::Español (es)"]
-
-
-def row(type_, name="", en="", es="", *, hint=("", ""), required="", required_message=("", ""), constraint="",
-        constraint_message=("", ""), relevant="", appearance=""):
-    return [type_, name, en, es, *hint, required, *required_message, constraint, *constraint_message, relevant,
-            appearance]
-
-
-def workbook(path, survey, choices, settings=None, *, survey_header=SURVEY_HEADER, choices_header=CHOICES_HEADER):
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "survey"
-    for values in [survey_header, *survey]:
-        sheet.append(values)
-    sheet = book.create_sheet("choices")
-    for values in [choices_header, *choices]:
-        sheet.append(values)
-    sheet = book.create_sheet("settings")
-    for values in settings or [["form_id", "form_title::English (en)", "form_title::Español (es)",
-                                "default_language"],
-                               ["climate_xls", "School climate", "Clima escolar", "English (en)"]]:
-        sheet.append(values)
-    book.save(path)
-    return path
-
-
-CHOICES = [
-    ["role", "student", "Student", "Estudiante"],
-    ["role", "teacher", "Teacher", "Maestro"],
-    ["agree", "1", "Disagree", "En desacuerdo"],
-    ["agree", "2", "Agree", "De acuerdo"],
-    ["agree", "3", "Strongly agree", "Muy de acuerdo"],
-    ["pets", "cat", "Cat", "Gato"],
-    ["pets", "dog", "Dog", "Perro"],
-    ["pets", "none", "None", "Ninguno"],
-]
 
 
 def sixty_pages():
@@ -153,22 +112,6 @@ def test_a_dry_run_checks_and_writes_nothing(tmp_path):
     path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
     document = survey_import(source=str(path), filename="climate.xlsx", dry_run=True)
     assert len(document["pages"]) == 60 and not Survey.objects.exists()
-
-
-def problems_of(tmp_path, survey_rows, choices=CHOICES, settings=None, **headers):
-    path = workbook(tmp_path / "broken.xlsx", survey_rows, choices, settings, **headers)
-    with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename="broken.xlsx")
-    assert not Survey.objects.exists() and not Question.objects.exists()
-    return refused.value.problems
-
-
-def page(*rows, relevant=""):
-    return [row("begin group", "p", "Page", "Página", appearance="field-list", relevant=relevant), *rows,
-            row("end group")]
-
-
-ROLE = row("select_one role", "role", "Role?", "¿Rol?")
 
 
 @pytest.mark.parametrize(("rows", "expected"), [

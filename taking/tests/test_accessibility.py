@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from respondents.tests.factories import make_respondents
 from surveys.tests.factories import make_demo_survey
-from taking.tests.test_browser import answer_page, expect_page, log_in
+from taking.tests.helpers import answer_page, expect_page, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

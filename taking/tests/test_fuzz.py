@@ -23,9 +23,9 @@ from respondents.answer_values import stored_answer_problems
 from respondents.models import Answer, Nav, PageSave, Respondent
 from respondents.services import PageSaveRefused, page_save
 from respondents.tests.factories import login, make_respondents
-from taking.forms import PageForm
 from surveys.models import Question
 from surveys.selectors import page_definition, survey_flow
+from taking.forms import PageForm
 
 pytestmark = pytest.mark.django_db
 
