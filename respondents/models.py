@@ -14,6 +14,14 @@ from respondents import access_codes
 from surveys.models import Question, Survey
 
 
+def text_max_length(model: type[models.Model], name: str) -> int:
+    """Return how many characters the CharField ``name`` of ``model`` holds (what an import or export checks)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.CharField) or field.max_length is None:
+        raise TypeError(f"{model.__name__}.{name} is not a CharField with a max_length")
+    return field.max_length
+
+
 class District(models.Model):
     code = models.CharField(max_length=20, unique=True)
     name = models.CharField(max_length=200)
