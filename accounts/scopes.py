@@ -90,6 +90,13 @@ class Scope:
         if not getattr(self, permission):
             raise PermissionDenied(f"{self.get_role_display()} may not do this ({permission})")
 
+    def requester_id(self) -> int:
+        """Return the user id of the staff member acting, for what is kept for them alone (a slips or export job);
+        raise ValueError for a scope of nobody (the command line)."""
+        if self.user_id is None:
+            raise ValueError(f"{self.username or 'this scope'} is no staff member: only one can ask for a job")
+        return self.user_id
+
     def get_role_display(self) -> "StrOrPromise":
         return Role(self.role).label
 
