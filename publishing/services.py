@@ -1,8 +1,9 @@
 """Loading, publishing and revising surveys for staff, audited: above the definitions (``surveys``), the
 answers (whether a question has any) and the audit log (``accounts``), so that ``surveys`` imports nothing of
 people or staff."""
+import os
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import IO
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -15,11 +16,8 @@ from respondents.models import Answer
 from surveys.models import Question, Survey
 from surveys.services import survey_create, survey_document_read, survey_publish, survey_revise
 
-if TYPE_CHECKING:
-    from _typeshed import SupportsRead
 
-
-def survey_load(*, scope: Scope, source: "str | SupportsRead[bytes]", filename: str, new_version: bool = False,
+def survey_load(*, scope: Scope, source: str | os.PathLike[str] | IO[bytes], filename: str, new_version: bool = False,
                 publish: bool = False) -> Survey:
     """Load the survey in ``source`` (JSON or an XLSForm workbook, ``surveys.services.survey_import``) for a state
     administrator (the staff area, ``manage.py import_survey``): a new survey, or with ``new_version`` the next

@@ -94,6 +94,8 @@ def _answer_ids(questions: Iterable[Question], survey: Survey | None,
     ids = {q.pk for q in questions}
     code_ids: dict[int, str] = {}
     if codes:
+        if survey is None:
+            raise ValueError("the questions that codes name are those of a survey: give it")
         all_ids = question_ids(survey=survey)
         code_ids = {all_ids[code]: code for code in codes}
     return ids, code_ids
