@@ -2,6 +2,7 @@
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol
 
 from django.db import connections, router
 
@@ -11,6 +12,14 @@ from respondents.sql import column, table
 from surveys.flow import SurveyFlow
 from surveys.models import Question, Survey
 from surveys.selectors import question_ids, required_questions, survey_flow
+
+
+class QuestionKey(Protocol):
+    """What the answers' reads and the page save use of a question: its id (a Question, or a page definition's
+    copy of one)."""
+
+    @property
+    def pk(self) -> int: ...
 
 
 def respondent_for_code(*, typed_code: str) -> Respondent | None:
@@ -26,7 +35,7 @@ def respondent_get(*, respondent_id: int) -> Respondent | None:
     return Respondent.objects.filter(pk=respondent_id).first()
 
 
-def answers_for_questions(*, respondent_id: int, questions: Iterable[Question], survey: Survey | None = None,
+def answers_for_questions(*, respondent_id: int, questions: Iterable[QuestionKey], survey: Survey | None = None,
                           codes: Collection[str] = frozenset()) -> tuple[dict[int, str], dict[str, str]]:
     """Return ``({question_id: value}, {code: value})``: the respondent's saved answers to ``questions``, and
     to the questions of ``survey`` that ``codes`` name (what its rules read), in one query."""
@@ -53,7 +62,7 @@ class RespondentState:
         return self.status == Respondent.Status.COMPLETED
 
 
-def respondent_answers(*, respondent_id: int, questions: Iterable[Question], survey: Survey | None = None,
+def respondent_answers(*, respondent_id: int, questions: Iterable[QuestionKey], survey: Survey | None = None,
                        codes: Collection[str] = frozenset()
                        ) -> tuple[RespondentState | None, dict[int, str], dict[str, str]]:
     """Return ``(RespondentState or None, {question_id: value}, {code: value})``: the respondent (None if the row is
@@ -88,7 +97,7 @@ def _respondent_answers_sql(count: int) -> str:
     """
 
 
-def _answer_ids(questions: Iterable[Question], survey: Survey | None,
+def _answer_ids(questions: Iterable[QuestionKey], survey: Survey | None,
                codes: Collection[str]) -> tuple[set[int], dict[int, str]]:
     """Return ``({question_id}, {question_id: code})``: the ids of ``questions``, and of the questions ``codes`` name."""
     ids = {q.pk for q in questions}

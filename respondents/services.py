@@ -3,6 +3,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
+from typing import TypeVar
 from uuid import UUID
 
 from django.db import IntegrityError, connections, router, transaction
@@ -12,11 +13,15 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from respondents.models import Answer, Nav, PageSave, Respondent
-from respondents.selectors import missing_required
+from respondents.selectors import QuestionKey, missing_required
 from respondents.sql import column, table
 from surveys.flow import Route, SurveyFlow
 from surveys.models import Question
 from surveys.selectors import PageDefinition, required_questions, survey_flow
+
+
+# The questions of the page being saved: Question rows, or a page definition's copies of them.
+_Question = TypeVar("_Question", bound=QuestionKey)
 
 
 class PageSaveRefused(Exception):
@@ -50,7 +55,7 @@ class PageSaveResult:
         return Route(number=self.next_page, pages=self.pages or tuple(range(1, self.page_count + 1))).progress
 
 
-def page_save(*, respondent_id: int, definition: PageDefinition, values: Mapping[Question, str], save_id: UUID,
+def page_save(*, respondent_id: int, definition: PageDefinition, values: Mapping[_Question, str], save_id: UUID,
               nav: str, access_code: str | None = None, route: Route | None = None) -> PageSaveResult:
     """Save one page of answers and move the respondent on; return a PageSaveResult.
 
@@ -107,7 +112,8 @@ def page_save(*, respondent_id: int, definition: PageDefinition, values: Mapping
                 return _replay(respondent_id=respondent_id, definition=definition, save_id=save_id, required=required,
                                access_code=access_code, route=route)
             Answer.objects.bulk_create(
-                [Answer(respondent_id=respondent_id, question=q, value=v, saved_at=now) for q, v in values.items()],
+                [Answer(respondent_id=respondent_id, question_id=q.pk, value=v, saved_at=now)
+                 for q, v in values.items()],
                 update_conflicts=True,
                 unique_fields=["respondent", "question"],
                 update_fields=["value", "saved_at"],
@@ -166,7 +172,7 @@ def _page_save_sql() -> str:
     """
 
 
-def _page_save_statement(database: BaseDatabaseWrapper, *, respondent_id: int, values: Mapping[Question, str],
+def _page_save_statement(database: BaseDatabaseWrapper, *, respondent_id: int, values: Mapping[_Question, str],
                          save_id: UUID, nav: str, number: int, next_page: int, access_code: str | None,
                          now: datetime) -> bool:
     """Make a page save that does not finish (Next, Back) in one statement on PostgreSQL; return whether it applied.
