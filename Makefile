@@ -26,7 +26,7 @@ help:
 	@echo "make profile [PROFILE_ARGS='--duration 40']    py-spy flame graph of the gunicorn workers under the survey plan, cProfile of each kind of request"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make page-weight    what a respondent's browser downloads for the survey page through the stack: requests, raw and gzip bytes"
-	@echo "make lint    ruff: unused names, likely bugs"
+	@echo "make lint    ruff (unused names, likely bugs, missing annotations), then mypy on the domain apps"
 	@echo "make messages    extract the respondent interface's strings into config/locale (Spanish) and compile them (needs gettext)"
 
 $(BIN)/python:
@@ -160,6 +160,7 @@ demo-stack: stack-up
 
 lint: install-dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache

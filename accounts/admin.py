@@ -11,13 +11,13 @@ class AuditEntryAdmin(admin.ModelAdmin):
     list_filter = ["action"]
     search_fields = ["username", "detail"]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: object) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
         return False
 
 

@@ -1,14 +1,26 @@
 """The staff audit log: append-only (``AuditEntry``), written by the services in the transaction of the action."""
 import csv
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING
 
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.models import AuditEntry
+from accounts.scopes import Scope
+from respondents.models import Respondent, School
+from surveys.models import Survey
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 Action = AuditEntry.Action
 
 
-def audit_record(*, scope, action, survey=None, school=None, detail=""):
+def audit_record(*, scope: Scope, action: str, survey: Survey | None = None, school: School | None = None,
+                 detail: str = "") -> AuditEntry:
     """Record one staff action of ``scope`` (who, from where); call it inside the action's own transaction."""
     return AuditEntry.objects.create(
         at=timezone.now(), user_id=scope.user_id, username=scope.username, address=scope.address,
@@ -16,7 +28,8 @@ def audit_record(*, scope, action, survey=None, school=None, detail=""):
     )
 
 
-def audit_codes_shown(*, scope, survey, respondents, school=None):
+def audit_codes_shown(*, scope: Scope, survey: Survey | None, respondents: Iterable[Respondent],
+                      school: School | None = None) -> AuditEntry | None:
     """Record that a staff page showed ``scope`` the access codes of ``respondents`` (as the CSV and PDF
     downloads of codes are recorded); nothing when it showed none."""
     people = list(respondents)
@@ -30,7 +43,8 @@ def audit_codes_shown(*, scope, survey, respondents, school=None):
                         detail=f"{len(people)} code{'s' if len(people) != 1 else ''}: {named}")
 
 
-def audit_sign_in(*, user=None, username="", address="", failed=False, signed_out=False, detail=""):
+def audit_sign_in(*, user: User | None = None, username: str = "", address: str = "", failed: bool = False,
+                  signed_out: bool = False, detail: str = "") -> AuditEntry:
     """Record a staff sign-in, a failed one (``username`` as typed), or a sign-out; ``detail``: what the login
     limits made of it."""
     action = Action.SIGN_IN_FAILED if failed else Action.SIGN_OUT if signed_out else Action.SIGN_IN
@@ -40,7 +54,8 @@ def audit_sign_in(*, user=None, username="", address="", failed=False, signed_ou
     )
 
 
-def audit_entries(*, scope, action="", survey=None, username="", since=None, until=None):
+def audit_entries(*, scope: Scope, action: str = "", survey: Survey | None = None, username: str = "",
+                  since: datetime | None = None, until: datetime | None = None) -> QuerySet[AuditEntry]:
     """The audit log, newest first, filtered; only for a scope that may read it."""
     scope.require("can_read_audit")
     entries = AuditEntry.objects.select_related("survey", "school")
@@ -60,7 +75,7 @@ def audit_entries(*, scope, action="", survey=None, username="", since=None, unt
 AUDIT_COLUMNS = ["at", "username", "action", "survey", "school", "address", "detail"]
 
 
-def audit_write_csv(*, entries, stream):
+def audit_write_csv(*, entries: QuerySet[AuditEntry], stream: "SupportsWrite[str]") -> None:
     """Write ``entries`` (from ``audit_entries``) as CSV, every cell spreadsheet-safe."""
     from fileformats.tables import spreadsheet_safe
 

@@ -1,4 +1,6 @@
 """Staff accounts (a role and the districts or schools it covers) and the append-only audit log of what they do."""
+from typing import Any, NoReturn
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -24,7 +26,7 @@ class StaffMember(models.Model):
     class Meta:
         db_table = "respondents_staffmember"  # the name it had in respondents: no table is rebuilt
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.user} ({self.get_role_display()})"
 
 
@@ -32,11 +34,11 @@ class AuditLogIsAppendOnly(Exception):
     """An attempt to change or delete an audit entry."""
 
 
-class AuditQuerySet(models.QuerySet):
-    def update(self, **kwargs):
+class AuditQuerySet(models.QuerySet["AuditEntry"]):
+    def update(self, **kwargs: Any) -> NoReturn:
         raise AuditLogIsAppendOnly("the audit log is append-only: entries are never changed")
 
-    def delete(self):
+    def delete(self) -> NoReturn:
         raise AuditLogIsAppendOnly("the audit log is append-only: entries are never deleted")
 
 
@@ -92,15 +94,15 @@ class AuditEntry(models.Model):
         ordering = ["-at", "-id"]
         verbose_name_plural = "audit entries"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M:%S} {self.username or '-'} {self.action}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise AuditLogIsAppendOnly("the audit log is append-only: entries are never changed")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise AuditLogIsAppendOnly("the audit log is append-only: entries are never deleted")
 
 

@@ -1,16 +1,22 @@
 """Staff accounts, managed by state administrators: a Django user, its role and the districts or schools it covers."""
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 
 from accounts.audit import Action, audit_record
 from accounts.models import StaffMember
+from accounts.scopes import Scope
 from respondents.models import District, School
 
 Role = StaffMember.Role
+# What a code names: a district or a school of the directory.
+_Coded = TypeVar("_Coded", District, School)
 
 
 @dataclass(frozen=True)
@@ -18,31 +24,35 @@ class StaffAccount:
     username: str
     role: str
     email: str = ""
-    district_codes: tuple = ()
-    school_codes: tuple = ()
+    district_codes: tuple[str, ...] = ()
+    school_codes: tuple[str, ...] = ()
     is_active: bool = True
 
 
-def staff_accounts(*, scope):
+def staff_accounts(*, scope: Scope) -> QuerySet[StaffMember]:
     """Every staff account with its role and coverage, by user name (three queries)."""
     scope.require("can_manage_staff")
     return (StaffMember.objects.select_related("user").prefetch_related("districts", "schools")
             .order_by("user__username"))
 
 
-def staff_account_problems(*, scope, account: StaffAccount, password=None, user_id=None) -> dict:
+def staff_account_problems(*, scope: Scope, account: StaffAccount, password: str | None = None,
+                           user_id: int | None = None) -> dict[str, list[str]]:
     """Every reason ``staff_account_save`` would refuse ``account``, as {field: [message, ...]} (empty: none); it
     writes nothing, so a form can show them all at once, beside its own: an unknown district or school code, a
     coordinator with nothing to coordinate, a user name already taken, a weak password (a new account), an
     administrator taking away their own role or account."""
     scope.require("can_manage_staff")
-    problems = {}
-    for model, codes, field in ((District, account.district_codes, "district_codes"),
-                                (School, account.school_codes, "school_codes")):
-        try:
-            _by_code(model, codes, field)
-        except ValidationError as error:
-            problems.update(error.message_dict)
+    problems: dict[str, list[str]] = {}
+    # One lookup each, not a loop over the two models: the checker then knows which model each one reads.
+    try:
+        _by_code(District, account.district_codes, "district_codes")
+    except ValidationError as error:
+        problems.update(error.message_dict)
+    try:
+        _by_code(School, account.school_codes, "school_codes")
+    except ValidationError as error:
+        problems.update(error.message_dict)
     if account.role == Role.DISTRICT_COORDINATOR and not _codes(account.district_codes):
         problems.setdefault("district_codes", []).append("A district coordinator needs at least one district.")
     if account.role == Role.SCHOOL_COORDINATOR and not _codes(account.school_codes):
@@ -60,7 +70,8 @@ def staff_account_problems(*, scope, account: StaffAccount, password=None, user_
     return problems
 
 
-def staff_account_save(*, scope, account: StaffAccount, password=None, user_id=None):
+def staff_account_save(*, scope: Scope, account: StaffAccount, password: str | None = None,
+                       user_id: int | None = None) -> StaffMember:
     """Create (``user_id`` None, with ``password``) or change a staff account; return its StaffMember.
 
     Raises ValidationError naming every field at fault (``staff_account_problems``); nothing is written then.
@@ -96,11 +107,11 @@ def staff_account_save(*, scope, account: StaffAccount, password=None, user_id=N
     return member
 
 
-def _codes(codes):
+def _codes(codes: Iterable[str]) -> list[str]:
     return sorted({code.strip() for code in codes if code.strip()})
 
 
-def _by_code(model, codes, field):
+def _by_code(model: type[_Coded], codes: Iterable[str], field: str) -> list[_Coded]:
     codes = _codes(codes)
     found = list(model.objects.filter(code__in=codes))
     unknown = sorted(set(codes) - {item.code for item in found})

@@ -10,9 +10,12 @@ order, times, when; for SPSS and Stata how the data file writes a text).
 Texts are written as text, never as formulas, as in the XLSX export.
 """
 import json
+from collections.abc import Iterable
+from pathlib import Path
 
-from exports.variables import MISSING_CODES, NOT_ASKED_CELL
+from exports.variables import MISSING_CODES, NOT_ASKED_CELL, Variable, VariablePlan
 from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, writes_numbers
+from surveys.models import Survey
 from surveys.rules import AllOf, rule_describe, rule_to_json
 from surveys.selectors import survey_flow
 
@@ -23,7 +26,8 @@ VARIABLE_COLUMNS = [
 _WIDTHS = [24, 24, 6, 12, 60, 40, 9, 40, 9, 12, 40, 40]
 
 
-def codebook_write(*, path, survey, plan, format, labels=False, about):
+def codebook_write(*, path: Path, survey: Survey, plan: VariablePlan, format: str, labels: bool = False,
+                   about: Iterable[tuple[str, str | int]]) -> None:
     """Write the codebook of an export of ``survey`` (its VariablePlan ``plan``) in ``format`` to ``path``.
 
     ``labels``: CSV and XLSX hold choice labels. ``about`` is ``[(label,
@@ -74,10 +78,10 @@ def codebook_write(*, path, survey, plan, format, labels=False, about):
         workbook.close()
 
 
-def _asked_when(survey):
+def _asked_when(survey: Survey) -> dict[str, str]:
     """Return ``{code: its skip logic in words, then as its rule}`` for each question that is not always asked."""
     flow = survey_flow(survey=survey)
-    asked = {}
+    asked: dict[str, str] = {}
     for code, question in flow.questions.items():
         rules = (*((flow.page_rules[question.page],) if question.page in flow.page_rules else ()), *question.rules)
         if not rules:
@@ -89,7 +93,7 @@ def _asked_when(survey):
     return asked
 
 
-def _missing(v, *, statistics, numbers):
+def _missing(v: Variable, *, statistics: bool, numbers: bool) -> str:
     if not v.is_question:
         return ""
     if statistics and v.missing:
@@ -100,7 +104,7 @@ def _missing(v, *, statistics, numbers):
     return f"empty: page not saved or left blank{why}; {NOT_ASKED_CELL}: not asked (skip logic)"
 
 
-def _escapes_rule():
+def _escapes_rule() -> str:
     pairs = ", ".join(f"{written} = {_shown(text)}" for written, text in DATA_ESCAPES)
     return ("The data file is UTF-8 text, one line per respondent, values separated by tabs, no quotes. A text "
             "is written with escapes, so that it stays on one line and no spreadsheet runs it: "
@@ -109,11 +113,11 @@ def _escapes_rule():
             "must undo them the same way.")
 
 
-def _shown(text):
+def _shown(text: str) -> str:
     return {"\t": "tab", "\n": "line feed", "\r": "carriage return", "\\": "backslash"}.get(text, text)
 
 
-def _missing_rule(*, format, statistics):
+def _missing_rule(*, format: str, statistics: bool) -> str:
     codes = "; ".join(f"{m.code} (Stata {m.stata}) = {m.label}" for m in MISSING_CODES)
     if format == "xlsx":
         return ("An empty cell: the page was not saved (not reached) or the question was left blank; in a numeric "

@@ -20,18 +20,22 @@ import logging
 import tempfile
 import time
 from dataclasses import asdict, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.files import File
 from django.db import transaction
+from django.db.models import QuerySet
+from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
+from accounts.scopes import Scope
 from exports.models import ExportJob
 from exports.writers import ExportOptions, export_write, export_zip
+from surveys.models import Survey
 
 logger = logging.getLogger(__name__)
 
@@ -40,14 +44,14 @@ logger = logging.getLogger(__name__)
 NAMED_FIELDS = frozenset({"display_name"})
 
 
-def export_options_for(*, scope, options):
+def export_options_for(*, scope: Scope, options: ExportOptions) -> ExportOptions:
     """``options`` as ``scope`` may have them: without names for a scope that may not see codes."""
     if scope.can_see_codes:
         return options
     return replace(options, roster_fields=tuple(f for f in options.roster_fields if f not in NAMED_FIELDS))
 
 
-def export_job_start(*, scope, survey, format, options):
+def export_job_start(*, scope: Scope, survey: Survey, format: str, options: ExportOptions) -> ExportJob:
     """Queue an export of ``survey`` in ``format`` with ``options`` (ExportOptions) for Celery, audited; return
     the ExportJob (the caller queues its task)."""
     scope.require("can_export")
@@ -56,14 +60,14 @@ def export_job_start(*, scope, survey, format, options):
     options = export_options_for(scope=scope, options=options)
     with transaction.atomic(durable=True):
         job = ExportJob.objects.create(
-            survey=survey, requested_by_id=scope.user_id, requested_from=scope.address, format=format,
+            survey=survey, requested_by_id=scope.requester_id(), requested_from=scope.address, format=format,
             options=asdict(options), rows_total=scope.respondents(survey).count())
         audit_record(scope=scope, action=Action.EXPORT_REQUESTED, survey=survey,
                      detail=f"{job.get_format_display()}: {options.describe()} (export {job.pk})")
     return job
 
 
-def export_job_run(*, job_id, using=None):
+def export_job_run(*, job_id: int, using: str | None = None) -> ExportJob:
     """Write a queued ExportJob's files from database ``using`` (a replica), ZIP them into storage, and mark it
     done (or failed, with the reason); return the job."""
     from accounts.scopes import staff_scope
@@ -74,7 +78,7 @@ def export_job_run(*, job_id, using=None):
     ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.RUNNING)
     last = [0.0]
 
-    def progress(done, total):
+    def progress(done: int, total: int) -> None:
         if time.monotonic() - last[0] > 0.5 or done == total:
             last[0] = time.monotonic()
             ExportJob.objects.filter(pk=job.pk).update(rows_done=done, rows_total=total)
@@ -110,12 +114,12 @@ def export_job_run(*, job_id, using=None):
     return job
 
 
-def export_jobs(*, scope):
+def export_jobs(*, scope: Scope) -> QuerySet[ExportJob]:
     """The exports a staff member asked for (only theirs), newest first."""
     return ExportJob.objects.filter(requested_by_id=scope.user_id).select_related("survey").order_by("-created_at")
 
 
-def export_job_file(*, scope, job):
+def export_job_file(*, scope: Scope, job: ExportJob) -> FieldFile:
     """The stored file of ``job`` for its requester to download, audited; raise PermissionDenied for anyone
     else, ExportJob.DoesNotExist when it is not ready or has expired."""
     if job.requested_by_id != scope.user_id:
@@ -127,7 +131,7 @@ def export_job_file(*, scope, job):
     return job.file
 
 
-def export_jobs_expire(*, now=None):
+def export_jobs_expire(*, now: datetime | None = None) -> int:
     """Delete the files of exports past their expiry from storage and mark them expired; return how many."""
     now = now or timezone.now()
     count = 0
@@ -139,5 +143,5 @@ def export_jobs_expire(*, now=None):
     return count
 
 
-def _reason(error):
+def _reason(error: BaseException) -> str:
     return (str(error) or error.__class__.__name__)[:2000]

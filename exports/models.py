@@ -44,7 +44,7 @@ class ExportJob(JobProgress, models.Model):
 
     progress_counters = ("rows_done", "rows_total")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"export {self.survey_id} {self.format} ({self.status})"
 
 

@@ -20,8 +20,12 @@ expanded, and a space put between a double quote and an apostrophe that would
 close the compound quote early. Line breaks become spaces in both: neither
 takes one inside a string of a command.
 """
-from exports.variables import MISSING_CODES, NOMINAL, ORDINAL, SCALE
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from exports.variables import MISSING_CODES, NOMINAL, ORDINAL, SCALE, Variable, VariablePlan
 from exports.writers import DATA_ESCAPES
+from surveys.models import Survey
 
 SPSS_VARIABLE_LABEL_BYTES = 256
 SPSS_VALUE_LABEL_BYTES = 120
@@ -34,16 +38,16 @@ _SPSS_STAND_IN = "roster_text"
 _NAMES_PER_LINE = 6  # variable names on a line of a list: 6 of 32 characters keep it under SPSS's 256 bytes a line
 
 
-def _one_line(text):
+def _one_line(text: object) -> str:
     return " ".join(str(text).split("\n")).replace("\r", " ").replace("\t", " ")
 
 
-def _cut_bytes(text, limit):
+def _cut_bytes(text: str, limit: int) -> str:
     data = text.encode("utf-8")
     return text if len(data) <= limit else data[:limit].decode("utf-8", errors="ignore")
 
 
-def spss_string(text, *, max_bytes=None):
+def spss_string(text: object, *, max_bytes: int | None = None) -> str:
     """Return ``text`` as an SPSS string literal (one line, or several joined with "+")."""
     text = _one_line(text)
     if max_bytes is not None:
@@ -52,7 +56,7 @@ def spss_string(text, *, max_bytes=None):
     return " +\n    ".join('"' + chunk.replace('"', '""') + '"' for chunk in chunks)
 
 
-def stata_string(text, *, max_chars=None):
+def stata_string(text: object, *, max_chars: int | None = None) -> str:
     """Return ``text`` as a Stata compound-quoted string literal."""
     text = _one_line(text)
     if max_chars is not None:
@@ -61,34 +65,34 @@ def stata_string(text, *, max_chars=None):
     return f"`\"{text}\"'"
 
 
-def _spss_literal(text):
+def _spss_literal(text: str) -> str:
     """Return ``text`` as an SPSS string literal; a control character (tab, line break) in hexadecimal."""
     return spss_string(text) if text.isprintable() else "X'" + text.encode("utf-8").hex().upper() + "'"
 
 
-def _stata_literal(text):
+def _stata_literal(text: str) -> str:
     """Return ``text`` as a Stata expression of its characters (``char(92) + char(116)``): no quoting to get
     wrong."""
     return " + ".join(f"char({ord(character)})" for character in text)
 
 
-def _name_lines(names, indent):
+def _name_lines(names: Sequence[str], indent: str) -> str:
     """Return ``names`` on lines of _NAMES_PER_LINE, the first without ``indent``."""
     lines = [" ".join(names[i:i + _NAMES_PER_LINE]) for i in range(0, len(names), _NAMES_PER_LINE)]
     return f"\n{indent}".join(lines)
 
 
-def _spss_format(v):
+def _spss_format(v: Variable) -> str:
     if not v.numeric:
         return f"A{max(v.width, 1)}"
     return "F12.0" if v.level == SCALE or v.kind == "roster" else "F8.0"
 
 
-def _spss_value(v, value):
+def _spss_value(v: Variable, value: int | str) -> str:
     return str(value) if v.numeric else spss_string(value)
 
 
-def spss_syntax_write(*, path, survey, plan, data_name):
+def spss_syntax_write(*, path: Path, survey: Survey, plan: VariablePlan, data_name: str) -> None:
     """Write the SPSS syntax that reads ``data_name`` (the export's data file) with its labels to ``path``."""
     variables = plan.variables
     lines = [
@@ -148,7 +152,7 @@ def spss_syntax_write(*, path, survey, plan, data_name):
     _write_lines(path, lines)
 
 
-def stata_syntax_write(*, path, survey, plan, data_name):
+def stata_syntax_write(*, path: Path, survey: Survey, plan: VariablePlan, data_name: str) -> None:
     """Write the Stata do-file that reads ``data_name`` (the export's data file) with its labels to ``path``."""
     variables = plan.variables
     columns = {kind: " ".join(str(n) for n, v in enumerate(variables, start=1) if v.numeric == (kind == "numeric"))
@@ -202,6 +206,6 @@ def stata_syntax_write(*, path, survey, plan, data_name):
     _write_lines(path, lines)
 
 
-def _write_lines(path, lines):
+def _write_lines(path: Path, lines: Iterable[str]) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as out:
         out.write("\n".join(lines) + "\n")

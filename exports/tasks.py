@@ -6,14 +6,14 @@ from exports.jobs import export_job_run, export_jobs_expire
 
 
 @shared_task(name="respondents.tasks.export_job_task", acks_late=True)
-def export_job_task(job_id):
+def export_job_task(job_id: int) -> None:
     """Write an export a staff member asked for: the job row from the master, the answers from a replica."""
     with read_from_master():
         export_job_run(job_id=job_id, using=replica_alias())
 
 
 @shared_task(name="respondents.tasks.export_jobs_expire_task")
-def export_jobs_expire_task():
+def export_jobs_expire_task() -> None:
     """Delete exports past EXPORT_RETENTION_DAYS from storage (celery beat, hourly)."""
     with read_from_master():
         export_jobs_expire()

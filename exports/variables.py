@@ -45,10 +45,14 @@ column has its own.
 """
 import hashlib
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from respondents.models import District, Respondent, School
-from surveys.models import Choice, Question
+from django.db.models import Model
+
+from respondents.models import District, Respondent, School, text_max_length
+from surveys.models import Choice, Question, Survey
 from surveys.selectors import answerable_questions, survey_pages
 from surveys.variable_names import NAME_MAX_LENGTH, ROSTER_PREFIX, is_reserved
 
@@ -92,17 +96,19 @@ IDENTIFYING_FIELDS = frozenset({"respondent_id", "external_id", "display_name"})
 _NUMERIC_FIELDS = frozenset({"respondent_id", "current_page"})
 # Where each roster text field is kept (model, field): its SPSS width is the model's max_length, 4 bytes a character
 # in UTF-8. Timestamps are ISO 8601 text with their zone, 25 characters; 32 bytes.
-_FIELD_SOURCES = {"external_id": (Respondent, "external_id"), "display_name": (Respondent, "display_name"),
-                  "school_code": (School, "code"), "school_name": (School, "name"),
-                  "district_code": (District, "code"), "district_name": (District, "name"),
-                  "grade": (Respondent, "grade"), "role": (Respondent, "role"), "language": (Respondent, "language"),
-                  "status": (Respondent, "status")}
+_FIELD_SOURCES: dict[str, tuple[type[Model], str]] = {
+    "external_id": (Respondent, "external_id"), "display_name": (Respondent, "display_name"),
+    "school_code": (School, "code"), "school_name": (School, "name"),
+    "district_code": (District, "code"), "district_name": (District, "name"),
+    "grade": (Respondent, "grade"), "role": (Respondent, "role"), "language": (Respondent, "language"),
+    "status": (Respondent, "status")}
 TIMESTAMP_WIDTH = 32
 
 
-def _field_width(field):
+def _field_width(field: str) -> int:
     source = _FIELD_SOURCES.get(field)
-    return 4 * source[0]._meta.get_field(source[1]).max_length if source else TIMESTAMP_WIDTH
+    return 4 * text_max_length(*source) if source else TIMESTAMP_WIDTH
+
 
 NOMINAL, ORDINAL, SCALE = "nominal", "ordinal", "scale"
 _INTEGER = re.compile(r"^-?[0-9]{1,9}$")
@@ -125,31 +131,32 @@ class Variable:
     question_id: int | None = None
     choice_value: str | None = None  # the choice a 0/1 column stands for
     # (value, label) of the question's choices, in order (every choice for a 0/1 column).
-    choices: tuple = ()
+    choices: tuple[tuple[str, str], ...] = ()
     # (value, label) as the statistics tools label the data; empty for texts and string choices in Stata.
-    value_labels: tuple = ()
-    missing: tuple = ()  # the MissingCodes this variable may hold in the SPSS and Stata data
+    value_labels: tuple[tuple[int | str, str], ...] = ()
+    missing: tuple[MissingCode, ...] = ()  # the MissingCodes this variable may hold in the SPSS and Stata data
 
     @property
-    def is_question(self):
+    def is_question(self) -> bool:
         return self.question_id is not None
 
 
 @dataclass(frozen=True)
 class VariablePlan:
-    variables: tuple
+    variables: tuple[Variable, ...]
     definition_version: str
 
 
-def legal_names(wanted, *, first=()):
+def legal_names(wanted: Sequence[str], *, first: Iterable[int] = ()) -> list[str]:
     """Return one SPSS- and Stata-legal, unique name for each of ``wanted``, in order (see the module docstring).
 
     The names at the indexes ``first`` are claimed before the others, so that
     a question's code keeps its name and a derived name gives way.
     """
-    names, taken = [""] * len(wanted), set()
-    first = tuple(first)
-    for index in (*first, *(i for i in range(len(wanted)) if i not in set(first))):
+    names = [""] * len(wanted)
+    taken: set[str] = set()
+    claimed = tuple(first)
+    for index in (*claimed, *(i for i in range(len(wanted)) if i not in set(claimed))):
         raw = wanted[index]
         base = _ILLEGAL.sub("_", raw)
         if not base[:1].isalpha() or not base[:1].isascii():
@@ -167,7 +174,8 @@ def legal_names(wanted, *, first=()):
     return names
 
 
-def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
+def variables_plan(*, survey: Survey, roster_fields: Iterable[str], multiple: str = "joined",
+                   using: str | None = None) -> VariablePlan:
     """Return the VariablePlan of an export of ``survey``: ``roster_fields`` first, then every answerable question.
 
     ``multiple`` is "joined" (one column of the chosen values) or "columns"
@@ -175,11 +183,12 @@ def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
     """
     questions = answerable_questions(survey=survey)
     positions = {page.pk: page.position for page in survey_pages(survey=survey)}
-    choices = {}
+    choices: dict[int, list[tuple[str, str]]] = {}
     for choice in Choice.objects.using(using).filter(question__survey_id=survey.pk).order_by("question_id", "position"):
         choices.setdefault(choice.question_id, []).append((choice.value, choice.label))
 
-    drafts = []  # (the name wanted, whether it is claimed first, dict of Variable fields but the name)
+    # (the name wanted, whether it is claimed first, Variable's other fields: the keywords it is made with)
+    drafts: list[tuple[str, bool, dict[str, Any]]] = []
     for field in roster_fields:
         numeric = field in _NUMERIC_FIELDS
         drafts.append((ROSTER_PREFIX + field, True, {
@@ -204,7 +213,7 @@ def variables_plan(*, survey, roster_fields, multiple="joined", using=None):
     return VariablePlan(variables=variables, definition_version=_definition_version(survey, variables))
 
 
-def _question_reading(question, choices):
+def _question_reading(question: Question, choices: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """Return how SPSS and Stata read ``question``: numeric, level, width, value labels, missing codes."""
     kind, codes = question.kind, {m.code for m in MISSING_CODES}
     if kind in Question.NUMBER_KINDS:
@@ -233,7 +242,7 @@ def _question_reading(question, choices):
     return {"numeric": False, "level": NOMINAL, "width": min(4 * (question.text_max_length or 255), 32767)}
 
 
-def _definition_version(survey, variables):
+def _definition_version(survey: Survey, variables: Iterable[Variable]) -> str:
     """Return the definition's identity: ``Survey.version``, and a digest of what the export's variables say.
 
     ``Survey.version`` counts the versions a survey was given after it was

@@ -85,12 +85,14 @@ import random
 import re
 import zipfile
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from exports.variables import (
@@ -100,12 +102,17 @@ from exports.variables import (
     NOT_ASKED_CELL,
     NOT_SAVED,
     ROSTER_FIELDS,
+    Variable,
+    VariablePlan,
     variables_plan,
 )
 from fileformats.tables import NUMBER, spreadsheet_safe
 from respondents.models import Answer, Respondent
-from surveys.models import Question
+from surveys.models import Question, Survey
 from surveys.selectors import question_ids, survey_flow
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 FORMATS = ("csv", "xlsx", "spss", "stata")
 STATISTICS_FORMATS = ("spss", "stata")
@@ -125,7 +132,7 @@ _DATA_INSIDE = str.maketrans({"\\": "\\b", "\t": "\\t", "\n": "\\n", "\r": "\\r"
 _DATA_FIRST = frozenset("=+-@\"")
 
 
-def data_text(text):
+def data_text(text: str) -> str:
     """Return ``text`` as the SPSS and Stata data file holds it: on one line, without a tab, and starting with
     nothing a spreadsheet runs (see the module docstring)."""
     if "\\" in text or "\t" in text or "\n" in text or "\r" in text:  # seldom: translate costs more than looking
@@ -152,7 +159,7 @@ class ExportOptions:
     roster_fields: tuple[str, ...] = tuple(RESPONDENT_COLUMNS)
     deidentified: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.roster_fields, str):
             raise ExportError("roster_fields is a tuple of field names, not one string.")
         object.__setattr__(self, "roster_fields", tuple(self.roster_fields))
@@ -166,13 +173,13 @@ class ExportOptions:
             raise ExportError("A roster field is named twice.")
 
     @property
-    def exported_roster_fields(self):
+    def exported_roster_fields(self) -> tuple[str, ...]:
         """The roster fields the export holds: those asked for, less what identifies a person when de-identified."""
         if not self.deidentified:
             return self.roster_fields
         return tuple(field for field in self.roster_fields if field not in IDENTIFYING_FIELDS)
 
-    def describe(self):
+    def describe(self) -> str:
         return (f"labels={'yes' if self.labels else 'no'}, multiple={self.multiple}, "
                 f"roster fields={','.join(self.exported_roster_fields) or '(none)'}, "
                 f"de-identified={'yes' if self.deidentified else 'no'}")
@@ -188,7 +195,7 @@ class ExportResult:
     suppressed_respondents: int = 0
 
     @property
-    def files(self):
+    def files(self) -> tuple[Path, ...]:
         """Every file the export wrote, the data first."""
         return tuple(path for path in (self.data, self.syntax, self.codebook) if path is not None)
 
@@ -198,17 +205,17 @@ class _Selection:
     """Who an export holds: the respondents of ``survey`` in ``school_ids`` (every one for None), less the
     suppressed."""
 
-    survey: object
+    survey: Survey
     using: str | None
-    school_ids: frozenset | None
+    school_ids: frozenset[int] | None
     deidentified: bool
     total: int
-    suppressed_school_ids: frozenset = frozenset()
+    suppressed_school_ids: frozenset[int] = frozenset()
     no_school_suppressed: bool = False
     suppressed_schools: int = 0
     suppressed_respondents: int = 0
 
-    def respondents(self):
+    def respondents(self) -> QuerySet[Respondent]:
         respondents = Respondent.objects.using(self.using).filter(survey=self.survey)
         if self.school_ids is not None:
             respondents = respondents.filter(school_id__in=self.school_ids)
@@ -216,14 +223,15 @@ class _Selection:
             respondents = respondents.filter(withdrawn_at=None)
         return respondents
 
-    def keeps(self, school_id):
+    def keeps(self, school_id: int | None) -> bool:
         """Whether the export holds the respondents of the school ``school_id`` (None: no school)."""
         if school_id is None:
             return not self.no_school_suppressed
         return school_id not in self.suppressed_school_ids
 
 
-def _selection(*, survey, using, school_ids, deidentified):
+def _selection(*, survey: Survey, using: str | None, school_ids: frozenset[int] | None,
+               deidentified: bool) -> _Selection:
     selection = _Selection(survey=survey, using=using, school_ids=school_ids, deidentified=deidentified, total=0)
     counts = dict(selection.respondents().order_by().values_list("school_id").annotate(n=Count("pk")))
     if not deidentified:
@@ -238,9 +246,13 @@ def _selection(*, survey, using, school_ids, deidentified):
 
 # Stands in an export's answers for a question the respondent was not asked (skip logic).
 _NOT_ASKED = object()
+# One respondent's answers as the writers read them: {question id: stored text, or _NOT_ASKED}.
+Answers = dict[int, Any]
+# A cell of the data: text, a number, or a time for a roster field's (each writer says it its own way).
+CellMaker = Callable[[Respondent, Answers], Any]
 
 
-def _not_asked_marker(survey):
+def _not_asked_marker(survey: Survey) -> Callable[[Answers], None] | None:
     """Return a function that marks, in one respondent's ``{question_id: value}``, the questions not asked.
 
     None for a survey without skip logic.
@@ -252,7 +264,7 @@ def _not_asked_marker(survey):
     conditional = [code for code, q in flow.questions.items() if q.rules or q.page in flow.page_rules]
     read = [(code, ids[code]) for code in flow.reads]
 
-    def mark(answers):
+    def mark(answers: Answers) -> None:
         stored = {code: answers[pk] for code, pk in read if pk in answers}
         effective = flow.effective(stored)
         for code in conditional:
@@ -264,7 +276,7 @@ def _not_asked_marker(survey):
 _ID_PAGE = 50_000
 
 
-def _respondent_batches(*, selection, batch_size):
+def _respondent_batches(*, selection: _Selection, batch_size: int) -> Iterator[list[Respondent]]:
     """Yield the respondents of ``selection`` ``batch_size`` at a time: in id order, or shuffled when de-identified.
 
     In id order they are read by primary key (keyset), so nothing is held
@@ -294,7 +306,7 @@ def _respondent_batches(*, selection, batch_size):
         yield [found[pk] for pk in wanted if pk in found]
 
 
-def _respondent_answers(*, selection, batch_size=500):
+def _respondent_answers(*, selection: _Selection, batch_size: int = 500) -> Iterator[tuple[Respondent, Answers]]:
     """Yield ``(respondent, {question_id: value})`` for each respondent of ``selection``: in id order, or shuffled
     when it is de-identified.
 
@@ -302,7 +314,7 @@ def _respondent_answers(*, selection, batch_size=500):
     """
     mark = _not_asked_marker(selection.survey)
     for batch in _respondent_batches(selection=selection, batch_size=batch_size):
-        answers = {r.pk: {} for r in batch}
+        answers: dict[int, Answers] = {r.pk: {} for r in batch}
         if batch:
             rows = Answer.objects.using(selection.using).filter(respondent_id__in=answers.keys()).values_list(
                 "respondent_id", "question_id", "value")
@@ -314,25 +326,25 @@ def _respondent_answers(*, selection, batch_size=500):
             yield r, answers[r.pk]
 
 
-def _moment(moment):
+def _moment(moment: datetime | None) -> str:
     """A time as exports write it: ISO 8601 in the deployment's time zone, with its offset, to the second."""
     return timezone.localtime(moment).isoformat(timespec="seconds") if moment else ""
 
 
-def _day(moment):
+def _day(moment: datetime | None) -> str:
     """A time as de-identified exports write it: the day (in the deployment's time zone)."""
     return timezone.localtime(moment).date().isoformat() if moment else ""
 
 
-def _school(attribute):
+def _school(attribute: str) -> Callable[[Respondent], Any]:
     return lambda r: getattr(r.school, attribute) if r.school else ""
 
 
-def _district(attribute):
+def _district(attribute: str) -> Callable[[Respondent], Any]:
     return lambda r: getattr(r.school.district, attribute) if r.school else ""
 
 
-_ROSTER_VALUES = {
+_ROSTER_VALUES: dict[str, Callable[[Respondent], Any]] = {
     "respondent_id": lambda r: r.pk,
     "external_id": lambda r: r.external_id,
     "display_name": lambda r: r.display_name,
@@ -353,7 +365,8 @@ _ROSTER_VALUES = {
 _TIME_FIELDS = frozenset({"started_at", "last_saved_at", "completed_at", "withdrawn_at"})
 
 
-def _cell_makers(variables, *, statistics, labels=False, typed=False, deidentified=False):
+def _cell_makers(variables: Iterable[Variable], *, statistics: bool, labels: bool = False, typed: bool = False,
+                 deidentified: bool = False) -> list[CellMaker]:
     """Return one function ``(respondent, answers) -> cell`` per variable.
 
     ``statistics``: the SPSS/Stata data (raw values, missing-value codes,
@@ -365,11 +378,12 @@ def _cell_makers(variables, *, statistics, labels=False, typed=False, deidentifi
             for v in variables]
 
 
-def _cell_maker(v, *, statistics, labels, typed, deidentified):
+def _cell_maker(v: Variable, *, statistics: bool, labels: bool, typed: bool, deidentified: bool) -> CellMaker:
     make = _answer_cell_maker(v, statistics=statistics, labels=labels, typed=typed, deidentified=deidentified)
-    if not v.is_question:
-        return _escaped(make) if statistics and not v.numeric else make
     qid = v.question_id
+    if qid is None:  # a roster field
+        return _escaped(make) if statistics and not v.numeric else make
+    not_asked: int | str
     if statistics and NOT_ASKED in v.missing:
         not_asked = NOT_ASKED.code
     elif writes_numbers(v, statistics=statistics, typed=typed, labels=labels):
@@ -379,27 +393,28 @@ def _cell_maker(v, *, statistics, labels, typed, deidentified):
     return lambda respondent, answers: not_asked if answers.get(qid) is _NOT_ASKED else make(respondent, answers)
 
 
-def writes_numbers(v, *, statistics, typed, labels):
+def writes_numbers(v: Variable, *, statistics: bool, typed: bool, labels: bool) -> bool:
     """Whether the cells of ``v`` hold numbers only: in the SPSS/Stata data, or in XLSX (``typed``) unless they
     hold choice labels. A missing answer there is a code or an empty cell, never text."""
     return v.numeric and (statistics or (typed and not (labels and v.choices and v.choice_value is None)))
 
 
-def _escaped(make):
-    def cell(respondent, answers):
+def _escaped(make: CellMaker) -> CellMaker:
+    def cell(respondent: Respondent, answers: Answers) -> object:
         value = make(respondent, answers)
         return data_text(value) if isinstance(value, str) else value
     return cell
 
 
-def _answer_cell_maker(v, *, statistics, labels, typed, deidentified):
-    if not v.is_question:
-        value = _ROSTER_VALUES[v.field]
+def _answer_cell_maker(v: Variable, *, statistics: bool, labels: bool, typed: bool,
+                       deidentified: bool) -> CellMaker:
+    qid = v.question_id
+    if qid is None:  # a roster field
+        read = _ROSTER_VALUES[v.field]
         if v.field in _TIME_FIELDS:
             moment = _day if deidentified else _moment
-            return lambda respondent, _: moment(value(respondent))
-        return lambda respondent, _: value(respondent)
-    qid = v.question_id
+            return lambda respondent, _: moment(read(respondent))
+        return lambda respondent, _: read(respondent)
     if statistics:
         missing = {None: NOT_SAVED.code, "": LEFT_BLANK.code} if v.missing else {None: "", "": ""}
     else:
@@ -407,7 +422,7 @@ def _answer_cell_maker(v, *, statistics, labels, typed, deidentified):
     if v.choice_value is not None:
         chosen = v.choice_value
 
-        def column(_, answers):
+        def column(_: Respondent, answers: Answers) -> int | str:
             value = answers.get(qid)
             return missing[value] if not value else int(chosen in value.split(" "))
         return column
@@ -430,10 +445,11 @@ def _answer_cell_maker(v, *, statistics, labels, typed, deidentified):
 class _Counter:
     """Count rows as they go by and report progress every PROGRESS_EVERY rows and at the end."""
 
-    def __init__(self, rows, *, total, progress):
+    def __init__(self, rows: Iterable[tuple[Respondent, Answers]], *, total: int,
+                 progress: Callable[[int, int], object] | None) -> None:
         self.rows, self.total, self.progress, self.done = rows, total, progress, 0
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[Respondent, Answers]]:
         for row in self.rows:
             yield row
             self.done += 1
@@ -443,7 +459,8 @@ class _Counter:
             self.progress(self.done, self.total)
 
 
-def _csv_write(*, stream, plan, rows, labels=False, deidentified=False):
+def _csv_write(*, stream: "SupportsWrite[str]", plan: VariablePlan, rows: Iterable[tuple[Respondent, Answers]],
+               labels: bool = False, deidentified: bool = False) -> None:
     makers = _cell_makers(plan.variables, statistics=False, labels=labels, deidentified=deidentified)
     writer = csv.writer(stream)
     writer.writerow([v.name for v in plan.variables])
@@ -451,7 +468,8 @@ def _csv_write(*, stream, plan, rows, labels=False, deidentified=False):
         writer.writerow([spreadsheet_safe(make(respondent, answers)) for make in makers])
 
 
-def _data_write(*, stream, plan, rows, deidentified=False):
+def _data_write(*, stream: "SupportsWrite[str]", plan: VariablePlan, rows: Iterable[tuple[Respondent, Answers]],
+                deidentified: bool = False) -> None:
     """Write the SPSS and Stata data file: tab-separated lines, texts escaped (see the module docstring)."""
     makers = _cell_makers(plan.variables, statistics=True, deidentified=deidentified)
     stream.write("\t".join(v.name for v in plan.variables) + "\n")
@@ -470,12 +488,13 @@ _SHEET_NAME_UNSAFE = re.compile(r"[\[\]:*?/\\']")
 ZIP64_FROM_CELLS = 2**32 // 60 // 4
 
 
-def xlsx_needs_zip64(*, rows, columns):
+def xlsx_needs_zip64(*, rows: int, columns: int) -> bool:
     """Whether an XLSX of ``rows`` by ``columns`` cells may pass ZIP's 4 GB limits."""
     return rows * columns >= ZIP64_FROM_CELLS
 
 
-def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_MAX_ROWS, deidentified=False):
+def _xlsx_write(*, path: Path, survey: Survey, plan: VariablePlan, rows: Iterable[tuple[Respondent, Answers]],
+                total: int, labels: bool = False, max_rows: int = XLSX_MAX_ROWS, deidentified: bool = False) -> None:
     """Write the rows to an XLSX workbook at ``path``.
 
     XlsxWriter in constant-memory mode: each row goes to disk as it is
@@ -491,10 +510,11 @@ def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_
     workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_formulas": False,
                                                "strings_to_urls": False, "strings_to_numbers": False,
                                                "use_zip64": xlsx_needs_zip64(rows=total, columns=len(header))})
-    sheets, parts = {}, {}  # name: [worksheet, next row]; name: sheets so far
+    sheets: dict[str, list[Any]] = {}  # name: [worksheet, next row]
+    parts: dict[str, int] = {}  # name: sheets so far
     split = total + 1 > max_rows
 
-    def sheet_for(name):
+    def sheet_for(name: str) -> list[Any]:
         entry = sheets.get(name)
         if entry is None or entry[1] >= max_rows:
             parts[name] = parts.get(name, 0) + 1
@@ -523,11 +543,12 @@ def _xlsx_write(*, path, survey, plan, rows, total, labels=False, max_rows=XLSX_
         workbook.close()
 
 
-def _sheet_name(title):
+def _sheet_name(title: str) -> str:
     return _SHEET_NAME_UNSAFE.sub("-", title)[:31] or "Sheet"
 
 
-def _prepare(*, survey, options, using, school_ids):
+def _prepare(*, survey: Survey, options: ExportOptions | None, using: str | None,
+             school_ids: Iterable[int] | None) -> tuple[ExportOptions, VariablePlan, _Selection]:
     options = options or ExportOptions()
     plan = variables_plan(survey=survey, roster_fields=options.exported_roster_fields, multiple=options.multiple,
                           using=using)
@@ -536,8 +557,9 @@ def _prepare(*, survey, options, using, school_ids):
     return options, plan, selection
 
 
-def responses_write_csv(*, survey, stream, using=None, options: ExportOptions | None = None,
-                        school_ids: frozenset[int] | None = None, progress=None) -> int:
+def responses_write_csv(*, survey: Survey, stream: "SupportsWrite[str]", using: str | None = None,
+                        options: ExportOptions | None = None, school_ids: frozenset[int] | None = None,
+                        progress: Callable[[int, int], object] | None = None) -> int:
     """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents.
 
     ``using`` names the database to read answers from: exports read a replica
@@ -550,8 +572,9 @@ def responses_write_csv(*, survey, stream, using=None, options: ExportOptions | 
     return rows.done
 
 
-def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS, options: ExportOptions | None = None,
-                         school_ids: frozenset[int] | None = None, progress=None) -> int:
+def responses_write_xlsx(*, survey: Survey, path: Path, using: str | None = None, max_rows: int = XLSX_MAX_ROWS,
+                         options: ExportOptions | None = None, school_ids: frozenset[int] | None = None,
+                         progress: Callable[[int, int], object] | None = None) -> int:
     """Write every response of ``survey`` to an XLSX workbook at ``path``; return the number of respondents."""
     options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
     rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
@@ -564,7 +587,7 @@ def responses_write_xlsx(*, survey, path, using=None, max_rows=XLSX_MAX_ROWS, op
 DATA_SUFFIXES = {"csv": ".csv", "xlsx": ".xlsx", "spss": ".dat", "stata": ".dat"}
 
 
-def export_paths(*, format: str, directory: Path, stem: str) -> dict:
+def export_paths(*, format: str, directory: Path, stem: str) -> dict[str, Path | None]:
     """Return the paths an export of ``format`` writes in ``directory``: data, syntax (or None), codebook."""
     directory = Path(directory)
     return {
@@ -574,7 +597,7 @@ def export_paths(*, format: str, directory: Path, stem: str) -> dict:
     }
 
 
-def export_write(*, survey, format: str, options: ExportOptions, directory: Path, using: str | None = None,
+def export_write(*, survey: Survey, format: str, options: ExportOptions, directory: Path, using: str | None = None,
                  school_ids: frozenset[int] | None = None, progress: Callable[[int, int], None] | None = None,
                  stem: str | None = None, max_rows: int = XLSX_MAX_ROWS) -> ExportResult:
     """Write an export of ``survey``'s responses into ``directory``; return an ExportResult.
@@ -599,9 +622,10 @@ def export_write(*, survey, format: str, options: ExportOptions, directory: Path
         raise ExportError(f"No directory {directory}.")
     stem = stem or survey.slug
     paths = export_paths(format=format, directory=directory, stem=stem)
+    written = {key: path for key, path in paths.items() if path is not None}
     options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
     statistics = format in STATISTICS_FORMATS
-    partial = {key: path.with_name(path.name + ".partial") for key, path in paths.items() if path is not None}
+    partial = {key: path.with_name(path.name + ".partial") for key, path in written.items()}
     try:
         rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
         if format == "xlsx":
@@ -615,17 +639,17 @@ def export_write(*, survey, format: str, options: ExportOptions, directory: Path
                     _csv_write(stream=stream, plan=plan, rows=rows, labels=options.labels,
                                deidentified=options.deidentified)
         if format == "spss":
-            spss_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=paths["data"].name)
+            spss_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=written["data"].name)
         elif format == "stata":
-            stata_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=paths["data"].name)
+            stata_syntax_write(path=partial["syntax"], survey=survey, plan=plan, data_name=written["data"].name)
         result = ExportResult(
-            data=paths["data"], syntax=paths["syntax"], codebook=paths["codebook"], respondent_count=rows.done,
+            data=written["data"], syntax=paths["syntax"], codebook=written["codebook"], respondent_count=rows.done,
             suppressed_schools=selection.suppressed_schools, suppressed_respondents=selection.suppressed_respondents)
         codebook_write(path=partial["codebook"], survey=survey, plan=plan, format=format, labels=options.labels,
                        about=_about(survey=survey, format=format, options=options, result=result,
                                     school_ids=selection.school_ids))
         for key, path in partial.items():
-            os.replace(path, paths[key])
+            os.replace(path, written[key])
     except BaseException:
         for path in partial.values():
             path.unlink(missing_ok=True)
@@ -633,7 +657,8 @@ def export_write(*, survey, format: str, options: ExportOptions, directory: Path
     return result
 
 
-def _about(*, survey, format, options, result, school_ids):
+def _about(*, survey: Survey, format: str, options: ExportOptions, result: ExportResult,
+           school_ids: frozenset[int] | None) -> list[tuple[str, str | int]]:
     return [
         ("Survey", f"{survey.title} ({survey.slug})"),
         ("Format", format),
@@ -655,7 +680,7 @@ def _about(*, survey, format, options, result, school_ids):
     ]
 
 
-def export_zip(*, files, path: Path) -> Path:
+def export_zip(*, files: Iterable[Path], path: Path) -> Path:
     """Bundle ``files`` (an ExportResult's ``files``) into one ZIP at ``path``, file by file; return ``path``."""
     path = Path(path)
     partial = path.with_name(path.name + ".partial")

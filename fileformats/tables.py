@@ -31,12 +31,18 @@ import os
 import posixpath
 import re
 import tempfile
+import zipfile
 from array import array
 from collections import Counter
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterator
+from os import PathLike
+from collections.abc import Iterator, Sequence
+from typing import TextIO, TypeVar
+
+from django.core.files import File
+from django.db.models.fields.files import FieldFile
 
 from fileformats.workbooks import NOT_A_WORKBOOK, RESAVE, WorkbookError, workbook_open, xml_parse, xml_parser, xml_read
 
@@ -69,6 +75,9 @@ _WORKBOOK_TYPES = tuple(  # openpyxl's order
 _SHARED_STRINGS = "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
 _XLSX_PART_TYPES = {*_WORKBOOK_TYPES, _SHARED_STRINGS}
 
+StrPath = str | PathLike[str]
+_Cell = TypeVar("_Cell")
+
 
 class TableError(ValueError):
     """The file cannot be read as a table: one message for the person who sent it."""
@@ -81,7 +90,7 @@ class Problem:
     value: str
     reason: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = f"row {self.row}" + (f", column {self.column}" if self.column else "")
         return f"{where}: {self.reason}" + (f" (value: {self.value!r})" if self.value else "")
 
@@ -92,31 +101,33 @@ class Table:
     encoding: str  # "UTF-8", "UTF-8 with BOM", "Windows-1252"; "" for XLSX
     columns: list[str]
     ignored_columns: list[str] = field(default_factory=list)
-    rows: Iterator[tuple[int, dict]] = iter(())
+    rows: Iterator[tuple[int, dict[str, str]]] = iter(())
     # About how many rows follow the header (for a progress bar; 0 when the file does not say).
     rows_expected: int = 0
 
     @property
-    def described(self):
+    def described(self) -> str:
         return f"{self.format} ({self.encoding})" if self.encoding else self.format
 
 
 @contextmanager
-def local_path(file):
+def local_path(file: File) -> Iterator[str]:
     """A path to an uploaded or stored file, for ``open_table``: Django's own temporary file for a big upload,
     the storage's path for a stored file on a file system, a temporary copy otherwise (a small upload held in
     memory, a file on S3)."""
     if hasattr(file, "temporary_file_path"):
         yield file.temporary_file_path()
         return
-    try:
-        path = file.path
-    except (AttributeError, NotImplementedError):
-        path = None
+    path = None
+    if isinstance(file, FieldFile):  # a stored file; an upload has no path
+        try:
+            path = file.path
+        except NotImplementedError:  # a storage without a file system (S3)
+            path = None
     if path:
         yield path
         return
-    with tempfile.NamedTemporaryFile(suffix=os.path.splitext(file.name)[1]) as copy:
+    with tempfile.NamedTemporaryFile(suffix=os.path.splitext(file.name or "")[1]) as copy:
         file.open("rb")
         try:
             for chunk in file.chunks(CHUNK_BYTES):
@@ -127,14 +138,14 @@ def local_path(file):
         yield copy.name
 
 
-def formula_problem(row, column, value):
+def formula_problem(row: int, column: str, value: str) -> Problem | None:
     """A cell a spreadsheet would run as a formula (=, + or @ first): refused, never stored."""
     if value and FORMULA.match(value):
         return Problem(row, column, value, "a formula: type the value itself")
     return None
 
 
-def open_table(path, *, required, optional=(), max_bytes):
+def open_table(path: StrPath, *, required: Sequence[str], optional: Sequence[str] = (), max_bytes: int) -> Table:
     """Open the CSV or XLSX file at ``path``; return a Table whose ``rows`` yields (row number, {column: text}).
 
     Column names are matched without case or surrounding spaces; blank rows are
@@ -147,6 +158,7 @@ def open_table(path, *, required, optional=(), max_bytes):
         raise TableError(f"The file is {size / 1e6:.1f} MB; the largest accepted is {max_bytes / 1e6:.0f} MB.")
     with open(path, "rb") as stream:
         start = stream.read(4096)
+    rows: Iterator[tuple[int, list[str] | dict[int, str]]]
     if start.startswith(b"PK\x03\x04"):
         header, rows, rows_expected = _xlsx_rows(path)
         table_format, encoding = "XLSX", ""
@@ -172,7 +184,7 @@ def open_table(path, *, required, optional=(), max_bytes):
     table = Table(format=table_format, encoding=encoding, columns=[c for c in columns if c in known],
                   ignored_columns=[c for c in named if c not in known], rows_expected=max(rows_expected, 0))
 
-    def records():
+    def records() -> Iterator[tuple[int, dict[str, str]]]:
         # Only the known columns are looked at: a row is never padded to the header's width (a sheet's may be
         # 16,384 columns; a CSV's, a million).
         wanted = [(i, name) for i, name in enumerate(columns) if name in known]
@@ -192,11 +204,11 @@ def open_table(path, *, required, optional=(), max_bytes):
     return table
 
 
-def _column_name(name):
+def _column_name(name: str | None) -> str:
     return name.strip().lower().replace(" ", "_") if name else ""
 
 
-def _detect_encoding(path):
+def _detect_encoding(path: StrPath) -> tuple[str, str]:
     """Return (name said to people, Python codec): UTF-8 if every byte decodes, else Windows-1252 if that does."""
     with open(path, "rb") as stream:
         bom = stream.read(3) == codecs.BOM_UTF8
@@ -207,7 +219,7 @@ def _detect_encoding(path):
     raise TableError("The file's text is neither UTF-8 nor Windows-1252: save it again as \"CSV UTF-8\".")
 
 
-def _decodes(path, codec):
+def _decodes(path: StrPath, codec: str) -> bool:
     decoder = codecs.getincrementaldecoder(codec)(errors="strict")
     with open(path, "rb") as stream:
         try:
@@ -219,7 +231,7 @@ def _decodes(path, codec):
     return True
 
 
-def _line_count(path):
+def _line_count(path: StrPath) -> int:
     lines, last = 0, b"\n"
     with open(path, "rb") as stream:
         while chunk := stream.read(CHUNK_BYTES):
@@ -228,7 +240,7 @@ def _line_count(path):
     return lines + (last != b"\n")
 
 
-def _csv_rows(path, codec):
+def _csv_rows(path: StrPath, codec: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     stream = open(path, newline="", encoding=codec)
     lines = _csv_lines(stream)
     try:
@@ -242,7 +254,7 @@ def _csv_rows(path, codec):
         stream.close()
         raise
 
-    def rows():
+    def rows() -> Iterator[tuple[int, list[str]]]:
         try:
             for cells in reader:
                 yield reader.line_num, [cell.strip() for cell in cells]
@@ -254,7 +266,7 @@ def _csv_rows(path, codec):
     return header, rows()
 
 
-def _csv_lines(stream):
+def _csv_lines(stream: TextIO) -> Iterator[str]:
     """Yield the file's lines, refusing one longer than CSV_LINE_MAX_CHARS (a line of a million cells would be a
     million strings)."""
     number = 0
@@ -266,10 +278,10 @@ def _csv_lines(stream):
         yield line
 
 
-def _csv_dialect(header):
+def _csv_dialect(header: str) -> type[csv.Dialect]:
     """Return Excel's CSV dialect with the delimiter that splits the header line into the most cells (a comma for
     a tie or none), spaces after it skipped when every one in the header has one (as csv.Sniffer decides)."""
-    def cells(delimiter):
+    def cells(delimiter: str) -> int:
         try:
             return len(next(csv.reader([header], delimiter=delimiter), []))
         except csv.Error:  # one cell over the field limit: not split by this one
@@ -286,7 +298,7 @@ def _csv_dialect(header):
     return Dialect
 
 
-def _xlsx_rows(path):
+def _xlsx_rows(path: StrPath) -> tuple[list[str], Iterator[tuple[int, dict[int, str]]], int]:
     """Return (header, rows, rows expected) of the workbook's first sheet, read as it streams (see XLSX_*).
 
     ``rows`` yields (sheet row number, {column: text}) for each row with a value: its cells with a value in the
@@ -313,7 +325,7 @@ def _xlsx_rows(path):
         stack.close()
         raise TableError("The workbook's first sheet is empty.")
 
-    def rows():
+    def rows() -> Iterator[tuple[int, dict[int, str]]]:
         try:
             while True:
                 yield from sheet.ready
@@ -328,7 +340,7 @@ def _xlsx_rows(path):
     return sheet.header, rows(), max(sheet.rows_declared - 1, 0)
 
 
-def _xlsx_said(error):
+def _xlsx_said(error: WorkbookError) -> str:
     """Return the message for ``error``; a file that starts as a ZIP and is no workbook is said as before."""
     message = str(error)
     if message.startswith(NOT_A_WORKBOOK):
@@ -344,12 +356,13 @@ class _XlsxBook:
     date1904: bool
 
 
-def _xlsx_book(archive):
+def _xlsx_book(archive: zipfile.ZipFile) -> "_XlsxBook":
     """Find the parts openpyxl would read: the workbook from [Content_Types].xml, its first worksheet (not a
     chart sheet) through the workbook's relationships, the shared texts."""
-    found, defaults = {}, set()
+    found: dict[str, str] = {}
+    defaults: set[str] = set()
 
-    def content_type(tag, attributes):
+    def content_type(tag: str, attributes: dict[str, str]) -> None:
         if tag == _CONTENT_TYPES + "Override" and attributes.get("ContentType") in _XLSX_PART_TYPES:
             found.setdefault(attributes["ContentType"], attributes.get("PartName", "").lstrip("/"))
         elif tag == _CONTENT_TYPES + "Default" and attributes.get("ContentType") in _WORKBOOK_TYPES:
@@ -361,20 +374,22 @@ def _xlsx_book(archive):
     if not workbook:
         raise WorkbookError(f"{NOT_A_WORKBOOK} (it names no workbook).")
 
-    sheets, date1904 = [], [False]
+    sheets: list[str] = []
+    date1904 = [False]
 
-    def sheet(tag, attributes):
+    def sheet(tag: str, attributes: dict[str, str]) -> None:
         if tag == _MAIN + "sheet" and len(sheets) < XLSX_SHEETS_LOOKED_AT and attributes.get(_RELATIONSHIP_ID):
             sheets.append(attributes[_RELATIONSHIP_ID])
         elif tag == _MAIN + "workbookPr":
             date1904[0] = attributes.get("date1904", "").lower() in ("1", "true")
 
     xml_read(archive, workbook, max_bytes=XLSX_PART_MAX_BYTES, what="list of sheets", start=sheet)
-    wanted, relationships = set(sheets), {}
+    wanted = set(sheets)
+    relationships: dict[str, tuple[str, str]] = {}
     relationships_part = posixpath.join(posixpath.dirname(workbook), "_rels", posixpath.basename(workbook) + ".rels")
     base = posixpath.dirname(posixpath.dirname(relationships_part))
 
-    def relationship(tag, attributes):
+    def relationship(tag: str, attributes: dict[str, str]) -> None:
         if (tag == _PACKAGE_RELATIONSHIPS + "Relationship" and attributes.get("Id") in wanted
                 and attributes.get("TargetMode") != "External"):
             target = attributes.get("Target", "")
@@ -394,32 +409,33 @@ def _xlsx_book(archive):
 class _XlsxTexts:
     """The workbook's shared texts, as UTF-8 end to end (a text's str costs some 50 bytes more than its own)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.data = bytearray()
         self.ends = array("I")
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.ends)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> str:
         if index < 0:
             raise IndexError(index)
         return self.data[self.ends[index - 1] if index else 0:self.ends[index]].decode()
 
-    def append(self, text):
+    def append(self, text: str) -> None:
         self.data += text.encode()
         self.ends.append(len(self.data))
 
 
-def _xlsx_strings(archive, part):
+def _xlsx_strings(archive: zipfile.ZipFile, part: str) -> _XlsxTexts:
     """Read the shared texts as openpyxl does (a run's text, not its phonetic guide; "x005F_" dropped)."""
     texts = _XlsxTexts()
     if not part:
         return texts
     parser = xml_parser()
-    parts, inside = [], {"rPh": 0, "si": 0}
+    parts: list[str] = []
+    inside = {"rPh": 0, "si": 0}
 
-    def start(tag, attributes):
+    def start(tag: str, attributes: dict[str, str]) -> None:
         name = tag[len(_MAIN):]
         if name == "t" and inside["si"] and not inside["rPh"]:
             parser.CharacterDataHandler = parts.append
@@ -428,7 +444,7 @@ def _xlsx_strings(archive, part):
             if name == "si":
                 parts.clear()
 
-    def end(tag):
+    def end(tag: str) -> None:
         name = tag[len(_MAIN):]
         if name == "t":
             parser.CharacterDataHandler = None
@@ -445,19 +461,21 @@ def _xlsx_strings(archive, part):
     return texts
 
 
-def _xlsx_styles(archive):
+def _xlsx_styles(archive: zipfile.ZipFile) -> bytearray:
     """Return, for each cell style, 1 if it shows a date and 2 if a duration, else 0 (as openpyxl decides)."""
     from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
 
-    def kind(code):
+    def kind(code: str | None) -> int:
         # Excel's formats are at most 255 characters; openpyxl's regular expressions are slow on long ones.
         if code is None or len(code) > 255 or not is_date_format(code):
             return 0
         return 2 if is_timedelta_format(code) else 1
 
-    styles, custom, inside = bytearray(), {}, [None]
+    styles = bytearray()
+    custom: dict[int, int] = {}
+    inside: list[str | None] = [None]
 
-    def start(tag, attributes):
+    def start(tag: str, attributes: dict[str, str]) -> None:
         name = tag[len(_MAIN):]
         if name == "numFmt" and inside[0] == "numFmts":  # not a differential format's (dxf)
             if len(custom) >= XLSX_NUMBER_FORMATS_MAX:
@@ -470,7 +488,7 @@ def _xlsx_styles(archive):
         elif name in ("numFmts", "cellXfs", "cellStyleXfs", "dxfs"):
             inside[0] = name
 
-    def end(tag):
+    def end(tag: str) -> None:
         if tag[len(_MAIN):] in ("numFmts", "cellXfs", "cellStyleXfs", "dxfs"):
             inside[0] = None
 
@@ -479,9 +497,9 @@ def _xlsx_styles(archive):
     return styles
 
 
-def _xlsx_int(text, what):
+def _xlsx_int(text: str | None, what: str) -> int:
     try:
-        return int(text)
+        return int(text or "")  # no number at all: ValueError, as for a bad one
     except (TypeError, ValueError) as error:
         raise WorkbookError(f"The workbook is damaged: a {what} is numbered {str(text)[:20]!r}. {RESAVE}") from error
 
@@ -490,7 +508,7 @@ class _XlsxSheet:
     """The first sheet's rows, from expat's events (fileformats.workbooks.xml_parse); values as openpyxl reads them
     (read-only, formulas as formulas)."""
 
-    def __init__(self, *, strings, styles, date1904):
+    def __init__(self, *, strings: _XlsxTexts, styles: bytearray, date1904: bool) -> None:
         from openpyxl.utils.cell import column_index_from_string
         from openpyxl.utils.datetime import CALENDAR_MAC_1904, WINDOWS_EPOCH, from_excel, from_ISO8601
 
@@ -498,20 +516,23 @@ class _XlsxSheet:
         self.strings, self.styles = strings, styles
         self.epoch = CALENDAR_MAC_1904 if date1904 else WINDOWS_EPOCH
         self.parser = xml_parser()
-        self.header = None  # the header's texts, once row 1 is read
+        self.header: list[str] | None = None  # the header's texts, once row 1 is read
         self.width = XLSX_MAX_COLUMNS  # the columns read: all of row 1, then the header's
         self.rows_declared = 0  # the last row of the sheet's <dimension>
-        self.ready = []  # rows read and not yet taken
+        self.ready: list[tuple[int, dict[int, str]]] = []  # rows read and not yet taken
         self.number = 0  # the row being read
         self.skip = False  # a row numbered out of order: openpyxl leaves it out
-        self.cells = {}  # column -> text of the row being read
+        self.cells: dict[int, str] = {}  # column -> text of the row being read
         self.past = ""  # the first value past the header's columns
         self.column = 0
-        self.cell = None  # (reference, type, style) of the cell being read, when it is read
-        self.value, self.formula, self.inline = [], None, None
+        # (reference, type, style) of the cell being read, when it is read
+        self.cell: tuple[str | None, str, str | None] | None = None
+        self.value: list[str] = []
+        self.formula: list[str] | None = None
+        self.inline: list[str] | None = None
         self.in_phonetic = 0
 
-    def start(self, tag, attributes):
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
         name = tag[len(_MAIN):]
         if name == "c":
             reference = attributes.get("r")
@@ -547,14 +568,14 @@ class _XlsxSheet:
         elif name == "t" and self.inline is not None and not self.in_phonetic:
             self.parser.CharacterDataHandler = self.inline.append
 
-    def end(self, tag):
+    def end(self, tag: str) -> None:
         name = tag[len(_MAIN):]
         if name in ("v", "f", "t"):
             self.parser.CharacterDataHandler = None
         elif name == "rPh":
             self.in_phonetic -= 1
         elif name == "c" and self.cell is not None:
-            text = self._text()
+            text = self._text(self.cell)
             if text:
                 if self.column <= self.width:
                     self.cells[self.column] = text
@@ -564,15 +585,15 @@ class _XlsxSheet:
         elif name == "row" and not self.skip:
             self._row_end()
 
-    def _row_start(self, number):
-        if number is None:
+    def _row_start(self, numbered: str | None) -> None:
+        if numbered is None:
             number = self.number + 1
         else:
             try:
-                number = int(number) if number.isdigit() else int(float(number))
+                number = int(numbered) if numbered.isdigit() else int(float(numbered))
             except (ValueError, OverflowError) as error:
                 raise WorkbookError(f"The workbook is damaged: a row of the first sheet is numbered "
-                                    f"{number[:20]!r}. {RESAVE}") from error
+                                    f"{numbered[:20]!r}. {RESAVE}") from error
         if number > XLSX_MAX_ROWS:
             raise WorkbookError(f"The first sheet has a row numbered {number:,}, past the last row of a sheet "
                                 f"({XLSX_MAX_ROWS:,}). {RESAVE}")
@@ -584,7 +605,7 @@ class _XlsxSheet:
         self.number, self.column, self.past = number, 0, ""
         self.cells.clear()
 
-    def _row_end(self):
+    def _row_end(self) -> None:
         if self.header is None:
             self._header([self.cells.get(column, "") for column in range(1, max(self.cells, default=0) + 1)])
         elif self.cells or self.past:
@@ -594,13 +615,13 @@ class _XlsxSheet:
             self.ready.append((self.number, cells))
         self.cells.clear()
 
-    def _header(self, texts):
+    def _header(self, texts: list[str]) -> None:
         while texts and not texts[-1]:
             texts.pop()
         self.header, self.width = texts, len(texts)
 
-    def _text(self):
-        reference, kind, style = self.cell
+    def _text(self, cell: tuple[str | None, str, str | None]) -> str:
+        reference, kind, style = cell
         try:
             if self.formula is not None:
                 # The formula as written: a copy of a shared formula would have to be translated, at the cost of
@@ -613,10 +634,10 @@ class _XlsxSheet:
                 return ""
             if kind == "n":
                 number = float(raw) if "." in raw or "E" in raw or "e" in raw else int(raw)
-                style = int(style) if style else 0
-                if 0 <= style < len(self.styles) and self.styles[style]:
+                index = int(style) if style else 0
+                if 0 <= index < len(self.styles) and self.styles[index]:
                     try:
-                        return _xlsx_text(self.from_excel(number, self.epoch, timedelta=self.styles[style] == 2))
+                        return _xlsx_text(self.from_excel(number, self.epoch, timedelta=self.styles[index] == 2))
                     except (OverflowError, ValueError):
                         return "#VALUE!"
                 return _xlsx_text(number)
@@ -632,7 +653,7 @@ class _XlsxSheet:
                                 f"({str(error)[:80]}). {RESAVE}") from error
 
 
-def _xlsx_text(value):
+def _xlsx_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -649,7 +670,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
-def spreadsheet_safe(cell):
+def spreadsheet_safe(cell: _Cell) -> _Cell | str:
     """Return ``cell`` as it may go into a CSV or spreadsheet cell without a spreadsheet running it as a formula."""
     if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) and not NUMBER.match(cell):
         return "'" + cell

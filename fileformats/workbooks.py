@@ -22,10 +22,13 @@ Every refusal is a ``WorkbookError`` whose message is for the person who sent
 the file.
 """
 import io
+import os
 import pyexpat
 import zipfile
 import zlib
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import IO, NoReturn
 
 CHUNK_BYTES = 64 * 1024
 # A table of contents of a workbook Excel writes is a few KB (about 100 bytes a part).
@@ -40,31 +43,39 @@ _DECLARATION_END = 3
 NOT_A_WORKBOOK = "It is not an XLSX workbook"
 RESAVE = "Open it in Excel and save it again."
 
+# A workbook as ``workbook_open`` takes it: a path, the bytes, or a binary file.
+WorkbookSource = str | os.PathLike[str] | bytes | bytearray | IO[bytes]
+# What ``xml_parse`` calls for a tag: (tag, attributes) when it starts, (tag) when it ends.
+StartHandler = Callable[[str, dict[str, str]], object]
+EndHandler = Callable[[str], object]
+
 
 class WorkbookError(ValueError):
     """The workbook cannot be read within the limits: one message for the person who sent it."""
 
 
 @contextmanager
-def workbook_open(file):
+def workbook_open(file: WorkbookSource) -> Iterator[zipfile.ZipFile]:
     """Open the XLSX workbook ``file`` (a path, a binary file or bytes) as a ZipFile, its ZIP structure checked first."""
-    if hasattr(file, "read"):
-        stream = file
-    elif isinstance(file, (bytes, bytearray)):
+    stream: IO[bytes]
+    if isinstance(file, (bytes, bytearray)):
         stream = io.BytesIO(file)
-    else:
+    elif isinstance(file, (str, os.PathLike)):
         stream = open(file, "rb")
+    else:
+        stream = file
     try:
         try:
             # zipfile's own reading of the end record, so that the size checked is the size it then reads.
-            end = zipfile._EndRecData(stream)
+            end = zipfile._EndRecData(stream)  # type: ignore[attr-defined]  # zipfile's own, on purpose
         except OSError:
             end = None
         if not end:
             raise WorkbookError(f"{NOT_A_WORKBOOK}.")
-        if end[zipfile._ECD_SIZE] > DIRECTORY_MAX_BYTES:
+        directory_bytes: int = end[zipfile._ECD_SIZE]  # type: ignore[attr-defined]
+        if directory_bytes > DIRECTORY_MAX_BYTES:
             raise WorkbookError(
-                f"This XLSX file's table of contents is {_mb(end[zipfile._ECD_SIZE])}; the largest accepted is "
+                f"This XLSX file's table of contents is {_mb(directory_bytes)}; the largest accepted is "
                 f"{_mb(DIRECTORY_MAX_BYTES)} (a workbook's is a few KB). {RESAVE}")
         try:
             archive = zipfile.ZipFile(stream)
@@ -81,7 +92,8 @@ def workbook_open(file):
             stream.close()
 
 
-def part_check(archive, name, *, max_bytes, what, advice=""):
+def part_check(archive: zipfile.ZipFile, name: str, *, max_bytes: int, what: str,
+               advice: str = "") -> zipfile.ZipInfo:
     """Return the ZipInfo of the part ``name``; refuse it when it unpacks to more than ``max_bytes``."""
     try:
         info = archive.getinfo(name)
@@ -93,7 +105,9 @@ def part_check(archive, name, *, max_bytes, what, advice=""):
     return info
 
 
-def xml_parse(archive, name, *, max_bytes, what, advice="", start=None, end=None, parser=None):
+def xml_parse(archive: zipfile.ZipFile, name: str, *, max_bytes: int, what: str, advice: str = "",
+              start: StartHandler | None = None, end: EndHandler | None = None,
+              parser: pyexpat.XMLParserType | None = None) -> Iterator[None]:
     """Stream the part ``name`` through expat; yield after each chunk, so that a caller can take what the handlers
     made so far. ``start(tag, attributes)`` and ``end(tag)`` see tags as ``"namespace local"``; for text, set
     ``parser.CharacterDataHandler`` from them (``parser``: one made by ``xml_parser``)."""
@@ -101,7 +115,7 @@ def xml_parse(archive, name, *, max_bytes, what, advice="", start=None, end=None
     parser = parser or xml_parser()
     depth = 0
 
-    def started(tag, attributes):
+    def started(tag: str, attributes: dict[str, str]) -> None:
         nonlocal depth
         depth += 1
         if depth > DEPTH_MAX:
@@ -110,7 +124,7 @@ def xml_parse(archive, name, *, max_bytes, what, advice="", start=None, end=None
         if start is not None:
             start(tag, attributes)
 
-    def ended(tag):
+    def ended(tag: str) -> None:
         nonlocal depth
         depth -= 1
         if end is not None:
@@ -135,7 +149,8 @@ def xml_parse(archive, name, *, max_bytes, what, advice="", start=None, end=None
     yield
 
 
-def workbook_check(file, *, max_bytes, max_elements, part_max_elements=(), what="workbook"):
+def workbook_check(file: WorkbookSource, *, max_bytes: int, max_elements: int,
+                   part_max_elements: Iterable[tuple[str, int, str]] = (), what: str = "workbook") -> None:
     """Check the whole workbook ``file`` before a reader that holds what it reads in memory (openpyxl, some
     hundred bytes an XML element) opens it: its ZIP (``workbook_open``); its parts unpacked together at most
     ``max_bytes``; every part that starts as XML well-formed, within ``xml_parse``'s limits; at most
@@ -155,7 +170,7 @@ def workbook_check(file, *, max_bytes, max_elements, part_max_elements=(), what=
             most, kind = limits.get(info.filename, (max_elements, ""))
             count = 0
 
-            def counted(tag, attributes, most=most, kind=kind):
+            def counted(tag: str, attributes: dict[str, str], most: int = most, kind: str = kind) -> None:
                 nonlocal count, total
                 count += 1
                 total += 1
@@ -169,20 +184,23 @@ def workbook_check(file, *, max_bytes, max_elements, part_max_elements=(), what=
             xml_read(archive, info.filename, max_bytes=max_bytes, what=info.filename, start=counted)
 
 
-def xml_read(archive, name, **kwargs):
+def xml_read(archive: zipfile.ZipFile, name: str, *, max_bytes: int, what: str, advice: str = "",
+             start: StartHandler | None = None, end: EndHandler | None = None,
+             parser: pyexpat.XMLParserType | None = None) -> None:
     """Run ``xml_parse`` to the end."""
-    for _ in xml_parse(archive, name, **kwargs):
+    for _ in xml_parse(archive, name, max_bytes=max_bytes, what=what, advice=advice, start=start, end=end,
+                       parser=parser):
         pass
 
 
-def xml_parser():
+def xml_parser() -> pyexpat.XMLParserType:
     """Return an expat parser for ``xml_parse``: UTF-8 whatever the part declares, tags as "namespace local",
     text buffered (one call per text, up to 64 KB), no DTD."""
     parser = pyexpat.ParserCreate(encoding="UTF-8", namespace_separator=" ")
     parser.buffer_text = True
     parser.buffer_size = CHUNK_BYTES
 
-    def doctype(*_):
+    def doctype(*_: object) -> NoReturn:
         raise WorkbookError(f"The workbook cannot be read: it holds a DTD, which Excel never writes. {RESAVE}")
 
     parser.StartDoctypeDeclHandler = doctype
@@ -192,13 +210,13 @@ def xml_parser():
 class _Guard:
     """What expat would hold whole, checked on the raw bytes before they reach it (see the module's docstring)."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
         self.offset = 0  # bytes before this chunk
         self.since = 0  # bytes since the last "<"
         self.carry = b""  # the last bytes of the previous chunk: a "<!" or "<?" may straddle two
 
-    def check(self, chunk):
+    def check(self, chunk: bytes) -> None:
         first = chunk.find(b"<")
         if first < 0:
             self.since += len(chunk)
@@ -224,5 +242,5 @@ class _Guard:
         self.offset += len(chunk)
 
 
-def _mb(size):
+def _mb(size: float) -> str:
     return f"{size / 1e6:,.0f} MB" if size >= 1e7 else f"{size / 1e6:,.1f} MB"

@@ -44,7 +44,7 @@ class CompletionSummary(models.Model):
         db_table = "respondents_completionsummary"  # the name it had in respondents: no table is rebuilt
         indexes = [models.Index(fields=["survey", "level", "district", "school"], name="completion_summary_level")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.survey_id}/{self.level}/{self.district_id}/{self.school_id}/{self.grade}/{self.role}: " \
                f"{self.completed}/{self.rostered}"
 

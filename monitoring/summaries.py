@@ -25,21 +25,28 @@ respondent's last save led to, the one they resume on.
 """
 import csv
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import IO, TYPE_CHECKING, cast
 
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
+from accounts.scopes import Scope
 from fileformats.pdf import fitted_text
 from monitoring.models import CompletionSummary
 from respondents.handout import handout_group, in_handout_order
-from respondents.models import Respondent
+from respondents.models import District, Respondent, School
+from surveys.models import Survey
 from surveys.rules import rule_describe
 from surveys.selectors import survey_flow, survey_pages
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison, SupportsWrite
 
 Status = Respondent.Status
 Level = CompletionSummary.Level
@@ -55,23 +62,23 @@ class PageName:
     # The page's show_if in words, to follow "if" ("you chose “Teacher” for “Your role”"); "" when it always applies.
     shown_if: str = ""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"Page {self.number} — {self.title}" if self.title else f"Page {self.number}"
 
     @property
-    def conditional(self):
+    def conditional(self) -> bool:
         return bool(self.shown_if)
 
     @property
-    def label(self):
+    def label(self) -> str:
         """The name, marked for a page that only some respondents see."""
         return f"{self} (conditional)" if self.shown_if else str(self)
 
 
-def page_names(*, survey):
+def page_names(*, survey: Survey) -> dict[int, PageName]:
     """Return ``{number: PageName}`` of every page of ``survey``'s definition (the definition cache's rows)."""
     pages = survey_pages(survey=survey)
-    shown_if = {}
+    shown_if: dict[int, str] = {}
     if any(page.show_if is not None for page in pages):
         flow = survey_flow(survey=survey)
         prompts, choice_labels = flow.texts(survey.default_language)
@@ -80,7 +87,7 @@ def page_names(*, survey):
     return {page.position: PageName(page.position, page.title, shown_if.get(page.position, "")) for page in pages}
 
 
-def page_name(names, number):
+def page_name(names: Mapping[int, PageName], number: int) -> PageName:
     """The PageName of page ``number`` in ``names`` (``page_names``); a page the definition no longer has is
     named by its number."""
     return names.get(number) or PageName(number)
@@ -97,13 +104,13 @@ class Completion:
     not_started: int = 0
     in_progress: int = 0
     completed: int = 0
-    pages: Counter = field(default_factory=Counter)
-    completions: Counter = field(default_factory=Counter)
+    pages: Counter[int] = field(default_factory=Counter)  # in-progress respondents by the page they are on
+    completions: Counter[str] = field(default_factory=Counter)  # completions by hour (ISO 8601, UTC)
     last_activity: datetime | None = None
     # The definition's pages (``page_names``), to name the median page; not a count, so ``add`` leaves it.
-    page_names: dict = field(default_factory=dict, repr=False, compare=False)
+    page_names: dict[int, PageName] = field(default_factory=dict, repr=False, compare=False)
 
-    def add(self, row):
+    def add(self, row: "CompletionSummary | Completion") -> None:
         """Add the counts and histograms of ``row`` (a CompletionSummary or a Completion)."""
         for name in COUNTS:
             setattr(self, name, getattr(self, name) + getattr(row, name))
@@ -113,12 +120,12 @@ class Completion:
             self.last_activity = row.last_activity
 
     @property
-    def completion_rate(self):
+    def completion_rate(self) -> float:
         """Completed of rostered (withdrawn people left out), in percent, one decimal."""
         return round(100 * self.completed / self.rostered, 1) if self.rostered else 0.0
 
     @property
-    def median_page(self):
+    def median_page(self) -> int | None:
         """The median page in-progress respondents have reached (the lower one of an even count: a page), or None."""
         total = sum(self.pages.values())
         if not total:
@@ -131,17 +138,17 @@ class Completion:
         return None
 
     @property
-    def median_page_name(self):
+    def median_page_name(self) -> PageName | None:
         """The median page as a PageName, or None."""
         median = self.median_page
         return None if median is None else page_name(self.page_names, median)
 
-    def stops(self):
+    def stops(self) -> list[tuple[int, int]]:
         """Where in-progress respondents sit: [(page, count)] for every page from 1 to the last one reached."""
         return [(page, self.pages.get(page, 0)) for page in range(1, max(self.pages, default=0) + 1)]
 
 
-def completion_summary_refresh(*, survey, using=None):
+def completion_summary_refresh(*, survey: Survey, using: str | None = None) -> int:
     """Rebuild ``survey``'s completion summary from database ``using`` (a replica); return the group rows written."""
     respondents = Respondent.objects.using(using).filter(survey=survey).order_by()
     active = Q(withdrawn_at__isnull=True)
@@ -152,18 +159,24 @@ def completion_summary_refresh(*, survey, using=None):
         completed=Count("pk", filter=active & Q(status=Status.COMPLETED)),
         last_activity=Max("last_saved_at"),
     )
-    pages = {}
+    pages: dict[tuple[int | None, str, str], dict[str, int]] = {}
     for row in (respondents.filter(active, status=Status.IN_PROGRESS)
                 .values("school_id", "grade", "role", "current_page").annotate(count=Count("pk"))):
         pages.setdefault((row["school_id"], row["grade"], row["role"]), {})[str(row["current_page"])] = row["count"]
     # Every group adds into its school, its district and the state (Completion.add, the same sum the pages use).
-    state, districts, schools, rows = Completion(), {}, {}, []
+    state = Completion()
+    districts: dict[int | None, Completion] = {}
+    schools: dict[int | None, tuple[int | None, Completion]] = {}
+    rows: list[CompletionSummary] = []
     now = timezone.now()
     for values in groups:
-        district_id = values.pop("school__district_id")
+        district_id: int | None = values["school__district_id"]  # None: a respondent without a school
         key = (values["school_id"], values["grade"], values["role"])
         group = CompletionSummary(survey=survey, level=Level.GROUP, refreshed_at=now, district_id=district_id,
-                                  pages=pages.get(key, {}), **values)
+                                  pages=pages.get(key, {}), school_id=values["school_id"], grade=values["grade"],
+                                  role=values["role"], rostered=values["rostered"], withdrawn=values["withdrawn"],
+                                  not_started=values["not_started"], in_progress=values["in_progress"],
+                                  completed=values["completed"], last_activity=values["last_activity"])
         rows.append(group)
         school = schools.setdefault(group.school_id, (district_id, Completion()))[1]
         for level in (school, districts.setdefault(district_id, Completion()), state):
@@ -171,12 +184,12 @@ def completion_summary_refresh(*, survey, using=None):
     completed = (respondents.filter(active, status=Status.COMPLETED, completed_at__isnull=False)
                  .annotate(hour=TruncHour("completed_at", tzinfo=UTC)).values("school_id", "hour")
                  .annotate(count=Count("pk")))
-    for row in completed:
-        district_id, school = schools[row["school_id"]]
+    for hourly in completed:
+        district_id, school = schools[hourly["school_id"]]
         for level in (school, districts[district_id], state):
-            level.completions[row["hour"].isoformat()] += row["count"]
+            level.completions[hourly["hour"].isoformat()] += hourly["count"]
 
-    def summary(completion, level, **where):
+    def summary(completion: Completion, level: str, **where: int | None) -> CompletionSummary:
         return CompletionSummary(survey=survey, level=level, refreshed_at=now, pages=dict(completion.pages),
                                  completions=dict(completion.completions), last_activity=completion.last_activity,
                                  **{name: getattr(completion, name) for name in COUNTS}, **where)
@@ -192,7 +205,7 @@ def completion_summary_refresh(*, survey, using=None):
     return written
 
 
-def completion_summaries_refresh(*, using=None):
+def completion_summaries_refresh(*, using: str | None = None) -> int:
     """Rebuild the completion summary of every open survey, reading database ``using``; return how many."""
     from surveys.models import Survey
 
@@ -209,25 +222,26 @@ class CompletionOverview:
 
     level: str
     whole: Completion
-    children: list
+    children: list[Completion]
     refreshed_at: datetime | None
-    district: object = None
-    school: object = None
+    district: District | None = None
+    school: School | None = None
     # {number: PageName} of the survey's definition (``page_names``).
-    pages: dict = field(default_factory=dict)
+    pages: dict[int, PageName] = field(default_factory=dict)
 
     @property
-    def conditional(self):
+    def conditional(self) -> bool:
         """Whether some page is shown only to some respondents."""
         return any(name.conditional for name in self.pages.values())
 
 
-def completion_overview(*, scope, survey, district=None, school=None):
+def completion_overview(*, scope: Scope, survey: Survey, district: District | None = None,
+                        school: School | None = None) -> CompletionOverview:
     """The survey's completion within ``scope``: the state (or the scope's schools) by district, a ``district``
     by school, or a ``school`` by grade and role. The caller has checked the district or school is in scope."""
     summary = CompletionSummary.objects.filter(survey=survey)
     names = page_names(survey=survey)
-    if not scope.all_schools:
+    if scope.school_ids is not None:
         summary = summary.filter(school_id__in=scope.school_ids)
     if school is not None:
         rows = summary.filter(school=school, level__in=[Level.SCHOOL, Level.GROUP]).order_by("level", "grade", "role")
@@ -246,10 +260,15 @@ def completion_overview(*, scope, survey, district=None, school=None):
     return _overview(Level.STATE, "Your schools", rows, group_of=_district, pages=names)
 
 
-def _overview(level, label, rows, *, group_of, pages, **where):
+def _overview(level: str, label: str, rows: Iterable[CompletionSummary], *,
+              group_of: Callable[[CompletionSummary], tuple[str, str]], pages: dict[int, PageName],
+              district: District | None = None, school: School | None = None) -> CompletionOverview:
     """The row at ``level`` as the whole (or, for a scope that has no such row, the sum of the others) and the
     other rows summed into children keyed by ``group_of``; each names its pages from ``pages``."""
-    whole, summed, children, refreshed_at = None, Completion(label=label, page_names=pages), {}, None
+    whole: Completion | None = None
+    summed = Completion(label=label, page_names=pages)
+    children: dict[str, Completion] = {}
+    refreshed_at: datetime | None = None
     for row in rows:
         refreshed_at = row.refreshed_at if refreshed_at is None else max(refreshed_at, row.refreshed_at)
         if row.level == level:
@@ -263,30 +282,31 @@ def _overview(level, label, rows, *, group_of, pages, **where):
         child.add(row)
         summed.add(row)
     return CompletionOverview(level=level, whole=whole or summed, children=list(children.values()),
-                              refreshed_at=refreshed_at, pages=pages, **where)
+                              refreshed_at=refreshed_at, pages=pages, district=district, school=school)
 
 
-def _district(row):
+def _district(row: CompletionSummary) -> tuple[str, str]:
     return (row.district.code, row.district.name) if row.district else ("", "No school")
 
 
-def _school(row):
+def _school(row: CompletionSummary) -> tuple[str, str]:
     return (row.school.code, row.school.name) if row.school else ("", "No school")
 
 
-def _group(row):
+def _group(row: CompletionSummary) -> tuple[str, str]:
     return f"{row.grade}/{row.role}", " · ".join(
         part for part in (row.grade and f"grade {row.grade}", row.role) if part) or "—"
 
 
 # Sort keys of the monitoring tables: name (the default), then each count; a "-" before one sorts high first.
-SORTS = {"name": lambda c: (c.label.casefold(), c.code), "code": lambda c: c.code,
+SORTS: dict[str, Callable[[Completion], "SupportsRichComparison"]] = {"name": lambda c: (c.label.casefold(), c.code), "code": lambda c: c.code,
          **{name: (lambda name: lambda c: getattr(c, name))(name) for name in COUNTS},
          "rate": lambda c: c.completion_rate, "page": lambda c: c.median_page or 0,
          "activity": lambda c: c.last_activity or datetime.min.replace(tzinfo=UTC)}
 
 
-def completion_rows(children, *, sort="name", query="", below=None):
+def completion_rows(children: Iterable[Completion], *, sort: str = "name", query: str = "",
+                    below: float | None = None) -> list[Completion]:
     """``children`` filtered (name or code containing ``query``; completion rate under ``below`` percent) and
     sorted by ``sort`` (a key of SORTS, "-" first for high to low; an unknown key sorts by name)."""
     query = query.strip().casefold()
@@ -300,7 +320,8 @@ def completion_rows(children, *, sort="name", query="", below=None):
 HOURS_SHOWN = 24 * 62
 
 
-def completions_per_hour(completion, *, opens_at=None, until=None):
+def completions_per_hour(completion: Completion, *, opens_at: datetime | None = None,
+                         until: datetime | None = None) -> list[tuple[datetime, int]]:
     """Completions per hour, every hour from the survey's opening (or the first completion) to the last
     completion (or ``until``, when later): [(hour, count)], oldest first; [] before any completion."""
     if not completion.completions:
@@ -312,7 +333,8 @@ def completions_per_hour(completion, *, opens_at=None, until=None):
     if until is not None:
         last = max(last, until.astimezone(UTC).replace(minute=0, second=0, microsecond=0))
     first = max(first, last - timedelta(hours=HOURS_SHOWN - 1))
-    series, hour = [], first
+    series: list[tuple[datetime, int]] = []
+    hour = first
     while hour <= last:
         series.append((hour, hours.get(hour, 0)))
         hour += timedelta(hours=1)
@@ -326,7 +348,7 @@ NON_RESPONDER_COLUMNS = ["external_id", "grade", "role", "status", "current_page
 WITH_CODES = ["display_name", "access_code"]
 
 
-def non_responders(*, scope, survey, school, grade=None):
+def non_responders(*, scope: Scope, survey: Survey, school: School, grade: str | None = None) -> QuerySet[Respondent]:
     """The school's respondents (in scope, not withdrawn) who have not finished: not started or in progress,
     by hand-out group (grade, or role for those without one: ``respondents.handout.in_handout_order``) then
     external id."""
@@ -337,7 +359,8 @@ def non_responders(*, scope, survey, school, grade=None):
     return in_handout_order(people)
 
 
-def non_responders_write_csv(*, scope, survey, school, people, stream, about=""):
+def non_responders_write_csv(*, scope: Scope, survey: Survey, school: School, people: QuerySet[Respondent],
+                             stream: "SupportsWrite[str]", about: str = "") -> None:
     """Write the non-responders as CSV; display names and codes only for a scope that may see codes (then
     audited as codes downloaded; ``about`` says which list, for the entry)."""
     from fileformats.tables import spreadsheet_safe
@@ -347,7 +370,7 @@ def non_responders_write_csv(*, scope, survey, school, people, stream, about="")
     writer = csv.writer(stream)
     writer.writerow(columns)
     for person in people.iterator(chunk_size=2000):
-        values = {name: getattr(person, name) for name in columns if name != "current_page_name"}
+        values: dict[str, object] = {name: getattr(person, name) for name in columns if name != "current_page_name"}
         values["current_page_name"] = page_name(names, person.current_page).label
         values["access_code"] = person.formatted_access_code
         values["last_saved_at"] = person.last_saved_at.isoformat() if person.last_saved_at else ""
@@ -355,7 +378,8 @@ def non_responders_write_csv(*, scope, survey, school, people, stream, about="")
     _audit_codes(scope, survey, school, f"not-finished list (CSV){about}")
 
 
-def non_responders_write_pdf(*, scope, survey, school, people, stream, about=""):
+def non_responders_write_pdf(*, scope: Scope, survey: Survey, school: School, people: QuerySet[Respondent],
+                             stream: "SupportsWrite[bytes]", about: str = "") -> int:
     """A printable list for teachers, a page per grade (or role, for people without a grade): who has not
     finished, how far they are (the page they resume on, named as in the definition), and (for a scope that may
     see codes, then audited) their name and code to hand out again; return how many."""
@@ -363,7 +387,7 @@ def non_responders_write_pdf(*, scope, survey, school, people, stream, about="")
     from reportlab.lib.units import inch
     from reportlab.pdfgen.canvas import Canvas
 
-    canvas = Canvas(stream, pagesize=letter, pageCompression=1)
+    canvas = Canvas(cast(IO[bytes], stream), pagesize=letter, pageCompression=1)  # reportlab only writes to it
     canvas.setTitle(f"{survey.title}: not finished, {school.name}")
     width, height = letter
     margin, line = 0.6 * inch, 14
@@ -373,7 +397,7 @@ def non_responders_write_pdf(*, scope, survey, school, people, stream, about="")
         [("Name", 4.5), ("Access code", 6.3)] if codes else [])
     ends = [x for _, x in columns[1:]] + [(width - 2 * margin) / inch]
 
-    def header(group, page_number):
+    def header(group: str, page_number: int) -> float:
         canvas.setFont("Helvetica-Bold", 13)
         canvas.drawString(margin, height - margin, f"{survey.title}: not finished")
         canvas.setFont("Helvetica", 10)
@@ -387,7 +411,9 @@ def non_responders_write_pdf(*, scope, survey, school, people, stream, about="")
         canvas.setFont("Helvetica", 9)
         return height - margin - 40 - line
 
-    count, group, y, page_number = 0, None, 0, 0
+    count, page_number = 0, 0
+    group: str | None = None
+    y = 0.0
     for person in people.iterator(chunk_size=2000):
         group_of_person = handout_group(person.grade, person.role)
         if group_of_person != group or y < margin:
@@ -416,6 +442,6 @@ def non_responders_write_pdf(*, scope, survey, school, people, stream, about="")
     return count
 
 
-def _audit_codes(scope, survey, school, detail):
+def _audit_codes(scope: Scope, survey: Survey, school: School, detail: str) -> None:
     if scope.can_see_codes:
         audit_record(scope=scope, action=Action.CODES_DOWNLOADED, survey=survey, school=school, detail=detail)

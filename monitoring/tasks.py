@@ -6,7 +6,7 @@ from monitoring.summaries import completion_summaries_refresh
 
 
 @shared_task(name="respondents.tasks.completion_summaries_refresh_task")
-def completion_summaries_refresh_task():
+def completion_summaries_refresh_task() -> None:
     """Rebuild the completion summary of every open survey from a replica (celery beat, every minute)."""
     with read_from_master():  # the list of surveys; the counts come from the replica
         completion_summaries_refresh(using=replica_alias())

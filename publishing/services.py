@@ -1,18 +1,24 @@
 """Loading, publishing and revising surveys for staff, audited: above the definitions (``surveys``), the
 answers (whether a question has any) and the audit log (``accounts``), so that ``surveys`` imports nothing of
 people or staff."""
+import os
+from datetime import datetime
+from typing import IO
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
+from accounts.scopes import Scope
 from respondents.models import Answer
 from surveys.models import Question, Survey
-from surveys.services import survey_document_read, survey_import, survey_publish, survey_revise
+from surveys.services import survey_create, survey_document_read, survey_publish, survey_revise
 
 
-def survey_load(*, scope, source, filename: str, new_version: bool = False, publish: bool = False) -> Survey:
+def survey_load(*, scope: Scope, source: str | os.PathLike[str] | IO[bytes], filename: str, new_version: bool = False,
+                publish: bool = False) -> Survey:
     """Load the survey in ``source`` (JSON or an XLSForm workbook, ``surveys.services.survey_import``) for a state
     administrator (the staff area, ``manage.py import_survey``): a new survey, or with ``new_version`` the next
     version of the survey of the same slug; audited. Raise DocumentError listing every problem; nothing is
@@ -21,13 +27,14 @@ def survey_load(*, scope, source, filename: str, new_version: bool = False, publ
     if new_version:
         survey = survey_version_create(document=survey_document_read(source=source, filename=filename))
     else:
-        survey = survey_import(source=source, filename=filename, publish=publish)
+        # survey_import without its dry run, whose other answer (a checked document) this never wants.
+        survey = survey_create(document=survey_document_read(source=source, filename=filename, publish=publish))
     action = Action.SURVEY_REVISED if new_version else Action.SURVEY_LOADED
     audit_record(scope=scope, action=action, survey=survey, detail=f"{filename}: version {survey.version}")
     return survey
 
 
-def survey_open(*, scope, survey) -> Survey:
+def survey_open(*, scope: Scope, survey: Survey) -> Survey:
     """Publish ``survey`` for a state administrator (every text in every language: ``survey_publish``); audited."""
     scope.require("can_manage_surveys")
     survey = survey_publish(survey=survey)
@@ -35,7 +42,7 @@ def survey_open(*, scope, survey) -> Survey:
     return survey
 
 
-def survey_version_create(*, document) -> Survey:
+def survey_version_create(*, document: object) -> Survey:
     """Revise the survey ``document`` names (by slug) with it: its next version, applied at once to everyone
     taking it; a change that would strand saved answers is refused (``surveys.services.survey_revise``)."""
     slug = document.get("slug") if isinstance(document, dict) else None
@@ -44,7 +51,8 @@ def survey_version_create(*, document) -> Survey:
     return survey_revise(document=document, answered=set(answered))
 
 
-def survey_dates_change(*, scope, survey, opens_at, closes_at) -> Survey:
+def survey_dates_change(*, scope: Scope, survey: Survey, opens_at: datetime | None,
+                        closes_at: datetime | None) -> Survey:
     """Set when ``survey`` opens and closes to respondents (None: no limit) for a state administrator; audited.
     Raise ValidationError naming the field when it would close before it opens; nothing changes then."""
     scope.require("can_manage_surveys")
@@ -59,7 +67,7 @@ def survey_dates_change(*, scope, survey, opens_at, closes_at) -> Survey:
     return survey
 
 
-def survey_close_now(*, scope, survey) -> Survey:
+def survey_close_now(*, scope: Scope, survey: Survey) -> Survey:
     """Close ``survey`` to respondents now: its closing time becomes now (``survey_dates_change``). Raise
     ValidationError when it opens later (change its opening time instead)."""
     now = timezone.now()
@@ -69,7 +77,7 @@ def survey_close_now(*, scope, survey) -> Survey:
     return survey_dates_change(scope=scope, survey=survey, opens_at=survey.opens_at, closes_at=now)
 
 
-def _local_time(moment):
+def _local_time(moment: datetime | None) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M %Z") if moment else "(none)"
 
 

@@ -13,7 +13,7 @@ ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 LENGTH = 10
 GROUP = 5
 
-def generate():
+def generate() -> str:
     """Return a new random access code in stored (unformatted) form."""
     return "".join(secrets.choice(ALPHABET) for _ in range(LENGTH))
 
@@ -23,7 +23,7 @@ _BYTE_TO_CHAR = bytes(ord(ALPHABET[b % len(ALPHABET)]) if b < 248 else 0 for b i
 _DROPPED = bytes(range(248, 256))
 
 
-def generate_many(count):
+def generate_many(count: int) -> list[str]:
     """Return ``count`` new random codes at once: the same draw as ``generate``, for a roster of a million."""
     needed = count * LENGTH
     chars = b""
@@ -33,7 +33,7 @@ def generate_many(count):
     return [text[i:i + LENGTH] for i in range(0, needed, LENGTH)]
 
 
-def normalize(typed):
+def normalize(typed: str) -> str | None:
     """Return ``typed`` in stored form, or None when it cannot be a code.
 
     Case, spaces and dashes are ignored. The caller treats None exactly like an
@@ -45,6 +45,6 @@ def normalize(typed):
     return cleaned
 
 
-def format_code(code):
+def format_code(code: str) -> str:
     """Return ``code`` split into groups for printing."""
     return "-".join(code[i : i + GROUP] for i in range(0, len(code), GROUP))

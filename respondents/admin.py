@@ -7,16 +7,15 @@ class PageSaveInline(admin.TabularInline):
     """The respondent's page saves, oldest first: an audit trail, so nothing here can be changed."""
 
     model = PageSave
-    fields = ["saved_at", "page", "nav", "next_page", "answer_count", "completed", "save_id"]
-    readonly_fields = fields
+    fields = readonly_fields = ("saved_at", "page", "nav", "next_page", "answer_count", "completed", "save_id")
     ordering = ["pk"]
     can_delete = False
     extra = 0
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: object, obj: object = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
         return False
 
 

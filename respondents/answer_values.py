@@ -6,15 +6,19 @@ tests and ``make fuzz`` can prove that nothing invalid was ever stored.
 """
 import datetime
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 
+from django.db.models import QuerySet
+
+from respondents.models import Answer
 from surveys.models import Question
 
 _INTEGER = re.compile(r"^-?[0-9]+$")
 _DECIMAL = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,6})?$")
 
 
-def answer_value_problem(question, value, choice_values):
+def answer_value_problem(question: Question, value: str, choice_values: Sequence[str]) -> str | None:
     """Return why ``value`` breaks ``question``'s rules, or None if it keeps them.
 
     ``choice_values`` are the values of the question's choices in order (a
@@ -54,7 +58,7 @@ def answer_value_problem(question, value, choice_values):
     return f"a {kind} question takes no answer"
 
 
-def _number_problem(question, value, written, what):
+def _number_problem(question: Question, value: str, written: re.Pattern[str], what: str) -> str | None:
     if not written.match(value):
         return f"{value!r} is not {what}"
     number = Decimal(value)
@@ -65,14 +69,15 @@ def _number_problem(question, value, written, what):
     return None
 
 
-def stored_answer_problems(answers):
+def stored_answer_problems(answers: QuerySet[Answer]) -> list[tuple[Answer, str]]:
     """Return ``[(answer, problem), ...]`` for every answer in ``answers`` that breaks its question's rules.
 
     ``answers`` is a queryset of Answer; questions and choices are read once per question.
     """
     from surveys.models import Choice
 
-    problems, choices = [], {}
+    problems: list[tuple[Answer, str]] = []
+    choices: dict[int, list[str]] = {}
     for answer in answers.select_related("question"):
         question = answer.question
         source = question.grid_id or question.pk

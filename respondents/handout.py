@@ -1,12 +1,14 @@
 """Hand-out groups: the order in which a school's people get their slips and appear on its lists."""
-from django.db.models import Case, CharField, F, Value, When
+from django.db.models import Case, CharField, F, QuerySet, Value, When
+
+from respondents.models import Respondent
 
 # The cover of a group without a grade, by role (Respondent.Role; the roster accepts no other).
 ROLE_GROUPS = {"teacher": "Teachers", "parent": "Parents", "staff": "Staff", "student": "Students without a grade",
                "": "People without a grade or role"}
 
 
-def handout_group(grade, role):
+def handout_group(grade: str, role: str) -> str:
     """The name of the group a person's slip is handed out with: "Grade 7", or for a person without a grade
     (teachers, parents, staff) their role's: "Teachers"."""
     if grade:
@@ -14,7 +16,7 @@ def handout_group(grade, role):
     return ROLE_GROUPS.get(role, ROLE_GROUPS[""])
 
 
-def in_handout_order(people):
+def in_handout_order(people: QuerySet[Respondent]) -> QuerySet[Respondent]:
     """``people`` (Respondents) by hand-out group (grade, then role for those without one), then external id."""
     role_without_grade = Case(When(grade="", then=F("role")), default=Value(""), output_field=CharField())
     return people.annotate(handout_role=role_without_grade).order_by("grade", "handout_role", "external_id", "pk")

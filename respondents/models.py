@@ -4,12 +4,22 @@
 question (about 300 per respondent, 600 million for a state-wide survey), so it
 holds only what a page save must write and is keyed for that write.
 """
+from typing import Any
+
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from respondents import access_codes
 from surveys.models import Question, Survey
+
+
+def text_max_length(model: type[models.Model], name: str) -> int:
+    """Return how many characters the CharField ``name`` of ``model`` holds (what an import or export checks)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.CharField) or field.max_length is None:
+        raise TypeError(f"{model.__name__}.{name} is not a CharField with a max_length")
+    return field.max_length
 
 
 class District(models.Model):
@@ -19,7 +29,7 @@ class District(models.Model):
     class Meta:
         ordering = ["code"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.name} ({self.code})"
 
 
@@ -33,7 +43,7 @@ class School(models.Model):
     class Meta:
         ordering = ["code"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.name} ({self.code})"
 
 
@@ -79,24 +89,24 @@ class Respondent(models.Model):
         ]
         indexes = [models.Index(fields=["survey", "status"], name="respondent_survey_status")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.external_id or access_codes.format_code(self.access_code)
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         if not self.access_code:
             self.access_code = access_codes.generate()
         super().save(*args, **kwargs)
 
     @property
-    def is_completed(self):
+    def is_completed(self) -> bool:
         return self.status == self.Status.COMPLETED
 
     @property
-    def is_withdrawn(self):
+    def is_withdrawn(self) -> bool:
         return self.withdrawn_at is not None
 
     @property
-    def formatted_access_code(self):
+    def formatted_access_code(self) -> str:
         return access_codes.format_code(self.access_code)
 
 
@@ -133,7 +143,7 @@ class PageSave(models.Model):
             models.UniqueConstraint(fields=["respondent", "save_id"], name="page_save_once_per_save_id"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.respondent_id} page {self.page} ({self.nav}) at {self.saved_at:%Y-%m-%d %H:%M:%S}"
 
 
@@ -158,7 +168,7 @@ class Answer(models.Model):
             models.UniqueConstraint(fields=["respondent", "question"], name="answer_one_per_question"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.respondent_id}/{self.question_id}={self.value!r}"
 
 

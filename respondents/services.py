@@ -1,17 +1,27 @@
 """Writes of respondents and answers: rosters, and the page save every respondent makes ~60 times."""
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
+from typing import TypeVar
+from uuid import UUID
 
 from django.db import IntegrityError, connections, router, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Exists, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from respondents.models import Answer, Nav, PageSave, Respondent
-from respondents.selectors import missing_required
+from respondents.selectors import QuestionKey, missing_required
 from respondents.sql import column, table
-from surveys.flow import Route
-from surveys.selectors import required_questions, survey_flow
+from surveys.flow import Route, SurveyFlow
+from surveys.models import Question
+from surveys.selectors import PageDefinition, required_questions, survey_flow
+
+
+# The questions of the page being saved: Question rows, or a page definition's copies of them.
+_Question = TypeVar("_Question", bound=QuestionKey)
 
 
 class PageSaveRefused(Exception):
@@ -20,7 +30,7 @@ class PageSaveRefused(Exception):
     GONE = "gone"
     LOCKED = "locked"
 
-    def __init__(self, reason):
+    def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
 
@@ -32,21 +42,21 @@ class PageSaveResult:
     page_count: int
     completed: bool = False
     # For a finish that could not complete: {page_number: [question, ...]}.
-    missing: dict = field(default_factory=dict)
+    missing: dict[int, list[Question]] = field(default_factory=dict)
     replayed: bool = False
     # The pages that apply to the respondent (all of them when none has a show_if).
-    pages: tuple = ()
+    pages: tuple[int, ...] = ()
 
     @property
-    def progress(self):
+    def progress(self) -> int:
         """Percent of the pages that apply behind the respondent: those before the next one, or 100 when complete."""
         if self.completed:
             return 100
         return Route(number=self.next_page, pages=self.pages or tuple(range(1, self.page_count + 1))).progress
 
 
-def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str, access_code=None,
-              route: Route | None = None) -> PageSaveResult:
+def page_save(*, respondent_id: int, definition: PageDefinition, values: Mapping[_Question, str], save_id: UUID,
+              nav: str, access_code: str | None = None, route: Route | None = None) -> PageSaveResult:
     """Save one page of answers and move the respondent on; return a PageSaveResult.
 
     ``values`` maps every answerable question on the page to its stored text
@@ -67,7 +77,8 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
     """
     number, page_count = definition.number, definition.page_count
     route = route or Route(number=number, pages=tuple(range(1, page_count + 1)))
-    next_page = {Nav.BACK: route.previous, Nav.NEXT: route.next}.get(nav, number)
+    moves: dict[str, int] = {Nav.BACK: route.previous, Nav.NEXT: route.next}
+    next_page = moves.get(nav, number)
     # Read the definition before the transaction: inside it every read goes to
     # the master (config/db_router.py), and the transaction stays short.
     required = required_questions(survey=definition.survey) if nav == Nav.FINISH else None
@@ -128,7 +139,7 @@ def page_save(*, respondent_id: int, definition, values: dict, save_id, nav: str
 
 
 @cache
-def _page_save_sql():
+def _page_save_sql() -> str:
     """The statement ``_page_save_statement`` sends, with the tables' and columns' names from the models."""
     r, a, p = Respondent, Answer, PageSave
     return f"""
@@ -161,8 +172,9 @@ def _page_save_sql():
     """
 
 
-def _page_save_statement(database, *, respondent_id, values, save_id, nav, number, next_page, access_code,
-                         now) -> bool:
+def _page_save_statement(database: BaseDatabaseWrapper, *, respondent_id: int, values: Mapping[_Question, str],
+                         save_id: UUID, nav: str, number: int, next_page: int, access_code: str | None,
+                         now: datetime) -> bool:
     """Make a page save that does not finish (Next, Back) in one statement on PostgreSQL; return whether it applied.
 
     The same writes as ``page_save``'s transaction (the conditional UPDATE, the upsert of the answers, the log row),
@@ -181,7 +193,8 @@ def _page_save_statement(database, *, respondent_id, values, save_id, nav, numbe
         return cursor.fetchone()[0] == 1
 
 
-def _finish(*, respondent_id, definition, required, flow, now, route):
+def _finish(*, respondent_id: int, definition: PageDefinition, required: Sequence[tuple[int, Question]] | None,
+            flow: SurveyFlow | None, now: datetime, route: Route) -> PageSaveResult:
     """Complete the response if every required question that is asked is answered (inside page_save's transaction)."""
     number, page_count = definition.number, definition.page_count
     missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required, flow=flow)
@@ -192,7 +205,9 @@ def _finish(*, respondent_id, definition, required, flow, now, route):
     return PageSaveResult(page=number, next_page=number, page_count=page_count, completed=True, pages=route.pages)
 
 
-def _replay(*, respondent_id, definition, save_id, required, route, access_code=None):
+def _replay(*, respondent_id: int, definition: PageDefinition, save_id: UUID,
+            required: Sequence[tuple[int, Question]] | None, route: Route,
+            access_code: str | None = None) -> PageSaveResult:
     """Answer a save that changed nothing: a save_id used before, or a save that is refused.
 
     Runs inside a transaction, so it reads the master (config/db_router.py).
@@ -205,7 +220,7 @@ def _replay(*, respondent_id, definition, save_id, required, route, access_code=
         if not current.exists():
             raise PageSaveRefused(PageSaveRefused.GONE)
         raise PageSaveRefused(PageSaveRefused.LOCKED)
-    missing = {}
+    missing: dict[int, list[Question]] = {}
     if first.nav == Nav.FINISH and not first.completed:
         # What is missing now: the person may have answered some of it since.
         missing = missing_required(respondent_id=respondent_id, survey=definition.survey, required=required)

@@ -16,16 +16,18 @@ applying it would write is kept with its counts in a ``DirectoryUpload``.
    check is checked again, with its new counts for the person to confirm,
    never applied on what the check saw.
 """
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import TypedDict, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
-from accounts.scopes import COMMAND_LINE
-from fileformats.tables import Problem, TableError, formula_problem, open_table
+from accounts.scopes import COMMAND_LINE, Scope
+from fileformats.tables import Problem, StrPath, Table, TableError, formula_problem, open_table
 from respondents.models import District, School
 from rosters.models import DirectoryUpload
 
@@ -34,6 +36,15 @@ CODE_MAX, NAME_MAX = 20, 200
 # A state has a few thousand schools; the check holds the file's rows in memory, in the web request.
 MAX_ROWS = 100_000
 Status = DirectoryUpload.Status
+_Row = TypeVar("_Row")
+_Old = TypeVar("_Old")
+
+
+class SchoolRow(TypedDict):
+    """A school of the file, as ``DirectoryUpload.school_rows`` keeps it (by its code)."""
+
+    name: str
+    district: str
 
 
 class DirectoryNotReady(Exception):
@@ -46,27 +57,27 @@ class Counts:
     updated: int = 0
     unchanged: int = 0
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.new} new, {self.updated} updated, {self.unchanged} unchanged"
 
 
-def directory_counts(upload, what):
+def directory_counts(upload: DirectoryUpload, what: str) -> Counts:
     """The counts (``what``: "districts" or "schools") of a DirectoryUpload, as Counts."""
     return Counts(**upload.counts.get(what, {}))
 
 
-def directory_problems(upload):
+def directory_problems(upload: DirectoryUpload) -> list[Problem]:
     """The problems of a DirectoryUpload, as Problems."""
     return [Problem(*problem) for problem in upload.problem_list]
 
 
-def school_directory_check(*, scope, path, filename="") -> DirectoryUpload:
+def school_directory_check(*, scope: Scope, path: StrPath, filename: str = "") -> DirectoryUpload:
     """Read and check the directory file at ``path``; keep what applying it would write; return the upload,
     CHECKED or REFUSED (with every problem). Writes nothing to the directory. Only a state administrator's
     ``scope`` may. Raises ``fileformats.tables.TableError`` for a file that cannot be read as a table."""
     scope.require("can_import_schools")
     table = open_table(path, required=COLUMNS, max_bytes=settings.UPLOAD_MAX_BYTES)
-    problems = []
+    problems: list[Problem] = []
     districts, schools = _read(table, problems)
     return DirectoryUpload.objects.create(
         uploaded_by_id=scope.user_id, uploaded_from=scope.address, source_filename=(filename or str(path))[:255],
@@ -77,7 +88,7 @@ def school_directory_check(*, scope, path, filename="") -> DirectoryUpload:
     )
 
 
-def school_directory_apply(*, scope, upload_id) -> DirectoryUpload:
+def school_directory_apply(*, scope: Scope, upload_id: int) -> DirectoryUpload:
     """Write a checked directory file in one transaction, unless the directory changed since it was checked: then
     it is checked again (new counts, a note) and left for the person to confirm. Return the upload. Raises
     DirectoryUpload.DoesNotExist for another person's upload, DirectoryNotReady unless it is CHECKED."""
@@ -103,7 +114,7 @@ def school_directory_apply(*, scope, upload_id) -> DirectoryUpload:
     return upload
 
 
-def school_directory_discard(*, scope, upload_id) -> DirectoryUpload:
+def school_directory_discard(*, scope: Scope, upload_id: int) -> DirectoryUpload:
     """Drop a checked directory file without applying it; return it."""
     scope.require("can_import_schools")
     with transaction.atomic(durable=True):
@@ -115,7 +126,8 @@ def school_directory_discard(*, scope, upload_id) -> DirectoryUpload:
     return upload
 
 
-def school_directory_import(*, scope, path, dry_run=False, filename="") -> DirectoryUpload:
+def school_directory_import(*, scope: Scope, path: StrPath, dry_run: bool = False,
+                            filename: str = "") -> DirectoryUpload:
     """Check the directory file at ``path`` and, unless ``dry_run`` or it has problems, apply it at once
     (``manage.py import_schools``, where the person at the terminal has confirmed by running it)."""
     upload = school_directory_check(scope=scope, path=path, filename=filename)
@@ -124,14 +136,14 @@ def school_directory_import(*, scope, path, dry_run=False, filename="") -> Direc
     return school_directory_apply(scope=scope, upload_id=upload.pk)
 
 
-def directory_uploads(*, scope):
+def directory_uploads(*, scope: Scope) -> QuerySet[DirectoryUpload]:
     """The directory files ``scope`` uploaded, newest first (every one, for the command line)."""
     scope.require("can_import_schools")
     uploads = DirectoryUpload.objects.select_related("uploaded_by")
     return uploads if scope is COMMAND_LINE else uploads.filter(uploaded_by_id=scope.user_id)
 
 
-def school_directory_search(*, scope, query=""):
+def school_directory_search(*, scope: Scope, query: str = "") -> QuerySet[School]:
     """The schools ``scope`` covers, with their districts, whose code or name, or district's, holds ``query``."""
     schools = scope.schools().select_related("district").order_by("district__code", "code")
     if query:
@@ -140,12 +152,12 @@ def school_directory_search(*, scope, query=""):
     return schools
 
 
-def _own_upload(scope, upload_id, *, lock=False):
+def _own_upload(scope: Scope, upload_id: int, *, lock: bool = False) -> DirectoryUpload:
     uploads = directory_uploads(scope=scope)
     return (uploads.select_for_update(of=("self",)) if lock else uploads).get(pk=upload_id)
 
 
-def _lock_directory():
+def _lock_directory() -> None:
     """Let one directory apply at a time write the directory (PostgreSQL: SHARE ROW EXCLUSIVE, which readers and
     the foreign-key checks of respondents' writes pass through; SQLite locks the database at the first write)."""
     if connection.vendor == "postgresql":
@@ -153,7 +165,7 @@ def _lock_directory():
             cursor.execute(f"LOCK TABLE {District._meta.db_table}, {School._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
 
 
-def _counts(districts, schools):
+def _counts(districts: Mapping[str, str], schools: Mapping[str, SchoolRow]) -> dict[str, dict[str, int]]:
     """What writing ``districts`` and ``schools`` would do to the directory as it is now."""
     existing_districts = dict(District.objects.filter(code__in=districts).values_list("code", "name"))
     existing_schools = {code: (name, district) for code, name, district in School.objects.filter(code__in=schools)
@@ -164,17 +176,17 @@ def _counts(districts, schools):
     }
 
 
-def schools_ensure(rows):
+def schools_ensure(rows: Collection[tuple[str, str, str, str]]) -> dict[str, School]:
     """Create or update the directory entries ``rows`` of (district code, district name, school code, school name);
     return {school code: School}. For seeding (demo, load tests); files go through school_directory_import."""
     districts = {d_code: d_name for d_code, d_name, _, _ in rows}
-    schools = {s_code: {"name": s_name, "district": d_code} for d_code, _, s_code, s_name in rows}
+    schools = {s_code: SchoolRow(name=s_name, district=d_code) for d_code, _, s_code, s_name in rows}
     with transaction.atomic():
         _apply(districts, schools)
     return {s.code: s for s in School.objects.filter(code__in=schools)}
 
 
-def _apply(districts, schools):
+def _apply(districts: Mapping[str, str], schools: Mapping[str, SchoolRow]) -> None:
     District.objects.bulk_create([District(code=code, name=name) for code, name in districts.items()],
                                  update_conflicts=True, unique_fields=["code"], update_fields=["name"])
     ids = dict(District.objects.filter(code__in=districts).values_list("code", "id"))
@@ -184,9 +196,11 @@ def _apply(districts, schools):
     )
 
 
-def _read(table, problems):
+def _read(table: Table, problems: list[Problem]) -> tuple[dict[str, str], dict[str, SchoolRow]]:
     """Return ({district code: name}, {school code: {"name", "district"}}), appending every problem found."""
-    districts, schools, first_seen = {}, {}, {}
+    districts: dict[str, str] = {}
+    schools: dict[str, SchoolRow] = {}
+    first_seen: dict[str, int] = {}
     for number, row in table.rows:
         if number > MAX_ROWS + 1:
             raise TableError(f"The file has more than {MAX_ROWS:,} rows: a school directory has one row a school.")
@@ -211,12 +225,13 @@ def _read(table, problems):
         if school in schools:
             problems.append(Problem(number, "school_code", school, f"listed twice (first on row {first_seen[school]})"))
             continue
-        schools[school] = {"name": row["school_name"], "district": district}
+        schools[school] = SchoolRow(name=row["school_name"], district=district)
         first_seen[school] = number
     return districts, schools
 
 
-def _count(rows, existing, same):
+def _count(rows: Mapping[str, _Row], existing: Mapping[str, _Old], same: Callable[[_Old, _Row], bool]
+           ) -> dict[str, int]:
     counts = {"new": 0, "updated": 0, "unchanged": 0}
     for code, row in rows.items():
         if code not in existing:

@@ -30,28 +30,53 @@ import logging
 import os
 import time
 from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from django.conf import settings
+from django.core.files import File
 from django.db import connection, transaction
-from django.db.models import Count, Exists, Min, OuterRef
+from django.db.models import Count, Exists, Min, OuterRef, QuerySet
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
-from accounts.scopes import COMMAND_LINE, NotStaff, staff_scope
-from fileformats.tables import Problem, TableError, formula_problem, local_path, open_table, spreadsheet_safe
+from accounts.scopes import COMMAND_LINE, NotStaff, Scope, staff_scope
+from fileformats.tables import Problem, Table, TableError, formula_problem, local_path, open_table, spreadsheet_safe
 from respondents import access_codes
-from respondents.models import Respondent, School
+from respondents.models import Respondent, School, text_max_length
 from rosters.models import Roster, RosterProblem, RosterRow
 from rosters.selectors import rosters_in_scope
 from surveys.models import Survey
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 log = logging.getLogger(__name__)
 REQUIRED = ["external_id", "school_code"]
 OPTIONAL = ["grade", "role", "language", "display_name"]
-MAX_LENGTH = {name: Respondent._meta.get_field(name).max_length
-              for name in ["external_id", "grade", "display_name"]}
+MAX_LENGTH = {name: text_max_length(Respondent, name) for name in ["external_id", "grade", "display_name"]}
 BATCH = 5000
 Status = Roster.Status
+# What a school and role's rows made: one line of Roster.counts each (with the school's code and the role).
+NUMBERS: tuple[Literal["new", "updated", "unchanged", "errors"], ...] = ("new", "updated", "unchanged", "errors")
+# {(school code, role): rows with errors}
+Errors = Counter[tuple[str, str]]
+# A row staged for RosterRow: STAGED's fields less the code, in order.
+StagedRow = tuple[int, str, int, str, str, str, str]
+
+
+class RosterNumbers(TypedDict):
+    new: int
+    updated: int
+    unchanged: int
+    errors: int
+
+
+class RosterCount(RosterNumbers):
+    """One line of ``Roster.counts``: what the rows of one school and role made."""
+
+    school: str
+    role: str
 
 
 class RosterNotReady(Exception):
@@ -67,7 +92,7 @@ ELSEWHERE = "already a respondent of a school that is not yours"
 
 # ---------------------------------------------------------------- 1. upload
 
-def roster_upload(*, scope, survey, file, filename) -> Roster:
+def roster_upload(*, scope: Scope, survey: Survey, file: File, filename: str) -> Roster:
     """Keep the uploaded ``file`` and return a Roster to check; raise TableError for a file over the size limit."""
     scope.require("can_manage_people")
     if file.size > settings.UPLOAD_MAX_BYTES:
@@ -84,7 +109,7 @@ def roster_upload(*, scope, survey, file, filename) -> Roster:
 
 # ---------------------------------------------------------------- 2. check (the dry run)
 
-def roster_check(*, roster_id):
+def roster_check(*, roster_id: int) -> Roster:
     """Read and check the roster's file, staging its rows; leave it CHECKED or REFUSED. Writes no respondent."""
     roster = Roster.objects.select_related("survey", "uploaded_by").get(pk=roster_id)
     if roster.status != Status.CHECKING:
@@ -123,13 +148,15 @@ def roster_check(*, roster_id):
     return roster
 
 
-def _stage(roster, table, scope):
+def _stage(roster: Roster, table: Table, scope: Scope) -> Errors:
     """Stage the good rows and record the problems, a batch at a time; return {(school, role): rows with errors}."""
     schools = dict(School.objects.values_list("code", "pk"))
     roles = set(Respondent.Role.values)
     languages = {code for code, _ in settings.LANGUAGES}
-    errors = Counter()
-    rows, problems, read = [], [], 0
+    errors = Errors()
+    rows: list[StagedRow] = []
+    problems: list[Problem] = []
+    read = 0
     for number, record in table.rows:
         read += 1
         found = _row_problems(number, record, schools, roles, languages, scope)
@@ -148,8 +175,9 @@ def _stage(roster, table, scope):
     return errors
 
 
-def _row_problems(number, record, schools, roles, languages, scope):
-    found = []
+def _row_problems(number: int, record: dict[str, str], schools: dict[str, int], roles: set[str], languages: set[str],
+                  scope: Scope) -> list[Problem]:
+    found: list[Problem] = []
     for column, value in record.items():
         problem = formula_problem(number, column, value)
         if problem is None and column in MAX_LENGTH and len(value) > MAX_LENGTH[column]:
@@ -179,32 +207,32 @@ def _row_problems(number, record, schools, roles, languages, scope):
 STAGED = ["row", "external_id", "school_id", "grade", "role", "language", "display_name", "access_code"]
 
 
-def _write_batch(roster, rows, problems, read):
+def _write_batch(roster: Roster, rows: list[StagedRow], problems: list[Problem], read: int) -> None:
     """Stage ``rows`` (tuples in STAGED order, less the code) with fresh codes, and record ``problems``.
 
     On PostgreSQL the rows go in with COPY, several times faster than
     INSERTs of model instances (``make bench-roster``); elsewhere with
     bulk_create.
     """
-    rows = [(*row, code) for row, code in zip(rows, access_codes.generate_many(len(rows)), strict=True)]
-    if connection.vendor == "postgresql" and rows:
+    coded = [(*row, code) for row, code in zip(rows, access_codes.generate_many(len(rows)), strict=True)]
+    if connection.vendor == "postgresql" and coded:
         text = io.StringIO()
         # Every text quoted: in COPY's CSV an unquoted empty field is NULL, a quoted one the empty string.
-        csv.writer(text, quoting=csv.QUOTE_NONNUMERIC).writerows((roster.pk, *row) for row in rows)
+        csv.writer(text, quoting=csv.QUOTE_NONNUMERIC).writerows((roster.pk, *row) for row in coded)
         text.seek(0)
         with connection.cursor() as cursor:
             cursor.cursor.copy_expert(
                 f"COPY respondents_rosterrow (roster_id, {', '.join(STAGED)}) FROM STDIN WITH (FORMAT csv)", text)
     else:
         RosterRow.objects.bulk_create([RosterRow(roster_id=roster.pk, **dict(zip(STAGED, row, strict=True)))
-                                       for row in rows], batch_size=BATCH)
+                                       for row in coded], batch_size=BATCH)
     RosterProblem.objects.bulk_create(
         [RosterProblem(roster_id=roster.pk, row=p.row, column=p.column, value=p.value[:200], reason=p.reason[:300])
          for p in problems], batch_size=BATCH)
     Roster.objects.filter(pk=roster.pk).update(rows_read=read)
 
 
-def _analyze_staged():
+def _analyze_staged() -> None:
     """Give PostgreSQL's planner fresh statistics of the staging table: a roster just added a million rows to it,
     and autovacuum's ANALYZE comes later; the whole-file checks and the upsert are planned on these."""
     if connection.vendor == "postgresql":
@@ -212,14 +240,14 @@ def _analyze_staged():
             cursor.execute("ANALYZE respondents_rosterrow")
 
 
-def _whole_file_problems(roster, scope):
+def _whole_file_problems(roster: Roster, scope: Scope) -> Errors:
     """Record the problems only the whole file shows; return {(school, role): rows with errors} for them."""
-    errors = Counter()
+    errors = Errors()
     staged = RosterRow.objects.filter(roster=roster)
     twice = (staged.values("external_id").annotate(copies=Count("pk"), first=Min("row")).filter(copies__gt=1)
              .values("external_id", "first"))
     first_row = {item["external_id"]: item["first"] for item in twice.iterator(chunk_size=BATCH)}
-    problems = []
+    problems: list[RosterProblem] = []
     if first_row:
         repeated = staged.filter(external_id__in=list(first_row)).exclude(
             row__in=list(first_row.values())).select_related("school").order_by("row")
@@ -233,7 +261,7 @@ def _whole_file_problems(roster, scope):
     return errors + elsewhere_errors
 
 
-def _counts(roster, errors):
+def _counts(roster: Roster, errors: Errors) -> list[RosterCount]:
     """Per school and role: new, updated, unchanged (over the staged rows) and errors; sorted by school, role.
 
     One LEFT JOIN of the staged rows to the survey's respondents (a hash join
@@ -252,17 +280,17 @@ def _counts(roster, errors):
             f"LEFT JOIN respondents_respondent AS r ON r.survey_id = %s AND r.external_id = s.external_id "
             f"WHERE s.roster_id = %s GROUP BY sc.code, s.role",
             [roster.survey_id, roster.pk])
-        summary = {(school, role): {"new": int(new), "updated": int(updated), "unchanged": int(unchanged),
-                                    "errors": 0}
+        summary = {(school, role): RosterNumbers(new=int(new), updated=int(updated), unchanged=int(unchanged),
+                                                 errors=0)
                    for school, role, new, updated, unchanged in cursor.fetchall()}
     for key, count in errors.items():
-        summary.setdefault(key, {"new": 0, "updated": 0, "unchanged": 0, "errors": 0})["errors"] += count
-    return [{"school": school, "role": role, **numbers} for (school, role), numbers in sorted(summary.items())]
+        summary.setdefault(key, RosterNumbers(new=0, updated=0, unchanged=0, errors=0))["errors"] += count
+    return [RosterCount(school=school, role=role, **numbers) for (school, role), numbers in sorted(summary.items())]
 
 
 # ---------------------------------------------------------------- 3. apply
 
-def roster_apply_start(*, scope, roster_id) -> Roster:
+def roster_apply_start(*, scope: Scope, roster_id: int) -> Roster:
     """Mark a checked roster as being applied (once, however often the person clicks); return it.
 
     Only its uploader applies it (the command line applies any). Raises
@@ -279,7 +307,7 @@ def roster_apply_start(*, scope, roster_id) -> Roster:
     return roster
 
 
-def roster_apply(*, roster_id) -> Roster:
+def roster_apply(*, roster_id: int) -> Roster:
     """Upsert the staged rows of a roster marked APPLYING into its survey, in one transaction; return it."""
     roster = Roster.objects.select_related("survey", "uploaded_by").get(pk=roster_id)
     if roster.status != Status.APPLYING:
@@ -289,7 +317,7 @@ def roster_apply(*, roster_id) -> Roster:
         scope = _uploader_scope(roster)
         with transaction.atomic(durable=True):
             _lock_for_apply(roster)
-            if not scope.all_schools and RosterRow.objects.filter(roster=roster).exclude(
+            if scope.school_ids is not None and RosterRow.objects.filter(roster=roster).exclude(
                     school_id__in=scope.school_ids).exists():
                 raise RosterNotReady("The file names schools that are no longer yours: upload it again.")
             # What the check found must still hold: it is read again here, under the lock, and the writes below
@@ -328,7 +356,7 @@ def roster_apply(*, roster_id) -> Roster:
     return roster
 
 
-def roster_discard(*, scope, roster_id) -> Roster:
+def roster_discard(*, scope: Scope, roster_id: int) -> Roster:
     """Drop a checked roster without applying it (the person chose not to); return it."""
     scope.require("can_manage_people")
     roster = _own_roster(scope, roster_id)
@@ -343,7 +371,7 @@ def roster_discard(*, scope, roster_id) -> Roster:
     return roster
 
 
-def _draw_again_clashing_codes(roster, attempts=5):
+def _draw_again_clashing_codes(roster: Roster, attempts: int = 5) -> None:
     """Give a new code to a staged row whose code is already someone's or another staged row's (astronomically
     rare: about once in 400 state-wide imports)."""
     staged = RosterRow.objects.filter(roster=roster)
@@ -363,7 +391,7 @@ def _draw_again_clashing_codes(roster, attempts=5):
     raise RuntimeError("could not draw unused access codes")
 
 
-def _lock_for_apply(roster):
+def _lock_for_apply(roster: Roster) -> None:
     """Take the locks of a roster's apply, first in its transaction: the roster's row, and the survey's row in
     FOR NO KEY UPDATE mode, so that applies to one survey run one at a time and each reads what the one before
     it wrote (a roster checked before another was applied is judged on the survey as it is now).
@@ -381,11 +409,12 @@ def _lock_for_apply(roster):
                            [roster.survey_id])
 
 
-def _elsewhere_problems(roster, scope):
+def _elsewhere_problems(roster: Roster, scope: Scope) -> tuple[list[RosterProblem], Errors]:
     """Return the staged people who are respondents of a school ``scope`` does not cover (the file may not move
     them), as RosterProblems not yet saved, and {(school, role): how many} of them."""
-    problems, errors = [], Counter()
-    if scope.all_schools:
+    problems: list[RosterProblem] = []
+    errors = Errors()
+    if scope.school_ids is None:
         return problems, errors
     elsewhere = RosterRow.objects.filter(roster=roster).filter(Exists(
         Respondent.objects.filter(survey_id=roster.survey_id, external_id=OuterRef("external_id"))
@@ -398,7 +427,8 @@ def _elsewhere_problems(roster, scope):
     return problems, errors
 
 
-def _checked_again(roster, *, scope, elsewhere, counts):
+def _checked_again(roster: Roster, *, scope: Scope, elsewhere: list[RosterProblem],
+                   counts: list[RosterCount]) -> Roster:
     """Record what the survey's changes since the check make of ``roster`` (inside the apply's transaction):
     REFUSED with the new problems, or CHECKED again with the new counts, to be confirmed again; audited."""
     if elsewhere:
@@ -419,7 +449,7 @@ def _checked_again(roster, *, scope, elsewhere, counts):
     return roster
 
 
-def _update_changed(roster, scope):
+def _update_changed(roster: Roster, scope: Scope) -> int:
     """Update the people of the file whose fields differ (within ``scope``'s schools); return how many."""
     columns = ["school_id", *_columns(roster)]
     assignments = ", ".join(f"{c} = s.{c}" for c in columns)
@@ -427,7 +457,7 @@ def _update_changed(roster, scope):
     # The scope again in the statement: PostgreSQL checks the WHERE anew on a row another transaction changed
     # since the reading, so nobody is moved from a school the uploader does not cover.
     within, parameters = "", [roster.pk, roster.survey_id]
-    if not scope.all_schools:
+    if scope.school_ids is not None:
         within = f" AND r.school_id IN ({', '.join(['%s'] * len(scope.school_ids))})" if scope.school_ids else " AND FALSE"
         parameters += list(scope.school_ids)
     with connection.cursor() as cursor:
@@ -438,7 +468,7 @@ def _update_changed(roster, scope):
         return cursor.rowcount
 
 
-def _insert_new(roster):
+def _insert_new(roster: Roster) -> int:
     """Add the people of the file who are not in the survey; return how many. One added meanwhile by another
     writer is skipped (ON CONFLICT), not taken over, and the count shows it."""
     with connection.cursor() as cursor:
@@ -455,7 +485,7 @@ def _insert_new(roster):
 
 # ---------------------------------------------------------------- reading a roster's outcome
 
-def roster_missing(*, scope, roster):
+def roster_missing(*, scope: Scope, roster: Roster) -> QuerySet[Respondent]:
     """The survey's respondents (in scope, not withdrawn) of the schools the file lists who are not in it."""
     codes = {item["school"] for item in roster.counts}
     return (scope.respondents(roster.survey).filter(school__code__in=codes, withdrawn_at=None)
@@ -463,14 +493,14 @@ def roster_missing(*, scope, roster):
             .select_related("school").order_by("school__code", "external_id"))
 
 
-def roster_problems(*, roster):
+def roster_problems(*, roster: Roster) -> QuerySet[RosterProblem]:
     return RosterProblem.objects.filter(roster=roster).order_by("row", "id")
 
 
 PROBLEM_COLUMNS = ["row", "column", "value", "reason"]
 
 
-def roster_problems_write_csv(*, roster, stream):
+def roster_problems_write_csv(*, roster: Roster, stream: "SupportsWrite[str]") -> None:
     """Write every problem of the roster as CSV (spreadsheet-safe cells) to the text ``stream``."""
     writer = csv.writer(stream)
     writer.writerow(PROBLEM_COLUMNS)
@@ -478,26 +508,27 @@ def roster_problems_write_csv(*, roster, stream):
         writer.writerow([problem.row, problem.column, spreadsheet_safe(problem.value), problem.reason])
 
 
-def roster_totals(roster):
+def roster_totals(roster: Roster) -> dict[str, int]:
     """The counts summed over schools and roles."""
     return _totals(roster.counts)
 
 
-def _totals(counts):
-    totals = Counter({"new": 0, "updated": 0, "unchanged": 0, "errors": 0})
+def _totals(counts: Iterable[RosterCount]) -> dict[str, int]:
+    totals: dict[str, int] = dict.fromkeys(NUMBERS, 0)
     for item in counts:
-        totals.update({key: item[key] for key in totals})
-    return dict(totals)
+        for key in NUMBERS:
+            totals[key] += item[key]
+    return totals
 
 
 # ---------------------------------------------------------------- helpers
 
-def _columns(roster):
+def _columns(roster: Roster) -> list[str]:
     """The optional columns the file has, as SQL names: only the known ones ever reach an f-string."""
     return [column for column in OPTIONAL if column in roster.columns]
 
 
-def _own_roster(scope, roster_id):
+def _own_roster(scope: Scope, roster_id: int) -> Roster:
     """The roster, if ``scope`` sees it (Roster.DoesNotExist otherwise) and uploaded it (RosterNotReady otherwise:
     the person who checked the counts is the one who confirms them)."""
     if scope is COMMAND_LINE:
@@ -509,7 +540,7 @@ def _own_roster(scope, roster_id):
     return roster
 
 
-def _uploader_scope(roster):
+def _uploader_scope(roster: Roster) -> Scope:
     if roster.uploaded_by is None:
         return COMMAND_LINE
     try:
@@ -519,19 +550,19 @@ def _uploader_scope(roster):
                              "nothing was applied.") from None
 
 
-def _refuse(roster, *, error, status=Status.REFUSED):
+def _refuse(roster: Roster, *, error: str, status: str = Status.REFUSED) -> Roster:
     Roster.objects.filter(pk=roster.pk).update(status=status, error=error[:2000], checked_at=timezone.now())
     _forget_staged(roster)
     roster.refresh_from_db()
     return roster
 
 
-def _forget_staged(roster):
+def _forget_staged(roster: Roster) -> None:
     RosterRow.objects.filter(roster=roster).delete()
     _forget_file(roster)
 
 
-def _forget_file(roster):
+def _forget_file(roster: Roster) -> None:
     if roster.file:
         roster.file.delete(save=False)
         Roster.objects.filter(pk=roster.pk).update(file="")

@@ -41,11 +41,11 @@ class DirectoryUpload(models.Model):
         db_table = "respondents_directoryupload"  # the name it had in respondents: no table is rebuilt
         ordering = ["-created_at", "-id"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.source_filename or 'directory'} ({self.get_status_display()})"
 
     @property
-    def applied(self):
+    def applied(self) -> bool:
         return self.status == self.Status.APPLIED
 
 
@@ -89,16 +89,16 @@ class Roster(models.Model):
         db_table = "respondents_roster"  # the name it had in respondents: no table is rebuilt
         ordering = ["survey_id", "created_at"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
     @property
-    def is_running(self):
+    def is_running(self) -> bool:
         """A task is checking or applying it (the page shows a progress bar and polls)."""
         return self.status in {self.Status.CHECKING, self.Status.APPLYING}
 
     @property
-    def progress_percent(self):
+    def progress_percent(self) -> int:
         """How far the current step is, 0-100, for the progress bar."""
         if self.status == self.Status.CHECKING and self.rows_expected:
             return min(99, 100 * self.rows_read // self.rows_expected)
@@ -129,7 +129,7 @@ class RosterRow(models.Model):
         db_table = "respondents_rosterrow"  # the name it had in respondents: no table is rebuilt
         indexes = [models.Index(fields=["roster", "external_id"], name="roster_row_external_id")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.roster_id} row {self.row}: {self.external_id}"
 
 
@@ -147,7 +147,7 @@ class RosterProblem(models.Model):
         ordering = ["roster_id", "row", "id"]
         indexes = [models.Index(fields=["roster", "row"], name="roster_problem_row")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"row {self.row}, {self.column}: {self.reason}"
 
 
@@ -178,7 +178,7 @@ class SlipsJob(JobProgress, models.Model):
 
     progress_counters = ("slips_done", "slips_total")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"slips {self.school_id} {self.grade or 'all'} ({self.status})"
 
 

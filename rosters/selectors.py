@@ -1,20 +1,22 @@
 """Reads for the staff screens of people and rosters: counts by school and grade, a school's list, the roster uploads
 in a scope."""
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 
-from accounts.scopes import Role
-from respondents.models import Respondent
+from accounts.scopes import Role, Scope
+from respondents.models import Respondent, School
 from rosters.models import Roster
+from surveys.models import Survey
 
 
-def school_counts(*, scope, survey):
+def school_counts(*, scope: Scope, survey: Survey) -> list[tuple[School, dict[str, int]]]:
     """The schools in ``scope`` with their respondents in ``survey``: [(School, {total, withdrawn, completed,
     in_progress}), ...], by school code. Two queries, whatever the number of schools."""
     Status = Respondent.Status
     active = Q(withdrawn_at__isnull=True)
     counts = {
-        row.pop("school_id"): row
-        for row in scope.respondents(survey).values("school_id").annotate(
+        school_id: {"total": total, "withdrawn": withdrawn, "completed": completed, "in_progress": in_progress}
+        for school_id, total, withdrawn, completed, in_progress in scope.respondents(survey).values_list(
+            "school_id").annotate(
             total=Count("pk", filter=active), withdrawn=Count("pk", filter=~active),
             completed=Count("pk", filter=active & Q(status=Status.COMPLETED)),
             in_progress=Count("pk", filter=active & Q(status=Status.IN_PROGRESS)),
@@ -24,7 +26,8 @@ def school_counts(*, scope, survey):
     return [(school, counts.get(school.pk, empty)) for school in scope.schools().order_by("code")]
 
 
-def respondents_of_school(*, scope, survey, school, query="", status=""):
+def respondents_of_school(*, scope: Scope, survey: Survey, school: School, query: str = "",
+                          status: str = "") -> QuerySet[Respondent]:
     """The respondents of one school in ``survey`` (an empty queryset outside ``scope``), filtered, by external id."""
     respondents = scope.respondents(survey).filter(school=school).order_by("external_id", "pk")
     if query:
@@ -36,7 +39,7 @@ def respondents_of_school(*, scope, survey, school, query="", status=""):
     return respondents
 
 
-def grade_counts(*, scope, survey, school):
+def grade_counts(*, scope: Scope, survey: Survey, school: School) -> list[tuple[str, int]]:
     """[(grade, respondents who may log in)] of a school in ``survey`` (in scope), by grade; one query."""
     rows = (scope.respondents(survey).filter(school=school, withdrawn_at=None).order_by("grade")
             .values("grade").annotate(count=Count("pk")).values_list("grade", "count"))
@@ -45,7 +48,7 @@ def grade_counts(*, scope, survey, school):
 
 
 
-def rosters_in_scope(*, scope, survey=None):
+def rosters_in_scope(*, scope: Scope, survey: Survey | None = None) -> QuerySet[Roster]:
     """The survey's (every survey's for None) roster uploads in ``scope``: all of them for a state administrator,
     one's own otherwise. Only its uploader applies or discards one (``rosters/importing.py``)."""
     rosters = Roster.objects.select_related("survey", "uploaded_by")

@@ -1,12 +1,15 @@
 """Writes of the people on a survey's roster outside a file import: rosters made in code, a reissued code,
 withdrawing and restoring, and forgetting slip names when a survey closes."""
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from datetime import datetime
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
+from accounts.scopes import Scope
 from respondents import access_codes
 from respondents.models import Respondent, School
 from rosters.models import Roster
@@ -23,11 +26,12 @@ class RosterEntry:
     display_name: str = ""
 
 
-def roster_create(*, survey, name, entries, source_filename="", batch_size=1000):
+def roster_create(*, survey: Survey, name: str, entries: Iterable[RosterEntry], source_filename: str = "",
+                  batch_size: int = 1000) -> Roster:
     """Create a roster of respondents for ``survey``, each with a fresh access code; return it."""
     with transaction.atomic(durable=True):
         roster = Roster.objects.create(survey=survey, name=name, source_filename=source_filename)
-        batch = []
+        batch: list[Respondent] = []
         for entry in entries:
             values = {f.name: getattr(entry, f.name) for f in fields(entry)}
             batch.append(Respondent(survey=survey, roster=roster, **values))
@@ -38,7 +42,7 @@ def roster_create(*, survey, name, entries, source_filename="", batch_size=1000)
     return roster
 
 
-def _create_with_codes(respondents, attempts=3):
+def _create_with_codes(respondents: list[Respondent], attempts: int = 3) -> None:
     """bulk_create respondents with new access codes, drawing again on the (astronomically rare) clash."""
     for attempt in range(attempts):
         for respondent in respondents:
@@ -52,7 +56,7 @@ def _create_with_codes(respondents, attempts=3):
                 raise
 
 
-def respondent_reissue_code(*, scope, respondent_id, attempts=3):
+def respondent_reissue_code(*, scope: Scope, respondent_id: int, attempts: int = 3) -> str:
     """Give the respondent a new access code and return it; the old one stops working at once.
 
     Answers and progress are kept. A session that logged in with the old code
@@ -73,9 +77,10 @@ def respondent_reissue_code(*, scope, respondent_id, attempts=3):
         except IntegrityError:  # the new code is someone else's (astronomically rare): draw again
             if attempt == attempts - 1:
                 raise
+    raise ValueError(f"attempts must be at least 1, not {attempts}")
 
 
-def respondent_withdraw(*, scope, respondent_ids, survey):
+def respondent_withdraw(*, scope: Scope, respondent_ids: Iterable[int], survey: Survey) -> int:
     """Withdraw respondents of ``survey``: their codes no longer log in and their sessions end; answers are kept.
 
     Those outside ``scope`` or already withdrawn are left alone; return how many were withdrawn.
@@ -83,12 +88,12 @@ def respondent_withdraw(*, scope, respondent_ids, survey):
     return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=True)
 
 
-def respondent_restore(*, scope, respondent_ids, survey):
+def respondent_restore(*, scope: Scope, respondent_ids: Iterable[int], survey: Survey) -> int:
     """Undo ``respondent_withdraw``: the same codes log in again and resume where they stopped; return how many."""
     return _set_withdrawn(scope=scope, respondent_ids=respondent_ids, survey=survey, withdrawn=False)
 
 
-def _set_withdrawn(*, scope, respondent_ids, survey, withdrawn):
+def _set_withdrawn(*, scope: Scope, respondent_ids: Iterable[int], survey: Survey, withdrawn: bool) -> int:
     scope.require("can_manage_people")
     with transaction.atomic(durable=True):
         chosen = scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at__isnull=withdrawn)
@@ -102,13 +107,13 @@ def _set_withdrawn(*, scope, respondent_ids, survey, withdrawn):
     return len(people)
 
 
-def _in_scope(scope, respondent_id):
+def _in_scope(scope: Scope, respondent_id: int) -> Respondent:
     """The respondent, row-locked, if ``scope`` covers them; Respondent.DoesNotExist otherwise."""
     return (scope.respondents(None).select_related("survey", "school").select_for_update(of=("self",))
             .get(pk=respondent_id))
 
 
-def display_names_purge(*, survey) -> int:
+def display_names_purge(*, survey: Survey) -> int:
     """Blank the names printed on slips of every respondent of a closed survey; return how many were blanked.
 
     The names serve only to hand out slips: they are never exported with
@@ -117,7 +122,7 @@ def display_names_purge(*, survey) -> int:
     return Respondent.objects.filter(survey=survey).exclude(display_name="").update(display_name="")
 
 
-def display_names_purge_closed(*, now=None) -> dict:
+def display_names_purge_closed(*, now: datetime | None = None) -> dict[str, int]:
     """Purge the slip names of every survey that has closed (by status, or its closing time passed)."""
     now = now or timezone.now()
     closed = Survey.objects.filter(Q(status=Survey.Status.CLOSED) | Q(closes_at__lte=now))

@@ -18,12 +18,15 @@ stays small and prints sharp. reportlab writes page by page into the stream.
 import csv
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
+from typing import IO, TYPE_CHECKING, cast
 
 import segno
 from django.core.files import File
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.units import inch
@@ -31,12 +34,17 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from accounts.audit import Action, audit_record
+from accounts.scopes import Scope
 from fileformats.pdf import fitted_text
 from fileformats.tables import spreadsheet_safe
 from respondents import access_codes
 from respondents.handout import handout_group, in_handout_order
-from respondents.models import School
+from respondents.models import Respondent, School
 from rosters.models import SlipsJob
+from surveys.models import Survey
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 COLUMNS, ROWS = 2, 4
 MARGIN = 0.4 * inch
@@ -60,12 +68,12 @@ class Slip:
     role: str = ""
 
 
-def slip_url(login_url, code):
+def slip_url(login_url: str, code: str) -> str:
     """The QR code's address: the login page with the code in the fragment (never sent to the server)."""
     return f"{login_url.split('#')[0]}#code={access_codes.format_code(code)}"
 
 
-def slips_for_school(*, scope, survey, school, grade=None):
+def slips_for_school(*, scope: Scope, survey: Survey, school: School, grade: str | None = None) -> Iterator[Slip]:
     """The slips of a school's respondents who may log in, by hand-out group then external id (scope checked)."""
     scope.require("can_manage_people")
     people = _people(scope, survey, school, grade)
@@ -74,7 +82,8 @@ def slips_for_school(*, scope, survey, school, grade=None):
         yield Slip(*row)
 
 
-def slips_print(*, scope, survey, school, login_url, stream, grade=None, where=""):
+def slips_print(*, scope: Scope, survey: Survey, school: School, login_url: str, stream: "SupportsWrite[bytes]",
+                grade: str | None = None, where: str = "") -> int:
     """Write the slips of a school (or one grade) that ``scope`` may print to ``stream`` and audit it; return
     how many. ``where`` says where they went, for the audit entry (a file name)."""
     count = slips_write_pdf(stream=stream, survey=survey, school=school, login_url=login_url,
@@ -89,7 +98,8 @@ CODE_COLUMNS = ["external_id", "display_name", "school_code", "school_name", "gr
                 "access_code", "login_url"]
 
 
-def codes_write_csv(*, scope, survey, school, login_url, stream):
+def codes_write_csv(*, scope: Scope, survey: Survey, school: School, login_url: str,
+                    stream: "SupportsWrite[str]") -> int:
     """Write the school's codes for a parents' mail merge (one row per respondent who may log in) as CSV, with
     a byte-order mark so that Excel reads it as UTF-8, and audit it; return how many."""
     scope.require("can_see_codes")
@@ -108,19 +118,20 @@ def codes_write_csv(*, scope, survey, school, login_url, stream):
     return count
 
 
-def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None, cover_sheets=True):
+def slips_write_pdf(*, stream: "SupportsWrite[bytes]", survey: Survey, school: School, slips: Iterable[Slip],
+                    login_url: str, progress: Callable[[int], object] | None = None, cover_sheets: bool = True) -> int:
     """Write the PDF of ``slips`` (in hand-out order) to the binary ``stream``; return how many slips it holds.
 
     ``progress(count)`` is called after each page, for a progress bar. ``cover_sheets=False`` leaves out the
     sheet before each group (one person's replacement slip needs none).
     """
-    canvas = Canvas(stream, pagesize=letter, pageCompression=1)
+    canvas = Canvas(cast(IO[bytes], stream), pagesize=letter, pageCompression=1)  # reportlab only writes to it
     canvas.setTitle(f"{survey.title}: access codes, {school.name}")
     width, height = letter
     cell_w, cell_h = (width - 2 * MARGIN) / COLUMNS, (height - 2 * MARGIN) / ROWS
     count = 0
-    for name, group in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
-        group = list(group)
+    for name, grouped in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
+        group = list(grouped)
         if cover_sheets:
             _cover_sheet(canvas, survey=survey, school=school, name=name, graded=bool(group[0].grade), slips=group,
                          login_url=login_url)
@@ -141,7 +152,8 @@ def slips_write_pdf(*, stream, survey, school, slips, login_url, progress=None, 
     return count
 
 
-def _cover_sheet(canvas, *, survey, school, name, graded, slips, login_url):
+def _cover_sheet(canvas: Canvas, *, survey: Survey, school: School, name: str, graded: bool, slips: Sequence[Slip],
+                 login_url: str) -> None:
     width, height = letter
     y = height - MARGIN - 20
     canvas.setFont("Helvetica-Bold", 16)
@@ -171,7 +183,8 @@ def _cover_sheet(canvas, *, survey, school, name, graded, slips, login_url):
     canvas.showPage()
 
 
-def _slip(canvas, x, y, w, h, *, survey, school, slip, login_url):
+def _slip(canvas: Canvas, x: float, y: float, w: float, h: float, *, survey: Survey, school: School, slip: Slip,
+          login_url: str) -> None:
     pad = 0.15 * inch
     canvas.setDash(3, 3)
     canvas.setLineWidth(0.5)
@@ -195,11 +208,11 @@ def _slip(canvas, x, y, w, h, *, survey, school, slip, login_url):
         canvas.drawString(x + pad, y + pad + 30 - n * 9, line)
     canvas.setFont("Helvetica", 8)
     canvas.drawString(x + pad, y + pad + 2, login_url[:70])
-    size = 1.25 * inch
-    _qr(canvas, slip_url(login_url, slip.code), x + w - pad - size, top - size - 4, size)
+    qr_size = 1.25 * inch
+    _qr(canvas, slip_url(login_url, slip.code), x + w - pad - qr_size, top - qr_size - 4, qr_size)
 
 
-def _qr(canvas, data, x, y, size):
+def _qr(canvas: Canvas, data: str, x: float, y: float, size: float) -> None:
     qr = segno.make(data, error="m", micro=False)
     matrix = [list(row) for row in qr.matrix_iter(scale=1, border=0)]
     module = size / len(matrix)
@@ -214,21 +227,21 @@ def _qr(canvas, data, x, y, size):
 
 # ---------------------------------------------------------------- big schools: rendered by Celery with progress
 
-def slips_count(*, scope, survey, school, grade=None):
+def slips_count(*, scope: Scope, survey: Survey, school: School, grade: str | None = None) -> int:
     return _people(scope, survey, school, grade).count()
 
 
-def slips_job_start(*, scope, survey, school, grade=None):
+def slips_job_start(*, scope: Scope, survey: Survey, school: School, grade: str | None = None) -> SlipsJob:
     """Queue the slips of a school (or one grade) for Celery; return the SlipsJob (the caller queues its task)."""
     scope.require("can_manage_people")
     if not scope.covers_school(school.pk):
         raise School.DoesNotExist(f"school {school.code} is not in scope")
     return SlipsJob.objects.create(
-        survey=survey, school=school, grade=grade, requested_by_id=scope.user_id, requested_from=scope.address,
+        survey=survey, school=school, grade=grade, requested_by_id=scope.requester_id(), requested_from=scope.address,
         slips_total=slips_count(scope=scope, survey=survey, school=school, grade=grade))
 
 
-def slips_job_run(*, job_id, login_url):
+def slips_job_run(*, job_id: int, login_url: str) -> SlipsJob:
     """Render a queued SlipsJob's PDF, updating its progress a few times a second; audit it when done."""
     from accounts.scopes import staff_scope
 
@@ -239,7 +252,7 @@ def slips_job_run(*, job_id, login_url):
     SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.RUNNING)
     last = [0.0]
 
-    def progress(count):
+    def progress(count: int) -> None:
         if time.monotonic() - last[0] > 0.5:
             last[0] = time.monotonic()
             SlipsJob.objects.filter(pk=job.pk).update(slips_done=count)
@@ -266,23 +279,26 @@ def slips_job_run(*, job_id, login_url):
     return job
 
 
-def slips_jobs(*, scope):
+def slips_jobs(*, scope: Scope) -> QuerySet[SlipsJob]:
     """The slips jobs a staff member asked for (only theirs)."""
     return SlipsJob.objects.filter(requested_by_id=scope.user_id).select_related("survey", "school")
 
 
-def _people(scope, survey, school, grade):
+def _people(scope: Scope, survey: Survey, school: School, grade: str | None) -> QuerySet[Respondent]:
     people = scope.respondents(survey).filter(school=school, withdrawn_at=None)
     return people if grade is None else people.filter(grade=grade)
 
 
-def respondent_slip_print(*, scope, survey, respondent_id, login_url, stream):
+def respondent_slip_print(*, scope: Scope, survey: Survey, respondent_id: int, login_url: str,
+                          stream: "SupportsWrite[bytes]") -> None:
     """Write the slip of one person ``scope`` may print (a replacement for a lost one, after a reissue) to
     ``stream`` as a one-page PDF and audit it. Raise Respondent.DoesNotExist for anyone outside ``scope``,
     withdrawn, or without a school."""
     scope.require("can_manage_people")
     person = (scope.respondents(survey).filter(withdrawn_at=None, school__isnull=False).select_related("school")
               .get(pk=respondent_id))
+    if person.school is None:  # the query has left them out already; this says so to the type checker
+        raise Respondent.DoesNotExist("a respondent without a school has no slip")
     slip = Slip(code=person.access_code, external_id=person.external_id, display_name=person.display_name,
                 grade=person.grade, language=person.language, role=person.role)
     slips_write_pdf(stream=stream, survey=survey, school=person.school, slips=[slip], login_url=login_url,

@@ -8,21 +8,21 @@ from rosters.slips import slips_job_run
 
 
 @shared_task(name="respondents.tasks.roster_check_task", acks_late=True)
-def roster_check_task(roster_id):
+def roster_check_task(roster_id: int) -> None:
     """Check an uploaded roster (the dry run). Reads the master: the roster was written a moment ago."""
     with read_from_master():
         roster_check(roster_id=roster_id)
 
 
 @shared_task(name="respondents.tasks.roster_apply_task", acks_late=True)
-def roster_apply_task(roster_id):
+def roster_apply_task(roster_id: int) -> None:
     """Apply a roster its uploader confirmed."""
     with read_from_master():
         roster_apply(roster_id=roster_id)
 
 
 @shared_task(name="respondents.tasks.slips_job_task", acks_late=True)
-def slips_job_task(job_id, login_url):
+def slips_job_task(job_id: int, login_url: str) -> None:
     """Render a big school's code slips."""
     with read_from_master():
         slips_job_run(job_id=job_id, login_url=login_url)

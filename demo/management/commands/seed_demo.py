@@ -2,9 +2,10 @@
 import json
 import secrets
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 import surveys
 from accounts.models import StaffMember
@@ -27,16 +28,16 @@ SCHOOLS = [  # district code, district name, school code, school name
 class Command(BaseCommand):
     help = "Create the demo survey (once) and demo respondents, and print access codes that have not been used."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--respondents", type=int, default=30, help="Size of the demo roster (default 30).")
         parser.add_argument("--show", type=int, default=5, help="How many unused codes to print (default 5).")
 
-    def handle(self, *, respondents, show, **options):
+    def handle(self, *, respondents: int, show: int, **options: Any) -> None:
         # It reads back what it has just written: never from a replica.
         with read_from_master():
             self._seed(respondents=respondents, show=show)
 
-    def _seed(self, *, respondents, show):
+    def _seed(self, *, respondents: int, show: int) -> None:
         document = json.loads(DEMO_DOCUMENT.read_text())
         survey = Survey.objects.filter(slug=document["slug"]).first()
         if survey is None:
@@ -58,7 +59,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  {respondent.formatted_access_code}")
         self._demo_coordinator()
 
-    def _demo_coordinator(self):
+    def _demo_coordinator(self) -> None:
         """A school coordinator of the demo's first school, to try the staff area; its password is shown once."""
         User = get_user_model()
         if User.objects.filter(username=DEMO_COORDINATOR).exists():

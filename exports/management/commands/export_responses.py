@@ -1,8 +1,9 @@
 """Export a survey's responses: `manage.py export_responses SLUG --format csv|xlsx|spss|stata --output FILE`."""
 import sys
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.audit import Action, audit_record
 from config.db_router import read_from_master, replica_alias
@@ -29,7 +30,7 @@ class Command(BaseCommand):
         "csv may go to standard output with --output - (the default): then the data only, no codebook."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("survey_slug")
         parser.add_argument("--format", choices=FORMATS, default="csv")
         parser.add_argument("--output", default="-",
@@ -44,7 +45,8 @@ class Command(BaseCommand):
                             help="Drop what identifies a person, leave out small schools (EXPORT_SMALL_SCHOOL_MIN), "
                                  "shuffle the rows and write times as days.")
 
-    def handle(self, *, survey_slug, output, format, labels, multiple, roster_fields, deidentified, **options):
+    def handle(self, *, survey_slug: str, output: str, format: str, labels: bool, multiple: str,
+               roster_fields: str, deidentified: bool, **options: Any) -> None:
         fields = tuple(field.strip() for field in roster_fields.split(",") if field.strip())
         try:
             export_options = ExportOptions(labels=labels, multiple=multiple, roster_fields=fields,
@@ -82,7 +84,7 @@ class Command(BaseCommand):
             + (f" Left out {result.suppressed_respondents} respondents of {result.suppressed_schools} small "
                f"school(s)." if deidentified else ""))
 
-    def _audit(self, survey, format, options, count, where):
+    def _audit(self, survey: Survey, format: str, options: ExportOptions, count: int, where: str) -> None:
         """Every export is in the audit log: those of the command line too."""
         from accounts.scopes import COMMAND_LINE
 

@@ -3,7 +3,9 @@
 It lives with the respondents because a new version of a survey must know
 which questions have answers (``respondents.services.survey_version_create``).
 """
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
 from publishing.services import survey_load
@@ -18,7 +20,7 @@ class Command(BaseCommand):
             "revises the survey of the same slug (form_id) for everyone taking it, refusing what would strand "
             "saved answers.")
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the survey, .json or .xlsx")
         parser.add_argument("--dry-run", action="store_true", help="check it; write nothing")
         parser.add_argument("--publish", action="store_true",
@@ -26,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--new-version", action="store_true",
                             help="revise the existing survey of the same slug: its next version")
 
-    def handle(self, *, file, dry_run, publish, new_version, **options):
+    def handle(self, *, file: str, dry_run: bool, publish: bool, new_version: bool, **options: Any) -> None:
         try:
             with open(file, "rb") as source:
                 if dry_run:
@@ -41,7 +43,7 @@ class Command(BaseCommand):
                 self.stderr.write(f"  {problem}")
             count = len(error.problems)
             raise CommandError(f"{file}: {count} problem{'s' if count > 1 else ''}; nothing was written.") from error
-        if dry_run:
+        if isinstance(result, dict):  # the checked document of a dry run
             questions = sum(len(q["rows"]) or 1 for page in result["pages"] for q in page["questions"])
             self.stdout.write(f"{file}: '{result['slug']}', {len(result['pages'])} pages, {questions} questions, "
                               f"languages {', '.join(result['languages'])}. Dry run: nothing was written.")

@@ -1,8 +1,9 @@
 """Print a school's code slips: manage.py code_slips SURVEY_SLUG --school SCHOOL_CODE --output FILE.pdf."""
 import time
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
 from config.db_router import read_from_master
@@ -15,7 +16,7 @@ class Command(BaseCommand):
     help = ("Write a PDF of access-code slips for one school (eight a page, a cover sheet per grade): the same "
             "slips as the staff area. The QR code opens the login page with the code filled in.")
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("survey", help="the survey's slug")
         parser.add_argument("--school", required=True, help="the school's code")
         parser.add_argument("--grade", help="only this grade")
@@ -23,7 +24,8 @@ class Command(BaseCommand):
         parser.add_argument("--url", default=settings.SURVEY_PUBLIC_URL,
                             help="the login page's public address (default: the SURVEY_PUBLIC_URL setting)")
 
-    def handle(self, *, survey, school, grade, output, url, **options):
+    def handle(self, *, survey: str, school: str, grade: str | None, output: str, url: str,
+               **options: Any) -> None:
         if not url:
             raise CommandError("Give the survey's public address with --url or the SURVEY_PUBLIC_URL setting.")
         with read_from_master():

@@ -1,8 +1,9 @@
 """Import a roster: manage.py import_roster SURVEY_SLUG FILE [--dry-run] [--errors-csv OUT]."""
 from pathlib import Path
+from typing import Any
 
 from django.core.files import File
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
 from config.db_router import read_from_master
@@ -28,13 +29,13 @@ class Command(BaseCommand):
             f"changed ones updated, nobody duplicated or deleted. The same code as the staff area. Exit status 0 "
             f"when applied (or a clean dry run); 1 with every problem printed and nothing written.")
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("survey", help="the survey's slug")
         parser.add_argument("file", help="the roster, CSV or XLSX")
         parser.add_argument("--dry-run", action="store_true", help="check and count; write nothing")
         parser.add_argument("--errors-csv", metavar="OUT", help="also write every problem to this CSV file")
 
-    def handle(self, *, survey, file, dry_run, errors_csv, **options):
+    def handle(self, *, survey: str, file: str, dry_run: bool, errors_csv: str | None, **options: Any) -> None:
         path = Path(file)
         if not path.is_file():
             raise CommandError(f"No file {file}.")

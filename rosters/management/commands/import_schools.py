@@ -1,5 +1,7 @@
 """Load the school directory from a CSV or XLSX file: manage.py import_schools FILE [--dry-run]."""
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
 from fileformats.tables import TableError
@@ -11,11 +13,11 @@ class Command(BaseCommand):
             f"{', '.join(COLUMNS)}. Importing again updates names and never duplicates. A file with any "
             f"problem writes nothing: every problem is printed and the exit status is 1.")
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the directory, CSV or XLSX")
         parser.add_argument("--dry-run", action="store_true", help="check and count; write nothing")
 
-    def handle(self, *, file, dry_run, **options):
+    def handle(self, *, file: str, dry_run: bool, **options: Any) -> None:
         try:
             result = school_directory_import(scope=COMMAND_LINE, path=file, dry_run=dry_run)
         except FileNotFoundError as error:

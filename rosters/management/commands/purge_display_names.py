@@ -1,4 +1,6 @@
 """Forget the slip names of closed surveys: manage.py purge_display_names (daily, from cron or a scheduler)."""
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from config.db_router import read_from_master
@@ -9,7 +11,7 @@ class Command(BaseCommand):
     help = ("Blank the display names (printed on slips only) of every respondent of a survey that has closed, by "
             "status or because its closing time has passed. A survey set to closed is purged at once anyway.")
 
-    def handle(self, **options):
+    def handle(self, **options: Any) -> None:
         with read_from_master():
             purged = display_names_purge_closed()
         for slug, count in purged.items():

@@ -1,5 +1,7 @@
 """A new access code for a lost slip: manage.py reissue_code SURVEY_SLUG EXTERNAL_ID."""
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
 from config.db_router import read_from_master
@@ -12,11 +14,11 @@ class Command(BaseCommand):
     help = ("Give a respondent a new access code and print it. The old code stops working at once (a session "
             "that used it ends); answers and progress are kept.")
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("survey", help="the survey's slug")
         parser.add_argument("external_id", help="the respondent's id in the roster")
 
-    def handle(self, *, survey, external_id, **options):
+    def handle(self, *, survey: str, external_id: str, **options: Any) -> None:
         with read_from_master():
             respondent = Respondent.objects.filter(survey__slug=survey, external_id=external_id).first()
             if respondent is None:
