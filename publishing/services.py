@@ -13,6 +13,7 @@ from django.utils import timezone
 from accounts.audit import Action, audit_record
 from accounts.scopes import Scope
 from respondents.models import Answer
+from surveys.documents import SurveyDocument
 from surveys.models import Question, Survey
 from surveys.services import survey_create, survey_document_read, survey_publish, survey_revise
 
@@ -42,7 +43,7 @@ def survey_open(*, scope: Scope, survey: Survey) -> Survey:
     return survey
 
 
-def survey_version_create(*, document: object) -> Survey:
+def survey_version_create(*, document: SurveyDocument) -> Survey:
     """Revise the survey ``document`` names (by slug) with it: its next version, applied at once to everyone
     taking it; a change that would strand saved answers is refused (``surveys.services.survey_revise``)."""
     slug = document.get("slug") if isinstance(document, dict) else None
