@@ -2,6 +2,8 @@
 import os
 import shutil
 
+# The fixtures import the project's modules inside themselves: pytest imports this file before pytest-django
+# sets Django up, and models cannot be imported before that.
 import pytest
 
 # Playwright's sync API runs an event loop in the test thread; Django refuses

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts.models import AuditEntry
 from accounts.scopes import Scope
+from fileformats.tables import spreadsheet_safe
 from respondents.models import Respondent, School
 from surveys.models import Survey
 
@@ -77,8 +78,6 @@ AUDIT_COLUMNS = ["at", "username", "action", "survey", "school", "address", "det
 
 def audit_write_csv(*, entries: QuerySet[AuditEntry], stream: "SupportsWrite[str]") -> None:
     """Write ``entries`` (from ``audit_entries``) as CSV, every cell spreadsheet-safe."""
-    from fileformats.tables import spreadsheet_safe
-
     writer = csv.writer(stream)
     writer.writerow(AUDIT_COLUMNS)
     for entry in entries.iterator(chunk_size=2000):

@@ -13,10 +13,12 @@ header.
 from functools import cache
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
-from csp.middleware import CSPMiddleware as BaseCSPMiddleware
 from csp.middleware import CheckableLazyObject
+from csp.middleware import CSPMiddleware as BaseCSPMiddleware
+from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse
 
 # What django-csp's decorators set on a response; any of them means a policy of its own.
 PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_exempt",
@@ -41,8 +43,6 @@ class CSPMiddleware(BaseCSPMiddleware):
 def _plain_headers(middleware, path):
     """Return ``[(header, value)]`` of a response with no policy of its own, or None where django-csp has rules
     that depend on the request (excluded URL prefixes, DEBUG's exemptions)."""
-    from django.conf import settings
-
     policies = (getattr(settings, "CONTENT_SECURITY_POLICY", None) or {},
                 getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None) or {})
     if settings.DEBUG or any(policy.get("EXCLUDE_URL_PREFIXES") for policy in policies):
@@ -52,7 +52,6 @@ def _plain_headers(middleware, path):
 
 @cache
 def _built(middleware):
-    from django.http import HttpRequest, HttpResponse
 
     request, response = HttpRequest(), HttpResponse()
     request.path_info = "/"

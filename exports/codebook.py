@@ -13,6 +13,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+import xlsxwriter
+
 from exports.variables import MISSING_CODES, NOT_ASKED_CELL, Variable, VariablePlan
 from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, writes_numbers
 from surveys.models import Survey
@@ -33,8 +35,6 @@ def codebook_write(*, path: Path, survey: Survey, plan: VariablePlan, format: st
     ``labels``: CSV and XLSX hold choice labels. ``about`` is ``[(label,
     value), ...]``.
     """
-    import xlsxwriter
-
     statistics = format in STATISTICS_FORMATS
 
     workbook = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,

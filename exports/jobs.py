@@ -32,7 +32,7 @@ from django.db.models.fields.files import FieldFile
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
-from accounts.scopes import Scope
+from accounts.scopes import Scope, staff_scope
 from exports.models import ExportJob
 from exports.writers import ExportOptions, export_write, export_zip
 from surveys.models import Survey
@@ -70,8 +70,6 @@ def export_job_start(*, scope: Scope, survey: Survey, format: str, options: Expo
 def export_job_run(*, job_id: int, using: str | None = None) -> ExportJob:
     """Write a queued ExportJob's files from database ``using`` (a replica), ZIP them into storage, and mark it
     done (or failed, with the reason); return the job."""
-    from accounts.scopes import staff_scope
-
     job = ExportJob.objects.select_related("survey", "requested_by").get(pk=job_id)
     if job.status != ExportJob.Status.QUEUED:
         return job

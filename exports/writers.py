@@ -91,6 +91,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import xlsxwriter
 from django.conf import settings
 from django.db.models import Count, QuerySet
 from django.utils import timezone
@@ -503,8 +504,6 @@ def _xlsx_write(*, path: Path, survey: Survey, plan: VariablePlan, rows: Iterabl
     district (a district too big for one sheet continues on "CODE (2)"), and a
     first sheet says so.
     """
-    import xlsxwriter
-
     header = [v.name for v in plan.variables]
     makers = _cell_makers(plan.variables, statistics=False, labels=labels, typed=True, deidentified=deidentified)
     workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True, "strings_to_formulas": False,
@@ -612,8 +611,9 @@ def export_write(*, survey: Survey, format: str, options: ExportOptions, directo
     directory that will not do; if anything fails, no file is left behind and
     files of an earlier export with the same names are untouched.
     """
+    # codebook and syntax_files read this module's cell rules: imported here, they make no cycle at import time.
     from exports.codebook import codebook_write
-    from exports.syntax_files import spss_syntax_write, stata_syntax_write
+    from exports.syntax_files import spss_syntax_write, stata_syntax_write  # (the same cycle)
 
     if format not in FORMATS:
         raise ExportError(f"Unknown format {format!r}: one of {', '.join(FORMATS)}.")

@@ -463,6 +463,7 @@ def _xlsx_strings(archive: zipfile.ZipFile, part: str) -> _XlsxTexts:
 
 def _xlsx_styles(archive: zipfile.ZipFile) -> bytearray:
     """Return, for each cell style, 1 if it shows a date and 2 if a duration, else 0 (as openpyxl decides)."""
+    # openpyxl's helpers load when an XLSX is read: a CSV upload never pays for them.
     from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
 
     def kind(code: str | None) -> int:
@@ -509,8 +510,9 @@ class _XlsxSheet:
     (read-only, formulas as formulas)."""
 
     def __init__(self, *, strings: _XlsxTexts, styles: bytearray, date1904: bool) -> None:
+        # (openpyxl: only when an XLSX is read)
         from openpyxl.utils.cell import column_index_from_string
-        from openpyxl.utils.datetime import CALENDAR_MAC_1904, WINDOWS_EPOCH, from_excel, from_ISO8601
+        from openpyxl.utils.datetime import CALENDAR_MAC_1904, WINDOWS_EPOCH, from_excel, from_ISO8601  # (the same)
 
         self.column_index, self.from_excel, self.from_iso = column_index_from_string, from_excel, from_ISO8601
         self.strings, self.styles = strings, styles

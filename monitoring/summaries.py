@@ -34,10 +34,14 @@ from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
 from django.db.models.functions import TruncHour
 from django.utils import timezone
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.units import inch
+from reportlab.pdfgen.canvas import Canvas
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import Scope
 from fileformats.pdf import fitted_text
+from fileformats.tables import spreadsheet_safe
 from monitoring.models import CompletionSummary
 from respondents.handout import handout_group, in_handout_order
 from respondents.models import District, Respondent, School
@@ -207,8 +211,6 @@ def completion_summary_refresh(*, survey: Survey, using: str | None = None) -> i
 
 def completion_summaries_refresh(*, using: str | None = None) -> int:
     """Rebuild the completion summary of every open survey, reading database ``using``; return how many."""
-    from surveys.models import Survey
-
     surveys = list(Survey.objects.filter(status=Survey.Status.OPEN))
     for survey in surveys:
         completion_summary_refresh(survey=survey, using=using)
@@ -363,8 +365,6 @@ def non_responders_write_csv(*, scope: Scope, survey: Survey, school: School, pe
                              stream: "SupportsWrite[str]", about: str = "") -> None:
     """Write the non-responders as CSV; display names and codes only for a scope that may see codes (then
     audited as codes downloaded; ``about`` says which list, for the entry)."""
-    from fileformats.tables import spreadsheet_safe
-
     columns = NON_RESPONDER_COLUMNS + (WITH_CODES if scope.can_see_codes else [])
     names = page_names(survey=survey)
     writer = csv.writer(stream)
@@ -383,10 +383,6 @@ def non_responders_write_pdf(*, scope: Scope, survey: Survey, school: School, pe
     """A printable list for teachers, a page per grade (or role, for people without a grade): who has not
     finished, how far they are (the page they resume on, named as in the definition), and (for a scope that may
     see codes, then audited) their name and code to hand out again; return how many."""
-    from reportlab.lib.pagesizes import letter
-    from reportlab.lib.units import inch
-    from reportlab.pdfgen.canvas import Canvas
-
     canvas = Canvas(cast(IO[bytes], stream), pagesize=letter, pageCompression=1)  # reportlab only writes to it
     canvas.setTitle(f"{survey.title}: not finished, {school.name}")
     width, height = letter

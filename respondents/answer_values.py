@@ -12,7 +12,7 @@ from decimal import Decimal
 from django.db.models import QuerySet
 
 from respondents.models import Answer
-from surveys.models import Question
+from surveys.models import Choice, Question
 
 _INTEGER = re.compile(r"^-?[0-9]+$")
 _DECIMAL = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,6})?$")
@@ -74,8 +74,6 @@ def stored_answer_problems(answers: QuerySet[Answer]) -> list[tuple[Answer, str]
 
     ``answers`` is a queryset of Answer; questions and choices are read once per question.
     """
-    from surveys.models import Choice
-
     problems: list[tuple[Answer, str]] = []
     choices: dict[int, list[str]] = {}
     for answer in answers.select_related("question"):

@@ -19,7 +19,6 @@ from surveys.flow import Route, SurveyFlow
 from surveys.models import Question
 from surveys.selectors import PageDefinition, required_questions, survey_flow
 
-
 # The questions of the page being saved: Question rows, or a page definition's copies of them.
 _Question = TypeVar("_Question", bound=QuestionKey)
 

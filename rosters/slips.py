@@ -34,7 +34,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from accounts.audit import Action, audit_record
-from accounts.scopes import Scope
+from accounts.scopes import Scope, staff_scope
 from fileformats.pdf import fitted_text
 from fileformats.tables import spreadsheet_safe
 from respondents import access_codes
@@ -243,8 +243,6 @@ def slips_job_start(*, scope: Scope, survey: Survey, school: School, grade: str 
 
 def slips_job_run(*, job_id: int, login_url: str) -> SlipsJob:
     """Render a queued SlipsJob's PDF, updating its progress a few times a second; audit it when done."""
-    from accounts.scopes import staff_scope
-
     job = SlipsJob.objects.select_related("survey", "school", "requested_by").get(pk=job_id)
     if job.status != SlipsJob.Status.QUEUED:
         return job

@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.audit import Action, audit_record
+from accounts.scopes import COMMAND_LINE
 from config.db_router import read_from_master, replica_alias
 from exports.variables import ROSTER_FIELDS
 from exports.writers import (
@@ -86,8 +87,6 @@ class Command(BaseCommand):
 
     def _audit(self, survey: Survey, format: str, options: ExportOptions, count: int, where: str) -> None:
         """Every export is in the audit log: those of the command line too."""
-        from accounts.scopes import COMMAND_LINE
-
         with read_from_master():
             audit_record(scope=COMMAND_LINE, action=Action.EXPORT_DOWNLOADED, survey=survey,
                          detail=f"export_responses {format}: {options.describe()}; {count} respondents to {where}")
