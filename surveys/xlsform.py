@@ -166,7 +166,8 @@ def _languages(reader: _Reader, settings_row: _Row) -> tuple[str, ...]:
 
     def code_of(text: str, sheet: str, row: int, column: str) -> str | None:
         match = re.match(r"^(?P<name>.*?)\s*(?:\((?P<code>[A-Za-z-]+)\))?$", text.strip())
-        code = match["code"] or names.get(match["name"].lower()) or match["name"]
+        # A line break inside the text (a default_language cell's) matches nothing: no language of this site either.
+        code = (match["code"] or names.get(match["name"].lower()) or match["name"]) if match else None
         if code not in known:
             reader.problem(sheet, row, column, f"{text!r} is not a language of this site: write it 'Name (code)' "
                            f"with a code of {', '.join(known)}")
