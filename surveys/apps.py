@@ -6,7 +6,7 @@ class SurveysConfig(AppConfig):
     name = "surveys"
     verbose_name = "Survey definitions"
 
-    def ready(self):
+    def ready(self) -> None:
         # Imported here, as Django advises: apps.py is read while the app registry fills, before models may be.
         from surveys.invalidation import definition_saved_or_deleted
 

@@ -57,9 +57,9 @@ codes, choice values, titles and labels keep their model fields' validators
 and ``max_length`` (read from the fields, so the two never disagree).
 """
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Required, TypedDict
+from typing import Required, TypedDict, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -67,7 +67,7 @@ from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
 from surveys.models import Choice, Page, Question, Survey, language_validator
-from surveys.rules import RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json
+from surveys.rules import RawJSON, RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json
 from surveys.variable_names import variable_name_problems
 
 # A survey document as written (JSON): what ``parse_survey_document`` checks. Every key may be missing or of
@@ -208,10 +208,13 @@ def column_range(model: type[models.Model], name: str) -> tuple[int, int]:
     return BaseDatabaseOperations.integer_field_ranges[model._meta.get_field(name).get_internal_type()]
 
 
-def _field_accepts(model, name, value):
+def _field_accepts(model: type[models.Model], name: str, value: str) -> bool:
     """Return whether ``value`` passes every validator of the field ``model.name``, its max_length's among them."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise ValueError(f"{model.__name__}.{name} is a reverse relation, not a field with validators")
     try:
-        for validator in model._meta.get_field(name).validators:
+        for validator in field.validators:
             validator(value)
     except ValidationError:
         return False
@@ -237,25 +240,29 @@ class DocumentError(ValueError):
         super().__init__("; ".join(self.problems))
 
 
+_T = TypeVar("_T")
+
+
 @dataclass
 class _Checker:
-    problems: list
-    languages: tuple = ("en",)
+    problems: list[str]
+    languages: tuple[str, ...] = ("en",)
 
-    def need(self, condition, path, message):
+    def need(self, condition: _T, path: str, message: str) -> _T:
         if not condition:
             self.problems.append(f"{path}: {message}")
             self.enough()
         return condition
 
-    def enough(self):
+    def enough(self) -> None:
         """Stop at MAX_PROBLEMS problems: a document that bad is mended from the first ones, and a list of a
         million would cost more than the document."""
         if len(self.problems) >= MAX_PROBLEMS:
             raise DocumentError([*self.problems[:MAX_PROBLEMS],
                                  f"document: more than {MAX_PROBLEMS} problems: the rest was not checked"])
 
-    def text(self, data, key, path, *, required=False, max_length=None, into=None):
+    def text(self, data: Mapping[str, RawJSON], key: str, path: str, *, required: bool = False,
+             max_length: int | None = None, into: Translations | None = None) -> str:
         """Return the text of ``key`` (in the first language); with ``into`` (an element's translations), a text
         may be given per language, and the others go there."""
         value = data.get(key, "")
@@ -278,12 +285,12 @@ class _Checker:
 
 
 class _LongNumber(ValueError):
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.text = text
         super().__init__(text)
 
 
-def _whole_number(text):
+def _whole_number(text: str) -> int:
     if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
         raise _LongNumber(text)
     return int(text)
@@ -352,7 +359,7 @@ def parse_survey_document(data: SurveyDocument) -> CheckedSurvey:
         "pages": [],
     }
 
-    choice_lists = {}
+    choice_lists: dict[str, list[CheckedChoice]] = {}
     raw_lists = data.get("choice_lists", {})
     if check.need(isinstance(raw_lists, dict), "choice_lists", "must be an object of named lists"):
         for name, choices in raw_lists.items():
@@ -361,7 +368,7 @@ def parse_survey_document(data: SurveyDocument) -> CheckedSurvey:
     pages = data.get("pages")
     if not check.need(isinstance(pages, list) and pages, "survey.pages", "must be a non-empty list"):
         raise DocumentError(check.problems)
-    codes = {}
+    codes: dict[str, str] = {}  # code -> the path of its question
     for page_index, raw_page in enumerate(pages, start=1):
         path = f"pages[{page_index}]"
         if not check.need(isinstance(raw_page, dict), path, "must be an object"):
@@ -391,7 +398,7 @@ def parse_survey_document(data: SurveyDocument) -> CheckedSurvey:
     return survey
 
 
-def _refuse_oversized(check, data):
+def _refuse_oversized(check: _Checker, data: Mapping[str, RawJSON]) -> None:
     """Raise DocumentError when ``data`` has more pages or questions than a survey may: only the lengths of its
     lists are read, so that nothing is built for a document of a million empty pages."""
     pages = data.get("pages")
@@ -408,11 +415,11 @@ def _refuse_oversized(check, data):
         raise DocumentError(check.problems)
 
 
-def _compile_rules(check, pages, codes):
+def _compile_rules(check: _Checker, pages: list[CheckedPage], codes: Mapping[str, str]) -> None:
     """Check every show_if and constraint against the questions before it; leave each canonical, or None."""
-    earlier = {}
+    earlier: dict[str, RuleQuestion] = {}
 
-    def rule(raw, path, own=None):
+    def rule(raw: RuleJSON | None, path: str, own: RuleQuestion | None = None) -> RuleJSON | None:
         if raw is None:
             return None
         try:
@@ -422,7 +429,7 @@ def _compile_rules(check, pages, codes):
             check.enough()
             return None
 
-    def question_rules(question, path, choices):
+    def question_rules(question: CheckedQuestion, path: str, choices: list[CheckedChoice]) -> None:
         question["show_if"] = rule(question["show_if"], f"{path}.show_if")
         own = RuleQuestion(code=question["code"], kind=question["kind"], choices=tuple(c["value"] for c in choices))
         if question["kind"] == Question.Kind.GRID:
@@ -448,12 +455,13 @@ def _compile_rules(check, pages, codes):
                 question_rules(row, f"{here}.rows[{row_index}]", question["choices"])  # a row takes its grid's
 
 
-def _parse_choices(check, choices, path):
+def _parse_choices(check: _Checker, choices: RawJSON, path: str) -> list[CheckedChoice]:
     if not check.need(isinstance(choices, list) and choices, path, "must be a non-empty list of choices"):
         return []
     if not check.need(len(choices) <= MAX_CHOICES, path, f"{len(choices):,} choices: a list has at most {MAX_CHOICES}"):
         return []
-    parsed, seen = [], set()
+    parsed: list[CheckedChoice] = []
+    seen: set[str] = set()
     for index, choice in enumerate(choices, start=1):
         here = f"{path}[{index}]"
         if not check.need(isinstance(choice, dict), here, "must be an object with value and label"):
@@ -464,13 +472,14 @@ def _parse_choices(check, choices, path):
                       f"holds only letters, digits, '_', '.' and '-' (at most {_VALUE_LENGTH})"):
             check.need(value not in seen, f"{here}.value", f"'{value}' appears twice")
             seen.add(value)
-        translations = {}
+        translations: Translations = {}
         label = check.text(choice, "label", here, required=True, max_length=_LABEL_LENGTH, into=translations)
         parsed.append({"value": value, "label": label, "translations": translations})
     return parsed
 
 
-def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
+def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapping[str, list[CheckedChoice]],
+                    codes: dict[str, str], *, grid: CheckedQuestion | None = None) -> CheckedQuestion | None:
     if not check.need(isinstance(raw, dict), path, "must be an object"):
         return None
     code = raw.get("code")
@@ -485,8 +494,8 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
     check.need(grid or kind in _KINDS, f"{path}.kind", f"must be one of {', '.join(sorted(_KINDS))}")
     required = raw.get("required", grid["required"] if grid else False)
     check.need(isinstance(required, bool), f"{path}.required", "must be true or false")
-    translations = {}
-    question = {
+    translations: Translations = {}
+    question: CheckedQuestion = {
         "code": code,
         "kind": kind,
         "prompt": check.text(raw, "prompt", path, required=True, into=translations),
@@ -543,7 +552,7 @@ def _parse_question(check, raw, path, choice_lists, codes, *, grid=None):
                            f"{path}.{key}", "must be a whole number")
                     and check.need(value is None or smallest <= value <= largest, f"{path}.{key}",
                                    f"must be from {smallest:,} to {largest:,}")):
-                question[f"{key}_value"] = value
+                question["min_value" if key == "min" else "max_value"] = value
         low, high = question["min_value"], question["max_value"]
         check.need(low is None or high is None or low <= high, path, "min is above max")
     else:

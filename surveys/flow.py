@@ -17,7 +17,7 @@ that decide whether those are asked. A request reads those answers (and no
 others) from the database, in a query it makes anyway where it can.
 """
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -51,7 +51,8 @@ class FlowQuestion:
     @property
     def show_if_json(self) -> RuleJSON | None:
         """Its rules as one canonical rule (JSON data), for survey.js; None when it is always asked."""
-        return rule_to_json(self.rule) if self.rules else None
+        rule = self.rule
+        return rule_to_json(rule) if rule is not None else None
 
     @cached_property
     def show_if_text(self) -> str:
@@ -141,7 +142,7 @@ class SurveyFlow:
     # "Page X of Y" then follow the answers; the saved answers of the other pages come with the page (taking.forms).
     route_scripts: Mapping[int, str] = field(default_factory=dict)
     # (code, language) to a question's rule in words, described once.
-    _described: dict = field(default_factory=dict, compare=False, repr=False)
+    _described: dict[tuple[str, str | None], str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def conditional(self) -> bool:
@@ -152,6 +153,8 @@ class SurveyFlow:
         """Return ``(prompts, choice_labels)`` in ``language``, else in the survey's first language."""
         first = next(iter(self.prompts), None)
         language = language if language in self.prompts else first
+        if language is None:  # no texts at all
+            return {}, {}
         return self.prompts.get(language, {}), self.choice_labels.get(language, {})
 
     def asks(self, code: str, answers: Mapping[str, str]) -> bool:
@@ -170,11 +173,12 @@ class SurveyFlow:
         needs (``page_reads``) and its questions' codes, or only ``codes``,
         which must hold the codes deciding each of them, as ``reads`` does.
         """
+        order: Sequence[str]
         if codes is None:
             order = self.evaluation_order.get(page, ())
         else:
             order = [code for code in self.questions if code in codes]
-        answers = {}
+        answers: dict[str, str] = {}
         for code in order:
             answers[code] = stored.get(code, "") if self.asks(code, answers) else ""
         return answers
@@ -184,9 +188,11 @@ class SurveyFlow:
         key = (code, language)
         words = self._described.get(key)
         if words is None:
+            rule = self.questions[code].rule
+            if rule is None:
+                raise ValueError(f"question '{code}' is always asked: it has no condition to put in words")
             prompts, choice_labels = self.texts(language)
-            words = self._described[key] = rule_describe(
-                self.questions[code].rule, prompts=prompts, choice_labels=choice_labels)
+            words = self._described[key] = rule_describe(rule, prompts=prompts, choice_labels=choice_labels)
         return words
 
     def pages(self, answers: Mapping[str, str]) -> tuple[int, ...]:
@@ -203,17 +209,19 @@ class SurveyFlow:
         return Route(number=number, pages=self.pages(answers or {}))
 
 
-def _rule_reads(question):
+def _rule_reads(question: FlowQuestion) -> set[str]:
     """The codes a question's rules and constraint read."""
-    codes = set()
+    codes: set[str] = set()
     for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
         codes |= rule_codes(rule)
     return codes
 
 
-def _with_deciders(codes, questions, page_rules):
+def _with_deciders(codes: Iterable[str], questions: Mapping[str, FlowQuestion],
+                   page_rules: Mapping[int, Rule]) -> set[str]:
     """Return ``codes`` and, transitively, the codes whose answers decide whether they are asked."""
-    closed, todo = set(), list(codes)
+    closed: set[str] = set()
+    todo = list(codes)
     while todo:
         code = todo.pop()
         if code in closed or code not in questions:
@@ -238,25 +246,25 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
     position = {page.pk: page.position for page in pages}
     grids = {q.pk: q for q in questions if q.grid_id is None}
 
-    def order(q):
+    def order(q: Question) -> tuple[int, int, int]:
         top = grids[q.grid_id].position if q.grid_id else q.position
         return (position[q.page_id], top, q.position if q.grid_id else -1)
 
     ordered = sorted(questions, key=order)
-    known = {}
+    known: dict[str, RuleQuestion] = {}
     for question in ordered:
         values = tuple(c.value for c in choices.get(question.grid_id or question.pk, ()))
         known[question.code] = RuleQuestion(code=question.code, kind=question.kind, choices=values)
 
-    def compiled(raw, path, own=None):
-        return rule_parse(raw, path=path, earlier=known, own=own) if raw is not None else None
+    def compiled(raw: RuleJSON, path: str, own: RuleQuestion | None = None) -> Rule:
+        return rule_parse(raw, path=path, earlier=known, own=own)
 
     page_rules = {
         page.position: compiled(page.show_if, f"pages[{page.position}].show_if")
         for page in pages if page.show_if is not None
     }
     page_of = {q.code: position[q.page_id] for q in questions}
-    flow_questions = {}
+    flow_questions: dict[str, FlowQuestion] = {}
     for question in ordered:
         if not question.is_answerable:
             continue
@@ -266,7 +274,8 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
         reads_own_page = any(page_of.get(code) == page for rule in rules for code in rule_codes(rule))
         flow_questions[question.code] = FlowQuestion(
             code=question.code, page=page, kind=question.kind, rules=rules,
-            constraint=compiled(question.constraint, question.code, own=known[question.code]),
+            constraint=(compiled(question.constraint, question.code, own=known[question.code])
+                        if question.constraint is not None else None),
             reads_own_page=reads_own_page,
         )
 
@@ -282,19 +291,20 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
                                          flow_questions, page_rules) - set(codes))
         for number, codes in by_page.items()
     }
-    order = {0: tuple(code for code in flow_questions if code in reads)}
+    evaluation_order = {0: tuple(code for code in flow_questions if code in reads)}
     for number, codes in by_page.items():
-        order[number] = tuple(code for code in flow_questions if code in page_reads[number] or code in codes)
-    script_kinds, script_other_reads = {}, {}
+        evaluation_order[number] = tuple(code for code in flow_questions if code in page_reads[number] or code in codes)
+    script_kinds: dict[int, str] = {}
+    script_other_reads: dict[int, frozenset[str]] = {}
     for number, codes in by_page.items():
         dynamic = [flow_questions[code] for code in codes if flow_questions[code].reads_own_page]
         if dynamic:
-            read = set().union(*(rule_codes(q.rule) for q in dynamic))
+            read = set().union(*(rule_codes(rule) for q in dynamic for rule in q.rules))
             script_kinds[number] = json.dumps({code: flow_questions[code].kind for code in sorted(read)},
                                               separators=(",", ":"))
             script_other_reads[number] = frozenset(read - set(codes))
     route_scripts = _route_scripts(page_count=page_count, page_rules=page_rules, questions=flow_questions,
-                                   by_page=by_page, order=order)
+                                   by_page=by_page, order=evaluation_order)
     languages = languages or ("",)
     return SurveyFlow(
         page_count=page_count, page_rules=page_rules, questions=flow_questions, reads=frozenset(reads),
@@ -305,16 +315,17 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
         page_reads=page_reads,
         ruled_pages=frozenset(q.page for q in flow_questions.values() if q.rules or q.constraint),
         session_codes=frozenset().union(*page_reads.values()),
-        evaluation_order=order, script_kinds=script_kinds, script_other_reads=script_other_reads,
+        evaluation_order=evaluation_order, script_kinds=script_kinds, script_other_reads=script_other_reads,
         route_scripts=route_scripts,
     )
 
 
-def _route_scripts(*, page_count, page_rules, questions, by_page, order):
+def _route_scripts(*, page_count: int, page_rules: Mapping[int, Rule], questions: Mapping[str, FlowQuestion],
+                   by_page: Mapping[int, list[str]], order: Mapping[int, tuple[str, ...]]) -> dict[int, str]:
     """Return ``SurveyFlow.route_scripts``: for each page whose answers a later page's rule reads, directly or
     through the questions that decide the codes it reads, what survey.js needs to run ``effective`` and ``pages``
     as Python does."""
-    scripts = {}
+    scripts: dict[int, str] = {}
     for number, codes in by_page.items():
         later = [rule for m, rule in page_rules.items() if m > number]
         if not later or not _with_deciders(set().union(*map(rule_codes, later)), questions, page_rules) & set(codes):

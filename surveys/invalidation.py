@@ -4,7 +4,11 @@ every replica has replayed it (a Celery task when that takes long). See ``survey
 It is apart from ``surveys/caching.py`` because it queues ``surveys.tasks``' task, and that task calls
 ``surveys.caching``: here the imports run one way.
 """
+from __future__ import annotations
+
 import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -13,15 +17,18 @@ from config.db_router import master_wal_position, replica_aliases, replicas_caug
 from surveys.caching import definition_ref, forget_definitions, new_definitions_version
 from surveys.tasks import definitions_invalidate_when_replicated
 
+if TYPE_CHECKING:
+    from surveys.caching import DefinitionRow
+
 log = logging.getLogger(__name__)
 
 
-def definitions_changed(objects):
+def definitions_changed(objects: Iterable[DefinitionRow]) -> None:
     """Invalidate ``objects``' cached queries now, when the change commits, and once every replica has it."""
     objects = list(objects)
     new_definitions_version()
 
-    def after_commit():
+    def after_commit() -> None:
         forget_definitions(objects)
         if not replica_aliases():
             return
@@ -37,6 +44,6 @@ def definitions_changed(objects):
     transaction.on_commit(after_commit)
 
 
-def definition_saved_or_deleted(sender, instance, **kwargs):
+def definition_saved_or_deleted(sender: type[DefinitionRow], instance: DefinitionRow, **kwargs: Any) -> None:
     """post_save/post_delete receiver of the definition models (module-level: signals hold receivers weakly)."""
     definitions_changed([instance])

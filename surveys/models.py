@@ -19,6 +19,10 @@ languages a survey is offered in, its default first.
 
 XLSForm import will build the same rows through ``surveys.services.survey_create``.
 """
+import datetime
+from collections.abc import Mapping
+from typing import Protocol
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
@@ -42,7 +46,14 @@ choice_value_validator = RegexValidator(
 )
 
 
-def translated_text(row, field, language=None):
+class TranslatedRow(Protocol):
+    """A definition row, or a frozen copy of one: its texts as attributes, the other languages' in ``translations``."""
+
+    @property
+    def translations(self) -> Mapping[str, Mapping[str, str]]: ...
+
+
+def translated_text(row: TranslatedRow, field: str, language: str | None = None) -> str:
     """Return ``row``'s text of ``field`` in ``language`` (default: the active one), else in the first language.
 
     ``row`` is a definition row or a frozen copy of one (``surveys.selectors``): its ``translations`` hold
@@ -61,12 +72,12 @@ class Translated(models.Model):
     class Meta:
         abstract = True
 
-    def translated(self, field, language=None):
+    def translated(self, field: str, language: str | None = None) -> str:
         """Return the text of ``field`` in ``language`` (default: the active one), else in the first language."""
         return translated_text(self, field, language)
 
 
-def language_validator(value):
+def language_validator(value: object) -> None:
     codes = {code for code, _name in settings.LANGUAGES}
     if not isinstance(value, list) or not value or any(code not in codes for code in value):
         raise ValidationError(_("A list of one or more of the languages the site speaks: %(codes)s."),
@@ -104,24 +115,24 @@ class Survey(CachingMixin, Translated, models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.title
 
-    def clean(self):
+    def clean(self) -> None:
         if self.status == self.Status.OPEN and not (self.pk and self.pages.exists()):
             raise ValidationError({"status": _(
                 "A survey needs at least one page before it can be opened: save it as a draft, add pages, then open it."
             )})
 
     @property
-    def default_language(self):
+    def default_language(self) -> str:
         return self.languages[0] if self.languages else settings.LANGUAGE_CODE
 
-    def offers(self, language):
+    def offers(self, language: str) -> bool:
         """Return whether respondents may take the survey in ``language``."""
         return language in (self.languages or [settings.LANGUAGE_CODE])
 
-    def is_open(self, now=None):
+    def is_open(self, now: datetime.datetime | None = None) -> bool:
         """Return whether respondents may take the survey at ``now``."""
         now = now or timezone.now()
         if self.status != self.Status.OPEN:
@@ -151,7 +162,7 @@ class Page(CachingMixin, Translated, models.Model):
             models.CheckConstraint(condition=Q(position__gte=1), name="page_position_from_one"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.survey.slug} page {self.position}"
 
 
@@ -168,7 +179,7 @@ class Question(CachingMixin, Translated, models.Model):
 
     CHOICE_KINDS = (Kind.SINGLE, Kind.MULTIPLE, Kind.GRID)
     NUMBER_KINDS = (Kind.INTEGER, Kind.DECIMAL)
-    DEFAULT_MAX_LENGTH = {Kind.SHORT_TEXT: 255, Kind.LONG_TEXT: 5000}
+    DEFAULT_MAX_LENGTH: dict[str, int] = {Kind.SHORT_TEXT: 255, Kind.LONG_TEXT: 5000}
 
     # Denormalised from page.survey so that codes are unique per survey and the
     # whole survey's questions can be read with one indexed query.
@@ -210,22 +221,22 @@ class Question(CachingMixin, Translated, models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.code
 
-    def clean(self):
+    def clean(self) -> None:
         if self.page_id and self.survey_id and self.page.survey_id != self.survey_id:
             raise ValidationError({"page": _("The page belongs to another survey.")})
         if self.grid_id and self.kind != self.Kind.SINGLE:
             raise ValidationError({"kind": _("A grid row is answered as a single choice.")})
 
     @property
-    def is_answerable(self):
+    def is_answerable(self) -> bool:
         """Return whether the question takes an answer (a grid's rows do, the grid does not)."""
         return self.kind != self.Kind.GRID
 
     @property
-    def text_max_length(self):
+    def text_max_length(self) -> int | None:
         return self.max_length or self.DEFAULT_MAX_LENGTH.get(self.kind)
 
 
@@ -244,5 +255,5 @@ class Choice(CachingMixin, Translated, models.Model):
             models.UniqueConstraint(fields=["question", "value"], name="choice_value_unique_in_question"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.label

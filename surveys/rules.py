@@ -74,16 +74,19 @@ on every save).
 import datetime
 import math
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from django import forms
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from surveys.models import Question
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 MAX_DEPTH = 20
 MAX_NODES = 200
@@ -95,7 +98,7 @@ OWN = "."
 COMPARISONS = ("equals", "not_equals", "gt", "ge", "lt", "le")
 ORDERINGS = ("gt", "ge", "lt", "le")
 OPS = (*COMPARISONS, "in", "selected", "count", "answered", "and", "or", "not")
-_KEYS = {
+_KEYS: dict[str, tuple[str, ...]] = {
     **{op: ("op", "q", "value") for op in COMPARISONS},
     "in": ("op", "q", "values"),
     "selected": ("op", "q", "value"),
@@ -108,7 +111,7 @@ _KEYS = {
 
 # How each kind's answer is read; a kind missing here (a grid) takes no answer.
 _NUMBER, _DATE, _TEXT, _CHOICE, _CHOICES = "number", "date", "text", "choice", "choices"
-_READ_AS = {
+_READ_AS: dict[str, str] = {
     Question.Kind.INTEGER: _NUMBER,
     Question.Kind.DECIMAL: _NUMBER,
     Question.Kind.DATE: _DATE,
@@ -117,7 +120,7 @@ _READ_AS = {
     Question.Kind.SINGLE: _CHOICE,
     Question.Kind.MULTIPLE: _CHOICES,
 }
-_KIND_NAMES = {
+_KIND_NAMES: dict[str, str] = {
     Question.Kind.SINGLE: "single-choice", Question.Kind.MULTIPLE: "multiple-choice", Question.Kind.GRID: "grid",
     Question.Kind.INTEGER: "integer", Question.Kind.DECIMAL: "decimal", Question.Kind.DATE: "date",
     Question.Kind.SHORT_TEXT: "short text", Question.Kind.LONG_TEXT: "long text",
@@ -147,7 +150,7 @@ class RuleQuestion:
 class Literal:
     """A value written in the rule: ``json`` as written (canonical), ``typed`` as compared."""
 
-    json: int | str
+    json: int | float | str  # a decimal question's number may be written with a point
     typed: Decimal | datetime.date | str
 
 
@@ -171,7 +174,7 @@ class InSet:
     code: str
     values: tuple[Literal, ...]
     read_as: str
-    typed: frozenset
+    typed: frozenset[Decimal | datetime.date | str]
 
 
 @dataclass(frozen=True)
@@ -194,22 +197,26 @@ class Answered:
 
 @dataclass(frozen=True)
 class AllOf:
-    rules: tuple
+    rules: tuple["Rule", ...]
 
 
 @dataclass(frozen=True)
 class AnyOf:
-    rules: tuple
+    rules: tuple["Rule", ...]
 
 
 @dataclass(frozen=True)
 class Not:
-    rule: object
+    rule: "Rule"
 
 
 Rule = Compare | InSet | Selected | Count | Answered | AllOf | AnyOf | Not
 # A rule as JSON data: what rule_parse reads and rule_to_json writes (the tree above).
 RuleJSON = dict[str, Any]
+# JSON as a document was written (a rule, or a whole survey document): of any type until it is checked, which is
+# what the parsers here and in ``surveys.documents`` do, value by value.
+RawJSON: TypeAlias = Any
+_T = TypeVar("_T")
 
 
 # Parsing and checking
@@ -235,6 +242,7 @@ def rule_parse(
     rule = parser.rule(raw, path, depth=1)
     if parser.problems:
         raise RuleError(parser.problems)
+    assert rule is not None  # the parser notes a problem whenever it compiles nothing
     return rule
 
 
@@ -245,17 +253,17 @@ class _Parser:
     later: Collection[str]
     own: RuleQuestion | None
     nodes: int = 0
-    problems: list = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
-    def need(self, condition, path, message):
+    def need(self, condition: _T, path: str, message: str) -> _T:
         if not condition:
             self.problems.append(f"{path}: {message}")
         return condition
 
-    def refuse(self, path, message):
+    def refuse(self, path: str, message: str) -> None:
         self.problems.append(f"{path}: {message}")
 
-    def rule(self, raw, path, *, depth):
+    def rule(self, raw: RawJSON, path: str, *, depth: int) -> Rule | None:
         # Stop descending at the first limit crossed: the rest of an oversized rule is not read at all.
         if not self.need(depth <= MAX_DEPTH, path, f"rules nest deeper than {MAX_DEPTH} levels"):
             return None
@@ -268,7 +276,8 @@ class _Parser:
             return None
         op = raw.get("op")
         if op is None:
-            return self.refuse(f"{path}.op", f"must be one of {', '.join(OPS)}")
+            self.refuse(f"{path}.op", f"must be one of {', '.join(OPS)}")
+            return None
         if not self.need(isinstance(op, str) and op in _KEYS, f"{path}.op", f"{op!r} is not one of {', '.join(OPS)}"):
             return None
         keys = _KEYS[op]
@@ -302,7 +311,7 @@ class _Parser:
             return None
         if op == "selected":
             value = self.literal(raw["value"], question, _CHOICE, f"{path}.value")
-            return Selected(code=code, value=value.json) if value else None
+            return Selected(code=code, value=str(value.json)) if value else None  # a choice value: text already
         cmp, value = raw["cmp"], raw["value"]
         fine = self.need(cmp in COMPARISONS if isinstance(cmp, str) else False, f"{path}.cmp",
                          f"must be one of {', '.join(COMPARISONS)}")
@@ -311,47 +320,55 @@ class _Parser:
                  and self.digits(value, f"{path}.value"))
         return Count(code=code, cmp=cmp, value=value) if fine else None
 
-    def group(self, op, raw_rules, path, *, depth):
+    def group(self, op: str, raw_rules: RawJSON, path: str, *, depth: int) -> AllOf | AnyOf | None:
         if not self.need(isinstance(raw_rules, list) and raw_rules, path, "must be a non-empty list of rules"):
             return None
         rules = [self.rule(raw, f"{path}[{index}]", depth=depth + 1) for index, raw in enumerate(raw_rules, start=1)]
-        if None in rules:
+        compiled = tuple(rule for rule in rules if rule is not None)
+        if len(compiled) < len(rules):
             return None
-        return (AllOf if op == "and" else AnyOf)(rules=tuple(rules))
+        return AllOf(rules=compiled) if op == "and" else AnyOf(rules=compiled)
 
-    def reference(self, code, path):
+    def reference(self, code: RawJSON, path: str) -> RuleQuestion | None:
         """Return the question ``code`` names if a rule here may read it, else None (with the reason noted)."""
         if not self.need(isinstance(code, str), path, "must be a question code (text)"):
             return None
         if code == OWN:
             if self.own is None:
-                return self.refuse(path, "'.' (the question's own value) is only allowed in a constraint")
+                self.refuse(path, "'.' (the question's own value) is only allowed in a constraint")
+                return None
             question = self.own
         elif code in self.earlier:
             question = self.earlier[code]
         elif self.own is not None and code == self.own.code:
-            return self.refuse(path, f"'{code}' is the question this constraint belongs to: write '.' for its value")
+            self.refuse(path, f"'{code}' is the question this constraint belongs to: write '.' for its value")
+            return None
         elif code in self.later:
-            return self.refuse(path, f"'{code}' does not come before this rule: a rule reads only earlier answers")
+            self.refuse(path, f"'{code}' does not come before this rule: a rule reads only earlier answers")
+            return None
         else:
-            return self.refuse(path, f"there is no question '{code}'")
+            self.refuse(path, f"there is no question '{code}'")
+            return None
         if question.kind not in _READ_AS:
             rows = ": name one of its rows" if question.kind == Question.Kind.GRID else ""
             kind = _KIND_NAMES.get(question.kind, question.kind)
-            return self.refuse(path, f"'{question.code}' is a {kind}, which takes no answer{rows}")
+            self.refuse(path, f"'{question.code}' is a {kind}, which takes no answer{rows}")
+            return None
         return question
 
-    def compare(self, op, code, question, read_as, raw_value, path):
+    def compare(self, op: str, code: str, question: RuleQuestion, read_as: str, raw_value: RawJSON,
+                path: str) -> Compare | None:
         if read_as == _CHOICES:
-            return self.refuse(f"{path}.op", _not_multiple(op, question))
+            self.refuse(f"{path}.op", _not_multiple(op, question))
+            return None
         if op in ORDERINGS and not self.need(read_as in (_NUMBER, _DATE), f"{path}.op",
                                              f"'{op}' compares integer or date answers; {_named(question)}"):
             return None
         if isinstance(raw_value, dict):
-            other_code = raw_value.get("q")
             if not self.need(set(raw_value) == {"q"}, f"{path}.value",
                              "an answer to compare with is written {\"q\": code}"):
                 return None
+            other_code = raw_value["q"]
             other = self.reference(other_code, f"{path}.value.q")
             if other is None:
                 return None
@@ -363,13 +380,15 @@ class _Parser:
         value = self.literal(raw_value, question, read_as, f"{path}.value")
         return Compare(op=op, code=code, other=value, read_as=read_as) if value else None
 
-    def in_set(self, code, question, read_as, raw_values, path):
+    def in_set(self, code: str, question: RuleQuestion, read_as: str, raw_values: RawJSON, path: str) -> InSet | None:
         if read_as == _CHOICES:
-            return self.refuse(f"{path}.op", _not_multiple("in", question))
+            self.refuse(f"{path}.op", _not_multiple("in", question))
+            return None
         if not self.need(isinstance(raw_values, list) and 0 < len(raw_values) <= MAX_VALUES, f"{path}.values",
                          f"must be a list of 1 to {MAX_VALUES} values"):
             return None
-        values, seen = [], set()
+        values: list[Literal] = []
+        seen: set[Decimal | datetime.date | str] = set()
         for index, raw in enumerate(raw_values, start=1):
             value = self.literal(raw, question, read_as, f"{path}.values[{index}]")
             if value is None:
@@ -381,11 +400,11 @@ class _Parser:
             return None
         return InSet(code=code, values=tuple(values), read_as=read_as, typed=frozenset(seen))
 
-    def digits(self, number, path):
+    def digits(self, number: float, path: str) -> bool:
         return self.need(abs(number) < 10 ** MAX_DIGITS, path, f"has more than {MAX_DIGITS} digits before its point "
                          "(survey.js compares no larger numbers exactly)")
 
-    def literal(self, raw, question, read_as, path):
+    def literal(self, raw: RawJSON, question: RuleQuestion, read_as: str, path: str) -> Literal | None:
         """Return ``raw`` as a Literal fit for ``question`` read as ``read_as``, or None (with the reason noted)."""
         whole = isinstance(raw, int) and not isinstance(raw, bool)
         if read_as == _NUMBER and question.kind == Question.Kind.DECIMAL:
@@ -397,7 +416,9 @@ class _Parser:
                 return Literal(json=raw, typed=Decimal(raw))
         elif read_as == _DATE:
             day = _date(raw) if isinstance(raw, str) else None
-            if self.need(day is not None, path, f"must be a date written YYYY-MM-DD, as {_named(question)}"):
+            if day is None:
+                self.refuse(path, f"must be a date written YYYY-MM-DD, as {_named(question)}")
+            else:
                 return Literal(json=raw, typed=day)
         elif read_as == _TEXT:
             if (self.need(isinstance(raw, str), path, f"must be text, as {_named(question)}")
@@ -412,21 +433,21 @@ class _Parser:
         return None
 
 
-def _named(question):
+def _named(question: RuleQuestion) -> str:
     kind = _KIND_NAMES.get(question.kind, question.kind)
     return f"'{question.code}' is {'an' if kind[0] in 'aeiou' else 'a'} {kind} question"
 
 
-def _not_multiple(op, question):
+def _not_multiple(op: str, question: RuleQuestion) -> str:
     return f"'{op}' does not read a multiple-choice question ('{question.code}'): use selected or count"
 
 
-def _comparable(read_as):
+def _comparable(read_as: str) -> str:
     # A single choice's value is text: comparing it with a text answer or another single choice is fair.
     return _TEXT if read_as == _CHOICE else read_as
 
 
-def _date(text):
+def _date(text: str) -> datetime.date | None:
     if not _DATE_TEXT.match(text):
         return None
     try:
@@ -439,7 +460,7 @@ def _date(text):
 
 def rule_codes(rule: Rule) -> frozenset[str]:
     """Return the codes of the questions ``rule`` reads (not ``"."``, the constrained question's own value)."""
-    codes = set()
+    codes: set[str] = set()
     for node in _walk(rule):
         if isinstance(node, (AllOf, AnyOf, Not)):
             continue
@@ -450,7 +471,7 @@ def rule_codes(rule: Rule) -> frozenset[str]:
     return frozenset(codes)
 
 
-def _walk(rule):
+def _walk(rule: Rule) -> Iterator[Rule]:
     yield rule
     if isinstance(rule, (AllOf, AnyOf)):
         for inner in rule.rules:
@@ -498,6 +519,7 @@ def rule_evaluate(rule: Rule, answers: Mapping[str, str], *, own: str | None = N
         value = _typed(text, rule.read_as)
         return value is not None and value in rule.typed
     left = _typed(text, rule.read_as)
+    right: Decimal | datetime.date | str | None
     if isinstance(rule.other, Literal):
         right = rule.other.typed
     else:
@@ -507,12 +529,12 @@ def rule_evaluate(rule: Rule, answers: Mapping[str, str], *, own: str | None = N
     return _holds(rule.op, left, right)
 
 
-def _answer(code, answers, own):
+def _answer(code: str, answers: Mapping[str, str], own: str | None) -> str:
     value = own if code == OWN else answers.get(code)
     return value.strip() if isinstance(value, str) else ""
 
 
-def _typed(text, read_as):
+def _typed(text: str, read_as: str) -> Decimal | datetime.date | str | None:
     """Return ``text`` as compared when read as ``read_as``; None when blank or not readable so."""
     if text == "":
         return None
@@ -523,7 +545,7 @@ def _typed(text, read_as):
     return text
 
 
-def _holds(op, left, right):
+def _holds(op: str, left: Any, right: Any) -> bool:  # noqa: ANN401 - two values of any one kind _typed reads, or counts
     if op == "equals":
         return left == right
     if op == "not_equals":
@@ -556,7 +578,7 @@ class _Describer:
     prompts: Mapping[str, str]
     choice_labels: Mapping[tuple[str, str], str]
 
-    def clause(self, rule, *, negated=False):
+    def clause(self, rule: Rule, *, negated: bool = False) -> str:
         if isinstance(rule, Not):
             return self.clause(rule.rule, negated=not negated)
         if isinstance(rule, (AllOf, AnyOf)):
@@ -572,7 +594,7 @@ class _Describer:
             return gettext("it is not true that %(condition)s") % {"condition": text} if negated else text
         if isinstance(rule, InSet):
             if rule.read_as == _CHOICE:
-                return self.chose([v.json for v in rule.values], rule.code, negated=negated)
+                return self.chose([str(v.json) for v in rule.values], rule.code, negated=negated)  # text already
             values = _join([self.literal(v) for v in rule.values], and_=False)
             text = gettext("%(answer)s is not %(values)s") if negated else gettext("%(answer)s is %(values)s")
             return text % {"answer": self.answer(rule.code), "values": values}
@@ -580,22 +602,22 @@ class _Describer:
         if negated and op in ("equals", "not_equals"):
             op, negated = ("not_equals" if op == "equals" else "equals"), False
         if rule.read_as == _CHOICE and isinstance(rule.other, Literal) and op in ("equals", "not_equals"):
-            return self.chose([rule.other.json], rule.code, negated=op == "not_equals")
+            return self.chose([str(rule.other.json)], rule.code, negated=op == "not_equals")  # text already
         other = self.answer(rule.other.code) if isinstance(rule.other, AnswerTo) else self.literal(rule.other)
         text = _comparison_texts(rule.read_as)[op] % {"answer": self.answer(rule.code), "value": other}
         return gettext("it is not true that %(condition)s") % {"condition": text} if negated else text
 
-    def part(self, rule):
+    def part(self, rule: Rule) -> str:
         text = self.clause(rule)
         return f"({text})" if isinstance(rule, (AllOf, AnyOf)) else text
 
-    def chose(self, values, code, *, negated):
+    def chose(self, values: Sequence[str], code: str, *, negated: bool) -> str:
         choices = _join([_quote(self.choice_labels.get((code, v), v)) for v in values], and_=False)
         text = gettext("you did not choose %(choices)s for %(question)s") if negated else gettext(
             "you chose %(choices)s for %(question)s")
         return text % {"choices": choices, "question": self.question(code)}
 
-    def count(self, rule):
+    def count(self, rule: Count) -> str:
         n = rule.value
         how_many = {
             "equals": ngettext("exactly %(n)s answer", "exactly %(n)s answers", n),
@@ -608,21 +630,21 @@ class _Describer:
         return gettext("you chose %(how_many)s for %(question)s") % {
             "how_many": how_many, "question": self.question(rule.code)}
 
-    def question(self, code):
+    def question(self, code: str) -> str:
         if code == OWN:
             return gettext("this question")
         return _quote(self.prompts.get(code, code))
 
-    def answer(self, code):
+    def answer(self, code: str) -> str:
         if code == OWN:
             return gettext("your answer")
         return gettext("your answer to %(question)s") % {"question": self.question(code)}
 
-    def literal(self, literal):
+    def literal(self, literal: Literal) -> str:
         return _quote(literal.json) if isinstance(literal.typed, str) else str(literal.json)
 
 
-def _comparison_texts(read_as):
+def _comparison_texts(read_as: str) -> dict[str, str]:
     if read_as == _DATE:
         return {
             "equals": gettext("%(answer)s is %(value)s"), "not_equals": gettext("%(answer)s is not %(value)s"),
@@ -636,11 +658,11 @@ def _comparison_texts(read_as):
     }
 
 
-def _quote(text):
+def _quote(text: object) -> str:
     return gettext("“%(text)s”") % {"text": text}
 
 
-def _join(parts, *, and_):
+def _join(parts: Sequence[str], *, and_: bool) -> str:
     if len(parts) == 1:
         return parts[0]
     last = gettext("%(rest)s and %(last)s") if and_ else gettext("%(rest)s or %(last)s")
@@ -653,7 +675,7 @@ _K = Question.Kind
 # The invalid, min_value and max_value texts are Django's own (the page form's
 # fields show them as they are), read from Django so they cannot drift and
 # Django's catalogs translate them.
-_DEFAULT_MESSAGES = {
+_DEFAULT_MESSAGES: dict[str, dict[str | None, "StrOrPromise"]] = {
     "required": {
         _K.SINGLE: gettext_lazy("Please choose an answer."),
         _K.MULTIPLE: gettext_lazy("Please choose at least one answer."),

@@ -17,7 +17,7 @@ read in ``respondents.selectors``.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -37,6 +37,7 @@ class _Translated:
     """``translated()`` for a frozen copy of a definition row, as the row has it."""
 
     __slots__ = ()
+    translations: Translations  # each copy's own field
 
     def translated(self, field: str, language: str | None = None) -> str:
         """Return the text of ``field`` in ``language`` (default: the active one), else in the first language."""
@@ -149,15 +150,15 @@ def page_definition(*, survey: Survey, number: int) -> PageDefinition | None:
     return definition_memo.get(("page", survey.pk, number), lambda: _page_definition(survey, number))
 
 
-def _page_definition(survey, number):
+def _page_definition(survey: Survey, number: int) -> PageDefinition:
     pages = survey_pages(survey=survey)
     page = pages[number - 1]
-    questions = list(Question.cached.filter(page_id=page.pk).order_by("grid_id", "position"))
-    choices = {}
+    questions: list[Question] = list(Question.cached.filter(page_id=page.pk).order_by("grid_id", "position"))
+    choices: dict[int, list[ChoiceDefinition]] = {}
     for choice in Choice.cached.filter(question__page_id=page.pk).order_by("question_id", "position"):
         choices.setdefault(choice.question_id, []).append(_choice_definition(choice))
     # Rows first, so that each grid is made with its rows; a row takes its grid's choices.
-    rows = {}
+    rows: dict[int, list[QuestionDefinition]] = {}
     for question in questions:
         if question.grid_id is not None:
             rows.setdefault(question.grid_id, []).append(
@@ -173,17 +174,18 @@ def _page_definition(survey, number):
                           answerable=MappingProxyType(answerable))
 
 
-def _page_heading(page):
+def _page_heading(page: Page) -> PageHeading:
     return PageHeading(pk=page.pk, position=page.position, title=page.title, intro=page.intro,
                        translations=_frozen_translations(page.translations))
 
 
-def _choice_definition(choice):
+def _choice_definition(choice: Choice) -> ChoiceDefinition:
     return ChoiceDefinition(pk=choice.pk, position=choice.position, value=choice.value, label=choice.label,
                             translations=_frozen_translations(choice.translations))
 
 
-def _question_definition(question, *, choices, rows=()):
+def _question_definition(question: Question, *, choices: Iterable[ChoiceDefinition],
+                         rows: Iterable[QuestionDefinition] = ()) -> QuestionDefinition:
     return QuestionDefinition(
         pk=question.pk, survey_id=question.survey_id, page_id=question.page_id, grid_id=question.grid_id,
         position=question.position, code=question.code, kind=question.kind, prompt=question.prompt,
@@ -200,12 +202,12 @@ def answerable_questions(*, survey: Survey) -> tuple[Question, ...]:
     return definition_memo.get(("answerable", survey.pk), lambda: _answerable_questions(survey))
 
 
-def _answerable_questions(survey):
+def _answerable_questions(survey: Survey) -> tuple[Question, ...]:
     positions = {page.pk: page.position for page in survey_pages(survey=survey)}
-    questions = list(Question.cached.filter(survey_id=survey.pk))
+    questions: list[Question] = list(Question.cached.filter(survey_id=survey.pk))
     grid_positions = {q.pk: q.position for q in questions if q.kind == Question.Kind.GRID}
 
-    def order(q):
+    def order(q: Question) -> tuple[int, int, int]:
         top = grid_positions[q.grid_id] if q.grid_id else q.position
         return (positions[q.page_id], top, q.position if q.grid_id else -1)
 
@@ -214,7 +216,7 @@ def _answerable_questions(survey):
 
 def required_questions(*, survey: Survey) -> tuple[tuple[int, Question], ...]:
     """Return ``((page_number, question), ...)`` for every required question that takes an answer."""
-    def build():
+    def build() -> tuple[tuple[int, Question], ...]:
         positions = {page.pk: page.position for page in survey_pages(survey=survey)}
         return tuple((positions[q.page_id], q) for q in answerable_questions(survey=survey) if q.required)
 
@@ -226,10 +228,10 @@ def survey_flow(*, survey: Survey) -> SurveyFlow:
     return definition_memo.get(("flow", survey.pk), lambda: _survey_flow(survey))
 
 
-def _survey_flow(survey):
+def _survey_flow(survey: Survey) -> SurveyFlow:
     pages = survey_pages(survey=survey)
-    questions = list(Question.cached.filter(survey_id=survey.pk))
-    choices = {}
+    questions: list[Question] = list(Question.cached.filter(survey_id=survey.pk))
+    choices: dict[int, list[Choice]] = {}
     if any(q.show_if is not None or q.constraint is not None for q in questions) or any(
             p.show_if is not None for p in pages):
         for choice in Choice.cached.filter(question__survey_id=survey.pk).order_by("question_id", "position"):

@@ -1,6 +1,6 @@
 """Writes of survey definitions."""
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import IO, cast
 
@@ -10,10 +10,14 @@ from django.db.models import ProtectedError
 
 from surveys import xlsform
 from surveys.documents import (
-    MAX_DOCUMENT_BYTES, CheckedSurvey, DocumentError, SurveyDocument, parse_survey_document, survey_document_loads,
+    MAX_DOCUMENT_BYTES, CheckedQuestion, CheckedSurvey, DocumentError, SurveyDocument, parse_survey_document,
+    survey_document_loads,
 )
 from surveys.invalidation import definitions_changed
 from surveys.models import Choice, Page, Question, Survey
+
+# A question of a checked document, by code: (page number, its grid's code or None, position, its data).
+_Flat = tuple[int, str | None, int, CheckedQuestion]
 
 
 def survey_create(*, document: SurveyDocument) -> Survey:
@@ -82,7 +86,7 @@ def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Sur
         if survey is None:
             raise DocumentError([f"survey.slug: there is no survey '{data['slug']}' to revise"])
         old = {q.code: q for q in Question.objects.filter(survey=survey).select_related("grid")}
-        old_choices = {}
+        old_choices: dict[int, dict[str, Choice]] = {}
         for choice in Choice.objects.filter(question__survey=survey):
             old_choices.setdefault(choice.question_id, {})[choice.value] = choice
         new = _flattened(data)
@@ -94,8 +98,10 @@ def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Sur
         except ProtectedError as error:
             # A question's first answers landed after ``answered`` was read: the same refusal as above.
             codes = {q.pk: code for code, q in old.items()}
+            # What protects a question is its answers (respondents.Answer, which this app does not import).
+            question_ids = {answer.question_id for answer in error.protected_objects}  # type: ignore[attr-defined]
             raise DocumentError([f"question '{code}' has answers: it cannot be removed" for code in
-                                 sorted({codes[answer.question_id] for answer in error.protected_objects})]) from error
+                                 sorted({codes[pk] for pk in question_ids})]) from error
         survey.version += 1
         survey.save(update_fields=["title", "intro", "thank_you", "languages", "translations", "version",
                                    "updated_at"])
@@ -108,9 +114,9 @@ def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Sur
     return survey
 
 
-def _flattened(data):
+def _flattened(data: CheckedSurvey) -> dict[str, _Flat]:
     """Return ``{code: (page number, grid code or None, position, question data)}`` of a checked document."""
-    flat = {}
+    flat: dict[str, _Flat] = {}
     for number, page in enumerate(data["pages"], start=1):
         for position, question in enumerate(page["questions"], start=1):
             flat[question["code"]] = (number, None, position, question)
@@ -119,7 +125,8 @@ def _flattened(data):
     return flat
 
 
-def _stranded(old, old_choices, new, answered):
+def _stranded(old: Mapping[str, Question], old_choices: Mapping[int, Mapping[str, Choice]], new: Mapping[str, _Flat],
+              answered: Collection[str]) -> list[str]:
     """Return why the new definition would strand saved answers: one problem per question."""
     problems = []
     for code, question in old.items():
@@ -132,7 +139,7 @@ def _stranded(old, old_choices, new, answered):
         _, grid, _, data = new[code]
         if data["kind"] != question.kind:
             problems.append(f"{has}: its kind cannot change ({question.kind} to {data['kind']})")
-        elif grid != (question.grid.code if question.grid_id else None):
+        elif grid != (question.grid.code if question.grid is not None else None):  # read with the question
             problems.append(f"{has}: it cannot move into or out of a grid")
         else:
             values = set(old_choices.get(question.grid_id or question.pk, {}))
@@ -147,7 +154,9 @@ _QUESTION_FIELDS = ["page", "grid", "position", "kind", "prompt", "help_text", "
                     "max_length", "show_if", "constraint", "constraint_message", "required_message", "translations"]
 
 
-def _revise(survey, data, old, old_choices, new):
+def _revise(survey: Survey, data: CheckedSurvey, old: Mapping[str, Question],
+            old_choices: Mapping[int, Mapping[str, Choice]],
+            new: Mapping[str, _Flat]) -> tuple[list[Page | Question | Choice], list[Page | Question | Choice]]:
     """Write the new definition over the old (inside survey_revise's transaction); return (changed, deleted).
 
     Bulk writes, as ``survey_create``'s: one invalidation for the whole change, not one per row.
@@ -155,7 +164,8 @@ def _revise(survey, data, old, old_choices, new):
     survey.title, survey.intro, survey.thank_you = data["title"], data["intro"], data["thank_you"]
     survey.languages, survey.translations = data["languages"], data["translations"]
     pages = {page.position: page for page in Page.objects.filter(survey=survey)}
-    kept_pages, new_pages = [], []
+    kept_pages: list[Page] = []
+    new_pages: list[Page] = []
     for number, page_data in enumerate(data["pages"], start=1):
         page = pages.get(number)
         if page is None:
@@ -168,10 +178,12 @@ def _revise(survey, data, old, old_choices, new):
     Page.objects.bulk_update(kept_pages, _PAGE_FIELDS)
     Page.objects.bulk_create(new_pages)
 
-    questions, changed = {}, [*kept_pages, *new_pages]
+    questions: dict[str, Question] = {}
+    changed: list[Page | Question | Choice] = [*kept_pages, *new_pages]
     # Grids (and the other top-level questions) first, so that rows can point at them.
     for rows in (False, True):
-        kept, made = [], []
+        kept: list[Question] = []
+        made: list[Question] = []
         for code, (number, grid, position, question_data) in new.items():
             if (grid is not None) != rows:
                 continue
@@ -189,7 +201,9 @@ def _revise(survey, data, old, old_choices, new):
         Question.objects.bulk_create(made)
         changed += kept + made
 
-    kept_choices, new_choices, deleted = [], [], []
+    kept_choices: list[Choice] = []
+    new_choices: list[Choice] = []
+    deleted: list[Page | Question | Choice] = []
     for code, (_, grid, _, question_data) in new.items():
         if grid is not None:
             continue
@@ -252,7 +266,7 @@ def survey_import(*, source: str | os.PathLike[str] | IO[bytes], filename: str, 
     return survey_create(document=document)
 
 
-def _question_fields(question, position):
+def _question_fields(question: CheckedQuestion, position: int) -> dict[str, object]:
     return {
         "position": position,
         "code": question["code"],
@@ -290,8 +304,8 @@ def survey_translation_gaps(*, survey: Survey) -> list[str]:
     others = survey.languages[1:]
     if not others:
         return []
-    positions = {}
-    rows = [("survey", survey)]
+    positions: dict[int, int] = {}
+    rows: list[tuple[str, Survey | Page | Question | Choice]] = [("survey", survey)]
     for page in Page.objects.filter(survey=survey).order_by("position"):
         positions[page.pk] = page.position
         rows.append((f"page {page.position}", page))

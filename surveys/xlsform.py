@@ -34,15 +34,20 @@ way, through the rows each element came from.
 import functools
 import os
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Literal, cast
 from xml.etree.ElementTree import ParseError
 
 from django.conf import settings
 
 from fileformats.workbooks import WorkbookError, workbook_check
-from surveys.documents import DocumentError, SurveyDocument, parse_survey_document
+from surveys.documents import (
+    ChoiceDocument, DocumentError, DocumentText, PageDocument, QuestionDocument, RowDocument, SurveyDocument,
+    parse_survey_document,
+)
 from surveys.models import Question, Survey
+from surveys.rules import RuleJSON
 from surveys.xpath import XPathError, xpath_rule
 
 SURVEY, CHOICES, SETTINGS = "survey", "choices", "settings"
@@ -58,6 +63,8 @@ _KEY_COLUMNS = {"code": "name", "kind": "type", "choices": "type", "prompt": "la
                 "required": "required", "show_if": "relevant", "constraint": "constraint", "title": "label",
                 "min": "constraint", "max": "constraint", "required_message": "required_message",
                 "constraint_message": "constraint_message", "value": "name", "label": "label", "rows": "type"}
+# A row of a sheet as pyxform reads it: the text of each of its non-empty cells (trimmed), by column.
+_Row = Mapping[str, str]
 
 
 class XLSFormError(DocumentError):
@@ -66,13 +73,14 @@ class XLSFormError(DocumentError):
 
 @dataclass
 class _Reader:
-    problems: list = field(default_factory=list)
-    # document path -> (sheet, row), so that the document's own checks point at the workbook.
-    origins: dict = field(default_factory=dict)
-    languages: tuple = ()
-    columns: dict = field(default_factory=dict)  # sheet -> {column: (base column, language or None)}
+    problems: list[str] = field(default_factory=list)
+    # document path -> (sheet, row, column or None), so that the document's own checks point at the workbook.
+    origins: dict[str, tuple[str, int, str | None]] = field(default_factory=dict)
+    languages: tuple[str, ...] = ()
+    # sheet -> {column: (base column, language or None)}
+    columns: dict[str, dict[str, tuple[str, str | None]]] = field(default_factory=dict)
 
-    def problem(self, sheet, row, column, message):
+    def problem(self, sheet: str, row: int | None, column: str | None, message: str) -> None:
         where = f"{sheet} sheet" + (f", row {row}" if row else "") + (f", column {column}" if column else "")
         self.problems.append(f"{where}: {message}")
 
@@ -136,10 +144,11 @@ def xlsform_document(source: str | os.PathLike[str] | bytes | IO[bytes], *,
     return document
 
 
-def _columns(reader, sheet, header):
+def _columns(reader: _Reader, sheet: str,
+             header: Sequence[Mapping[str, object]]) -> dict[str, tuple[str, str | None]]:
     """Map each column of ``sheet`` to (its base column, its language); note the columns not supported."""
     supported = {SURVEY: SURVEY_COLUMNS, CHOICES: CHOICE_COLUMNS, SETTINGS: SETTINGS_COLUMNS}[sheet]
-    columns = {}
+    columns: dict[str, tuple[str, str | None]] = {}
     for name in header[0]:
         match = _LANGUAGE_COLUMN.match(name)
         base, language = (match["column"], name.split("::", 1)[1].strip()) if match else (name, None)
@@ -150,14 +159,15 @@ def _columns(reader, sheet, header):
     return columns
 
 
-def _languages(reader, settings_row):
+def _languages(reader: _Reader, settings_row: _Row) -> tuple[str, ...]:
     """Return the survey's languages: ``default_language`` first, then each language a column is written in."""
     known = dict(settings.LANGUAGES)
     names = {name.lower(): code for code, name in settings.LANGUAGES}
 
-    def code_of(text, sheet, row, column):
+    def code_of(text: str, sheet: str, row: int, column: str) -> str | None:
         match = re.match(r"^(?P<name>.*?)\s*(?:\((?P<code>[A-Za-z-]+)\))?$", text.strip())
-        code = match["code"] or names.get(match["name"].lower()) or match["name"]
+        # A line break inside the text (a default_language cell's) matches nothing: no language of this site either.
+        code = (match["code"] or names.get(match["name"].lower()) or match["name"]) if match else None
         if code not in known:
             reader.problem(sheet, row, column, f"{text!r} is not a language of this site: write it 'Name (code)' "
                            f"with a code of {', '.join(known)}")
@@ -172,13 +182,12 @@ def _languages(reader, settings_row):
                 code = code_of(language, sheet, 1, column)
                 reader.columns[sheet][column] = (_base, code)
                 languages.append(code)
-    languages = [code for code in dict.fromkeys(languages) if code]
-    return tuple(languages or [settings.LANGUAGE_CODE])
+    return tuple([code for code in dict.fromkeys(languages) if code] or [settings.LANGUAGE_CODE])
 
 
-def _texts(reader, sheet, row, base):
+def _texts(reader: _Reader, sheet: str, row: _Row, base: str) -> DocumentText:
     """Return the text of ``base`` in ``row`` as the document wants it: a string, or {language: text}."""
-    texts = {}
+    texts: dict[str, str] = {}
     for column, (column_base, language) in reader.columns[sheet].items():
         if column_base == base and row.get(column):
             texts[language or reader.languages[0]] = row[column]
@@ -189,8 +198,8 @@ def _texts(reader, sheet, row, base):
     return texts
 
 
-def _choice_lists(reader, rows):
-    lists = {}
+def _choice_lists(reader: _Reader, rows: Iterable[_Row]) -> dict[str, list[ChoiceDocument]]:
+    lists: dict[str, list[ChoiceDocument]] = {}
     for index, row in enumerate(rows, start=2):
         if not row:
             continue
@@ -198,7 +207,7 @@ def _choice_lists(reader, rows):
         if not name:
             reader.problem(CHOICES, index, "list_name", "is empty")
             continue
-        choice = {"value": value, "label": _texts(reader, CHOICES, row, "label")}
+        choice: ChoiceDocument = {"value": value, "label": _texts(reader, CHOICES, row, "label")}
         path = f"choice_lists.{name}[{len(lists.get(name, [])) + 1}]"
         reader.origins[path] = (CHOICES, index, None)
         lists.setdefault(name, []).append(choice)
@@ -207,17 +216,17 @@ def _choice_lists(reader, rows):
 
 @dataclass
 class _Group:
-    kind: str  # "page" or "grid"
+    kind: str  # "page", "grid", or "other" (a group refused)
     row: int
-    element: dict
+    element: PageDocument | QuestionDocument | None  # the page, or the grid's question
     path: str
     list_name: str = ""
 
 
-def _pages(reader, rows, document):
+def _pages(reader: _Reader, rows: Iterable[_Row], document: SurveyDocument) -> None:
     """Walk the survey sheet into pages, questions and grids."""
-    stack = []
-    page = None
+    stack: list[_Group] = []
+    page: PageDocument | None = None  # the page being read: set whenever a page's or a grid's group is open
     for index, row in enumerate(rows, start=2):
         if not row:
             continue
@@ -234,8 +243,9 @@ def _pages(reader, rows, document):
                 document["pages"].append(page)
                 stack.append(_Group("page", index, page, path))
             elif stack and stack[-1].kind == "page" and appearance == "table-list":
-                grid = {"code": row.get("name", ""), "kind": Question.Kind.GRID,
-                        "prompt": _texts(reader, SURVEY, row, "label"), "rows": []}
+                assert page is not None
+                grid: QuestionDocument = {"code": row.get("name", ""), "kind": Question.Kind.GRID,
+                                          "prompt": _texts(reader, SURVEY, row, "label"), "rows": []}
                 _common(reader, row, index, grid)
                 path = f"{stack[-1].path}.questions[{len(page['questions']) + 1}]"
                 reader.origins[path] = (SURVEY, index, None)
@@ -244,17 +254,17 @@ def _pages(reader, rows, document):
             elif stack:
                 reader.problem(SURVEY, index, "appearance", "a group inside a page must be a grid (appearance "
                                "table-list) of select_one rows")
-                stack.append(_Group("other", index, {}, ""))
+                stack.append(_Group("other", index, None, ""))
             else:
                 reader.problem(SURVEY, index, "appearance", "a page is a group with appearance field-list")
-                stack.append(_Group("other", index, {}, ""))
+                stack.append(_Group("other", index, None, ""))
             continue
         if type_ in ("end group", "end_group"):
             if not stack:
                 reader.problem(SURVEY, index, "type", "ends a group that was not begun")
             else:
                 group = stack.pop()
-                if group.kind == "grid" and not group.element["rows"]:
+                if group.kind == "grid" and not cast(QuestionDocument, group.element)["rows"]:
                     reader.problem(SURVEY, group.row, "type", "a grid (table-list) needs select_one rows")
             continue
         if not stack or stack[-1].kind == "other":
@@ -267,6 +277,7 @@ def _pages(reader, rows, document):
         if group.kind == "grid":
             _grid_row(reader, row, index, group, head, rest)
             continue
+        assert page is not None
         if head == "note":
             if page["questions"]:
                 reader.problem(SURVEY, index, "type", "a note is shown as its page's introduction: put it before "
@@ -288,7 +299,7 @@ def _pages(reader, rows, document):
         reader.problem(SURVEY, None, None, "has no page: a page is a group with appearance field-list")
 
 
-def _joined(first, second):
+def _joined(first: DocumentText, second: DocumentText) -> DocumentText:
     if not first:
         return second
     if isinstance(first, str) and isinstance(second, str):
@@ -303,22 +314,24 @@ _KINDS = {"integer": Question.Kind.INTEGER, "decimal": Question.Kind.DECIMAL, "d
           "select_one": Question.Kind.SINGLE, "select_multiple": Question.Kind.MULTIPLE}
 
 
-def _question(reader, row, index, head, rest):
+def _question(reader: _Reader, row: _Row, index: int, head: str, rest: str) -> QuestionDocument | None:
+    code, prompt = row.get("name", ""), _texts(reader, SURVEY, row, "label")
+    question: QuestionDocument
     if head in ("select_one", "select_multiple"):
         if not rest or " " in rest:
             reader.problem(SURVEY, index, "type", f"write '{head} LIST' with the name of a list of the choices sheet")
             return None
-        question = {"kind": _KINDS[head], "choices": rest}
+        question = {"kind": _KINDS[head], "choices": rest, "code": code, "prompt": prompt}
     elif head == "text":
         long = "multiline" in row.get("appearance", "").split()
-        question = {"kind": Question.Kind.LONG_TEXT if long else Question.Kind.SHORT_TEXT}
+        question = {"kind": Question.Kind.LONG_TEXT if long else Question.Kind.SHORT_TEXT, "code": code,
+                    "prompt": prompt}
     elif head in _KINDS and not rest:
-        question = {"kind": _KINDS[head]}
+        question = {"kind": _KINDS[head], "code": code, "prompt": prompt}
     else:
         reader.problem(SURVEY, index, "type", f"'{row.get('type')}' is not supported (types read: select_one, "
                        "select_multiple, integer, decimal, text, date, note, begin/end group)")
         return None
-    question.update(code=row.get("name", ""), prompt=_texts(reader, SURVEY, row, "label"))
     _common(reader, row, index, question)
     appearance = row.get("appearance", "")
     if appearance and appearance not in ("multiline",) or (appearance == "multiline" and head != "text"):
@@ -326,7 +339,7 @@ def _question(reader, row, index, head, rest):
     return question
 
 
-def _common(reader, row, index, element):
+def _common(reader: _Reader, row: _Row, index: int, element: QuestionDocument | RowDocument) -> None:
     """Set what every question and grid may carry: hint, required, messages, relevant, constraint."""
     hint = _texts(reader, SURVEY, row, "hint")
     if hint:
@@ -343,14 +356,14 @@ def _common(reader, row, index, element):
         element["show_if"] = _rule(reader, row, index, "relevant")
     if row.get("constraint"):
         constraint = _rule(reader, row, index, "constraint", own=True)
-        if element.get("kind") in Question.NUMBER_KINDS and constraint:
-            constraint = _take_bounds(element, constraint)
+        if element.get("kind") in Question.NUMBER_KINDS and constraint:  # a question's: a grid row has no kind
+            constraint = _take_bounds(cast(QuestionDocument, element), constraint)
         if constraint:
             element["constraint"] = constraint
 
 
-def _grid_row(reader, row, index, group, head, rest):
-    grid = group.element
+def _grid_row(reader: _Reader, row: _Row, index: int, group: _Group, head: str, rest: str) -> None:
+    grid = cast(QuestionDocument, group.element)  # a grid's group holds the grid
     if head != "select_one" or not rest or " " in rest:
         reader.problem(SURVEY, index, "type", "a grid (table-list) holds only select_one rows of one list")
         return
@@ -364,7 +377,7 @@ def _grid_row(reader, row, index, group, head, rest):
     grid["choices"] = rest
     if row.get("appearance") not in (None, "", "list-nolabel"):
         reader.problem(SURVEY, index, "appearance", f"'{row.get('appearance')}' is not supported in a grid")
-    grid_row = {"code": row.get("name", ""), "prompt": _texts(reader, SURVEY, row, "label")}
+    grid_row: RowDocument = {"code": row.get("name", ""), "prompt": _texts(reader, SURVEY, row, "label")}
     _common(reader, row, index, grid_row)
     grid_row.pop("help_text", None)
     path = f"{group.path}.rows[{len(grid['rows']) + 1}]"
@@ -372,11 +385,11 @@ def _grid_row(reader, row, index, group, head, rest):
     grid["rows"].append(grid_row)
 
 
-def _take_bounds(question, constraint):
+def _take_bounds(question: QuestionDocument, constraint: RuleJSON) -> RuleJSON | None:
     """Move the whole-number bounds of a number question's constraint (``. >= n``, ``. <= n``; ``. > n`` and
     ``. < n`` too for an integer) to its min and max; return what is left of the constraint, or None."""
     parts = constraint["rules"] if constraint["op"] == "and" else [constraint]
-    left = []
+    left: list[RuleJSON] = []
     for part in parts:
         bound = _bound(part, question["kind"])
         if bound and bound[0] not in question:
@@ -388,17 +401,19 @@ def _take_bounds(question, constraint):
     return left[0] if len(left) == 1 else {"op": "and", "rules": left}
 
 
-def _bound(part, kind):
+def _bound(part: RuleJSON, kind: str) -> tuple[Literal["min", "max"], int] | None:
     value = part.get("value")
     if part.get("q") != "." or not isinstance(value, int) or isinstance(value, bool):
         return None
     strict = kind == Question.Kind.INTEGER  # > 4 is >= 5 only for whole numbers
-    return {"ge": ("min", value), "le": ("max", value),
-            "gt": ("min", value + 1) if strict else None, "lt": ("max", value - 1) if strict else None,
-            }.get(part["op"])
+    bounds: dict[str, tuple[Literal["min", "max"], int] | None] = {
+        "ge": ("min", value), "le": ("max", value),
+        "gt": ("min", value + 1) if strict else None, "lt": ("max", value - 1) if strict else None,
+    }
+    return bounds.get(part["op"])
 
 
-def _rule(reader, row, index, column, *, own=False):
+def _rule(reader: _Reader, row: _Row, index: int, column: str, *, own: bool = False) -> RuleJSON | None:
     try:
         return xpath_rule(row[column], own=own)
     except XPathError as error:
@@ -406,7 +421,7 @@ def _rule(reader, row, index, column, *, own=False):
         return None
 
 
-def _located(reader, problem):
+def _located(reader: _Reader, problem: str) -> str:
     """Name the sheet, row and column of a problem the document's checks found (``pages[2].questions[1]...``)."""
     path, _, message = problem.partition(": ")
     best = ""

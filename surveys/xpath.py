@@ -33,6 +33,8 @@ _TOKEN = re.compile(r"""\s*(?:
 )""", re.VERBOSE)
 _OPS = {"=": "equals", "!=": "not_equals", ">": "gt", ">=": "ge", "<": "lt", "<=": "le"}
 _FLIPPED = {"equals": "equals", "not_equals": "not_equals", "gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
+# A token: its kind, and its text (a reference's name, a text without its quotes, an op ...) or a number's value.
+_Token = tuple[str, str | int | float]
 
 
 def xpath_rule(expression: str, *, own: bool = False) -> RuleJSON:
@@ -49,8 +51,9 @@ def xpath_rule(expression: str, *, own: bool = False) -> RuleJSON:
     return rule
 
 
-def _tokens(expression):
-    tokens, at = [], 0
+def _tokens(expression: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    at = 0
     expression = expression.strip()
     while at < len(expression):
         match = _TOKEN.match(expression, at)
@@ -80,12 +83,12 @@ def _tokens(expression):
 
 @dataclass
 class _XPath:
-    tokens: list
+    tokens: list[_Token]
     own: bool
     at: int = 0
     depth: int = 0  # brackets open: bounded as a rule's nesting is, before Python's recursion limit is reached
 
-    def nested(self):
+    def nested(self) -> RuleJSON:
         """Read a bracketed disjunction (after its opening) and its closing bracket."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
@@ -95,32 +98,32 @@ class _XPath:
         self.depth -= 1
         return rule
 
-    def peek(self):
+    def peek(self) -> str | None:
         return self.tokens[self.at][0] if self.at < len(self.tokens) else None
 
-    def take(self, kind):
+    def take(self, kind: str) -> str:
         if self.peek() != kind:
             found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
             raise XPathError(f"expected {kind!r}, found {found}")
         token = self.tokens[self.at]
         self.at += 1
-        return token[1]
+        return str(token[1])  # text already: a number is taken by tokens_take
 
-    def disjunction(self):
+    def disjunction(self) -> RuleJSON:
         rules = [self.conjunction()]
         while self.peek() == "or":
             self.take("or")
             rules.append(self.conjunction())
         return rules[0] if len(rules) == 1 else {"op": "or", "rules": rules}
 
-    def conjunction(self):
+    def conjunction(self) -> RuleJSON:
         rules = [self.unary()]
         while self.peek() == "and":
             self.take("and")
             rules.append(self.unary())
         return rules[0] if len(rules) == 1 else {"op": "and", "rules": rules}
 
-    def unary(self):
+    def unary(self) -> RuleJSON:
         kind = self.peek()
         if kind == "not":
             self.take("not")
@@ -139,29 +142,29 @@ class _XPath:
             return {"op": "selected", "q": code, "value": str(value)}
         return self.comparison()
 
-    def opening(self):
+    def opening(self) -> None:
         if self.take("punct") != "(":
             raise XPathError("expected '('")
 
-    def comma(self):
+    def comma(self) -> None:
         if self.take("punct") != ",":
             raise XPathError("expected ','")
 
-    def close(self):
+    def close(self) -> None:
         if self.take("punct") != ")":
             raise XPathError("expected ')'")
 
-    def literal(self):
+    def literal(self) -> str | int | float:
         if self.peek() in ("text", "number"):
             return self.tokens_take()
         raise XPathError("expected a text or a number")
 
-    def tokens_take(self):
+    def tokens_take(self) -> str | int | float:
         token = self.tokens[self.at]
         self.at += 1
         return token[1]
 
-    def reference(self):
+    def reference(self) -> str:
         """``${q}``, or ``.`` (the question's own value) in a constraint."""
         if self.peek() == "dot":
             self.take("dot")
@@ -170,7 +173,7 @@ class _XPath:
             return "."
         return self.take("ref")
 
-    def operand(self):
+    def operand(self) -> _Token:
         kind = self.peek()
         if kind in ("ref", "dot"):
             return ("ref", self.reference())
@@ -185,7 +188,7 @@ class _XPath:
         found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
         raise XPathError(f"expected ${{question}}, '.', a text or a number, found {found}")
 
-    def comparison(self):
+    def comparison(self) -> RuleJSON:
         left = self.operand()
         op = _OPS[self.take("op")]
         right = self.operand()
