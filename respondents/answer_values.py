@@ -52,8 +52,9 @@ def answer_value_problem(question: Question, value: str, choice_values: Sequence
     if kind in (Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT):
         if value != value.strip():
             return "is not trimmed of surrounding white space"
-        if len(value) > question.text_max_length:
-            return f"is longer than {question.text_max_length} characters"
+        limit = question.text_max_length
+        if limit is not None and len(value) > limit:
+            return f"is longer than {limit} characters"
         return None
     return f"a {kind} question takes no answer"
 

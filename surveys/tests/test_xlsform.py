@@ -180,6 +180,14 @@ def test_unsupported_columns_sheets_and_languages_are_reported(tmp_path):
            "it 'Name (code)' with a code of en, es" in problems
 
 
+def test_a_default_language_on_two_lines_is_a_problem_reported_not_a_crash(tmp_path):
+    settings = [["form_id", "form_title::English (en)", "default_language"],
+                ["climate_xls", "School climate", "English (en)\nSpanish (es)"]]
+    problems = problems_of(tmp_path, page(ROLE), settings=settings)
+    assert "settings sheet, row 2, column default_language: 'English (en)\\nSpanish (es)' is not a language of " \
+           "this site: write it 'Name (code)' with a code of en, es" in problems
+
+
 def test_choice_problems_point_at_the_choices_sheet(tmp_path):
     choices = [*CHOICES, ["role", "student", "Student again", "Estudiante otra vez"], ["", "x", "X", "X"]]
     problems = problems_of(tmp_path, page(ROLE), choices)
