@@ -3,6 +3,9 @@ uploading a roster through the page, and every staff URL pattern."""
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from accounts.models import StaffMember
+from respondents.tests.factories import make_staff, staff_signed_in
+
 PASSWORD = "a long staff passphrase"
 HEADER = "external_id,school_code,grade,role,language,display_name\n"
 
@@ -21,3 +24,10 @@ def staff_routes():
             elif isinstance(pattern, URLPattern):
                 yield prefix + str(pattern.pattern)
     yield from (route for route in walk(get_resolver().url_patterns, "/") if route.startswith("/staff/"))
+
+
+def office_signed_in(client, username="office"):
+    """Sign a new state administrator called ``username`` in on ``client``; return the account."""
+    user = make_staff(StaffMember.Role.STATE_ADMIN, username=username)
+    staff_signed_in(client, user)
+    return user

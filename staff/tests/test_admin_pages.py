@@ -11,6 +11,7 @@ from accounts.models import AuditEntry, AuditLogIsAppendOnly, StaffMember
 from respondents.models import School
 from respondents.tests.factories import make_school, make_staff
 from rosters.models import DirectoryUpload
+from staff.tests.helpers import office_signed_in
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
@@ -19,9 +20,7 @@ PASSWORD = "a long staff passphrase"
 
 @pytest.fixture
 def state(client):
-    user = make_staff(Role.STATE_ADMIN, username="state")
-    client.post("/staff/login/", {"username": "state", "password": PASSWORD})
-    return user
+    return office_signed_in(client, username="state")
 
 
 def test_the_directory_is_checked_then_applied_from_its_page_without_a_second_upload(client, state):

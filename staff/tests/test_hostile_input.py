@@ -5,10 +5,9 @@ import re
 import pytest
 from django.test import Client
 
-from accounts.models import StaffMember
 from respondents.models import Respondent
-from respondents.tests.factories import make_respondents, make_staff
-from staff.tests.helpers import staff_routes
+from respondents.tests.factories import make_respondents
+from staff.tests.helpers import office_signed_in, staff_routes
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a long staff passphrase"
@@ -18,9 +17,7 @@ HUGE = (2 ** 63, 10 ** 30)
 
 def signed_in_office():
     client = Client(raise_request_exception=False)
-    user = make_staff(StaffMember.Role.STATE_ADMIN, username="office")
-    response = client.post("/staff/login/", {"username": user.username, "password": PASSWORD})
-    assert response.status_code == 302
+    office_signed_in(client)
     return client
 
 

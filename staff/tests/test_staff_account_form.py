@@ -4,6 +4,7 @@ import pytest
 
 from accounts.models import StaffMember
 from respondents.tests.factories import make_school, make_staff
+from staff.tests.helpers import office_signed_in
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
@@ -13,8 +14,7 @@ GOOD_PASSWORD = "Another long passphrase 7"
 
 @pytest.fixture
 def office(client):
-    make_staff(Role.STATE_ADMIN, username="state")
-    assert client.post("/staff/login/", {"username": "state", "password": PASSWORD}).status_code == 302
+    office_signed_in(client, username="state")
     return client
 
 

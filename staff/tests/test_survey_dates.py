@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.models import AuditEntry, StaffMember
 from respondents.tests.factories import login, make_respondents, make_staff
+from staff.tests.helpers import office_signed_in
 from surveys.models import Survey
 
 pytestmark = pytest.mark.django_db
@@ -19,8 +20,7 @@ PASSWORD = "a long staff passphrase"
 @pytest.fixture
 def office(client):
     """A state administrator, signed in (the test settings' zone is America/Chicago)."""
-    make_staff(Role.STATE_ADMIN, username="office")
-    assert client.post("/staff/login/", {"username": "office", "password": PASSWORD}).status_code == 302
+    office_signed_in(client)
     return client
 
 

@@ -14,7 +14,7 @@ from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_staff
 from respondents.tests.factories import staff_signed_in as signed_in
 from rosters.models import Roster
-from staff.tests.helpers import HEADER, PASSWORD, staff_routes, upload
+from staff.tests.helpers import HEADER, PASSWORD, office_signed_in, staff_routes, upload
 
 pytestmark = pytest.mark.django_db
 Role = StaffMember.Role
@@ -450,7 +450,8 @@ def test_a_bad_export_form_is_answered_with_its_errors_and_queues_nothing(client
 @pytest.fixture
 def office(client):
     """A state administrator, signed in."""
-    return signed_in(client, make_staff(Role.STATE_ADMIN, username="office"))
+    office_signed_in(client)
+    return client
 
 
 def xlsform(tmp_path, **changes):
