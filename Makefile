@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -52,6 +52,13 @@ node_modules/.installed: package.json package-lock.json
 
 install: $(VENV)/.installed node_modules/.installed
 install-dev: $(VENV)/.installed-dev node_modules/.installed
+
+# The lab's controller: Ansible (deploy/lab).
+$(VENV)/.installed-lab: requirements-lab.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-lab.txt
+	touch $@
+
+install-lab: $(VENV)/.installed-lab
 
 # The respondent interface's catalogue (config/locale); the .mo is committed, so that `make demo` needs no gettext.
 messages: install
@@ -143,6 +150,17 @@ bench-login-flood: install
 
 page-weight: stack-up
 	$(BIN)/python manage.py bench page_weight --json jmeter/results/page-weight.json
+
+# The lab: every server role on network-namespace hosts of this machine, through Ansible (deploy/lab).
+lab-up: install-lab
+	deploy/lab up
+
+lab-down:
+	deploy/lab down
+
+# The tests marked `lab`, against the running lab (deploy/lab up first).
+lab-test: install-dev install-lab
+	LAB_TESTS=1 $(BIN)/pytest -m lab $(PYTEST_ARGS)
 
 stack-up: install
 	deploy/stack up

@@ -22,9 +22,15 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run tests marked `stack` only against the live stack (config.settings.stack_test)."""
+    """Run tests marked `stack` only against the live stack (config.settings.stack_test), and tests marked `lab`
+    only against the lab (LAB_TESTS=1: make lab-test)."""
     from django.conf import settings
 
+    if not os.environ.get("LAB_TESTS"):
+        skip_lab = pytest.mark.skip(reason="needs the lab: deploy/lab up, then make lab-test")
+        for item in items:
+            if "lab" in item.keywords:
+                item.add_marker(skip_lab)
     if getattr(settings, "STACK_TESTS", False):
         # Every database test may reach the replica alias, as the app does.
         for item in items:

@@ -1,0 +1,91 @@
+"""The lab itself (deploy/lab): hosts that Ansible reaches over SSH as it reaches real machines, a subnet that
+leads nowhere else, and the faults the drills need: kill, start, partition, heal. `make lab-test` runs these
+against a lab that `deploy/lab up` made; elsewhere they are skipped.
+"""
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAB = ROOT / "deploy" / "lab"
+
+pytestmark = pytest.mark.lab
+
+
+def lab(*args, check=True):
+    return subprocess.run([str(LAB), *args], capture_output=True, text=True, check=check, timeout=300)
+
+
+def hosts():
+    """{name: address} from the lab's inventory, the one list."""
+    output = subprocess.run([str(ROOT / ".venv" / "bin" / "ansible-inventory"), "-i",
+                             str(ROOT / "deploy" / "ansible" / "inventories" / "lab"), "--list"],
+                            capture_output=True, text=True, check=True).stdout
+    return {name: values["ansible_host"] for name, values in json.loads(output)["_meta"]["hostvars"].items()}
+
+
+def in_host(host, *command):
+    return subprocess.run(["ip", "netns", "exec", f"lab-{host}", *command], capture_output=True, text=True)
+
+
+def connects(host, address, port=22):
+    """Whether ``host`` opens a TCP connection to ``address:port`` within two seconds."""
+    return in_host(host, "timeout", "2", "bash", "-c", f"</dev/tcp/{address}/{port}").returncode == 0
+
+
+def test_every_host_answers_over_ssh_with_its_own_address():
+    for name, address in hosts().items():
+        run = lab("ssh", name, "hostname -I")
+        assert run.stdout.split() == [address], name
+
+
+def test_the_hosts_reach_each_other_and_nothing_beyond_the_lab():
+    addresses = hosts()
+    assert connects("web1", addresses["db1"]) and connects("db3", addresses["lb1"])
+    for name in addresses:
+        routes = in_host(name, "ip", "route").stdout
+        assert "default" not in routes and routes.strip().startswith("10.77.0.0/24"), (name, routes)
+
+
+def test_the_second_run_of_the_playbook_changes_nothing():
+    run = lab("up")
+    recap = run.stdout[run.stdout.index("PLAY RECAP"):]
+    assert "changed=0" in recap and "failed=0" in recap
+    assert all("changed=0" in line for line in recap.splitlines()[1:] if "ok=" in line), recap
+
+
+def test_a_killed_host_has_no_process_left_and_starts_again_with_its_services():
+    addresses = hosts()
+    lab("kill", "cache2")
+    try:
+        assert subprocess.run(["ip", "netns", "pids", "lab-cache2"], capture_output=True, text=True).stdout == ""
+        assert not connects("cache1", addresses["cache2"])
+    finally:
+        lab("start", "cache2")
+    assert connects("cache1", addresses["cache2"])
+    status = lab("status").stdout
+    assert any(line.startswith("cache2") and "sshd up" in line for line in status.splitlines()), status
+
+
+def test_a_partition_cuts_a_host_off_with_its_processes_alive_and_heal_joins_it_again():
+    addresses = hosts()
+    lab("partition", "web2")
+    try:
+        assert not connects("web1", addresses["web2"]) and not connects("lb1", addresses["web2"])
+        assert subprocess.run(["ip", "netns", "pids", "lab-web2"], capture_output=True, text=True).stdout.strip()
+    finally:
+        lab("heal", "web2")
+    assert connects("web1", addresses["web2"])
+
+
+def test_a_partition_from_one_host_cuts_only_the_traffic_between_the_two():
+    addresses = hosts()
+    lab("partition", "db1", "--from", "db2")
+    try:
+        assert not connects("db1", addresses["db2"]) and not connects("db2", addresses["db1"])
+        assert connects("db1", addresses["db3"]) and connects("db2", addresses["db3"])
+    finally:
+        lab("heal", "db1")
+    assert connects("db1", addresses["db2"]) and connects("db2", addresses["db1"])
