@@ -4,6 +4,8 @@ against a lab that `deploy/lab up` made; elsewhere they are skipped.
 """
 import json
 import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,48 @@ def test_a_partition_from_one_host_cuts_only_the_traffic_between_the_two():
     finally:
         lab("heal", "db1")
     assert connects("db1", addresses["db2"]) and connects("db2", addresses["db1"])
+
+
+# ---------------------------------------------------------------- PostgreSQL under Patroni
+
+def cluster():
+    """The Patroni cluster as a member that answers sees it: {name: role}."""
+    for name, address in hosts().items():
+        if not name.startswith("db"):
+            continue
+        try:
+            with urllib.request.urlopen(f"http://{address}:8008/cluster", timeout=2) as response:
+                return {member["name"]: member["role"] for member in json.load(response)["members"]}
+        except OSError:
+            continue
+    return {}
+
+
+def wait_for(condition, seconds):
+    """Poll ``condition`` each half second for ``seconds``; return (its last value, seconds waited)."""
+    started = time.monotonic()
+    while True:
+        value = condition()
+        if value or time.monotonic() - started > seconds:
+            return value, time.monotonic() - started
+        time.sleep(0.5)
+
+
+def test_three_members_one_leader_and_a_synchronous_standby():
+    roles, _ = wait_for(lambda: (lambda c: c if len(c) == 3 and "leader" in c.values() and "sync_standby" in
+                                 c.values() else None)(cluster()), 60)
+    assert roles and sorted(roles.values()).count("leader") == 1, roles
+
+
+def test_a_killed_leader_is_replaced_without_a_command_and_comes_back_as_a_replica():
+    roles, _ = wait_for(lambda: (lambda c: c if "leader" in c.values() else None)(cluster()), 60)
+    old = next(name for name, role in roles.items() if role == "leader")
+    lab("kill", old)
+    try:
+        new, waited = wait_for(lambda: next((name for name, role in cluster().items()
+                                             if role == "leader" and name != old), None), 60)
+        assert new, f"no new leader {waited:.0f} s after {old} died"
+    finally:
+        lab("start", old)
+    back, _ = wait_for(lambda: cluster().get(old) in {"replica", "sync_standby"}, 90)
+    assert back, cluster()
