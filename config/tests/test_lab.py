@@ -136,3 +136,72 @@ def test_a_killed_leader_is_replaced_without_a_command_and_comes_back_as_a_repli
         lab("start", old)
     back, _ = wait_for(lambda: cluster().get(old) in {"replica", "sync_standby"}, 90)
     assert back, cluster()
+
+
+# ---------------------------------------------------------------- writes through pgbouncer and HAProxy
+
+WRITER = r'''
+import json, sys, time
+import psycopg2
+password, seconds = sys.argv[1], float(sys.argv[2])
+acknowledged, failures, started, connection = [], [], time.monotonic(), None
+while time.monotonic() - started < seconds:
+    at = time.monotonic() - started
+    try:
+        if connection is None:
+            connection = psycopg2.connect(host="127.0.0.1", port=6432, user="survey", password=password,
+                                          dbname="survey", connect_timeout=3)
+            connection.autocommit = True
+        with connection.cursor() as cursor:
+            cursor.execute("INSERT INTO lab_probe (written_at) VALUES (now()) RETURNING id")
+            acknowledged.append((at, cursor.fetchone()[0]))
+    except psycopg2.Error as error:
+        failures.append((at, type(error).__name__))
+        connection = None
+        time.sleep(0.2)
+    time.sleep(0.05)
+print(json.dumps({"acknowledged": acknowledged, "failures": failures}))
+'''
+
+
+def superuser_query(address, sql):
+    password = (ROOT / ".lab" / "controller" / "secrets" / "postgres-superuser").read_text().strip()
+    run = subprocess.run(["psql", "-h", address, "-U", "postgres", "-d", "survey", "-Atc", sql],
+                         env={"PGPASSWORD": password, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    return run.stdout.split()
+
+
+def test_writes_through_pgbouncer_go_on_after_the_leader_is_killed_and_none_acknowledged_is_lost():
+    """The app's path to the database (pgbouncer → HAProxy → the Patroni leader) while the leader dies: writes
+    fail for a while, then go to the new leader by themselves; with synchronous_mode on, every acknowledged row
+    is on every member afterwards."""
+    addresses = hosts()
+    roles, _ = wait_for(lambda: (lambda c: c if "leader" in c.values() else None)(cluster()), 60)
+    leader = next(name for name, role in roles.items() if role == "leader")
+    superuser_query(addresses[leader], "CREATE TABLE IF NOT EXISTS lab_probe (id serial PRIMARY KEY, "
+                                       "written_at timestamptz); GRANT ALL ON lab_probe, lab_probe_id_seq TO survey")
+    password = (ROOT / ".lab" / "controller" / "secrets" / "postgres-survey").read_text().strip()
+    writer = subprocess.Popen(["ip", "netns", "exec", "lab-web1", "/usr/bin/python3", "-c", WRITER, password, "45"],
+                              stdout=subprocess.PIPE, text=True)
+    time.sleep(5)
+    killed_at = 5.0
+    lab("kill", leader)
+    try:
+        result = json.loads(writer.communicate(timeout=120)[0])
+    finally:
+        lab("start", leader)
+    before = [at for at, _ in result["acknowledged"] if at < killed_at]
+    after = [at for at, _ in result["acknowledged"] if at > killed_at]
+    assert before and after, result["failures"][:5]
+    first_after = min(after)
+    print(f"\nleader {leader} killed at {killed_at:.1f} s; last write before {max(before):.1f} s; first write after "
+          f"{first_after:.1f} s ({first_after - killed_at:.1f} s later); {len(result['acknowledged'])} acknowledged, "
+          f"{len(result['failures'])} failed attempts: {sorted(set(kind for _, kind in result['failures']))}")
+    wait_for(lambda: cluster().get(leader) in {"replica", "sync_standby"}, 90)
+    ids = {str(row_id) for _, row_id in result["acknowledged"]}
+    for name in roles:
+        def stored(address=addresses[name]):
+            return set(superuser_query(address, "SELECT id FROM lab_probe"))
+
+        complete, _ = wait_for(lambda: not (ids - stored()), 30)  # a replica may still be replaying
+        assert complete, f"{name} lacks acknowledged rows: {sorted(ids - stored())[:10]}"
