@@ -205,3 +205,19 @@ def test_writes_through_pgbouncer_go_on_after_the_leader_is_killed_and_none_ackn
 
         complete, _ = wait_for(lambda: not (ids - stored()), 30)  # a replica may still be replaying
         assert complete, f"{name} lacks acknowledged rows: {sorted(ids - stored())[:10]}"
+
+
+# ---------------------------------------------------------------- memcached
+
+def memcached_version(host, address):
+    run = in_host(host, "timeout", "2", "bash", "-c",
+                  f"exec 3<>/dev/tcp/{address}/11211; printf 'version\\r\\nquit\\r\\n' >&3; head -1 <&3")
+    return run.stdout.strip()
+
+
+def test_every_memcached_of_the_pool_answers_the_app_hosts_and_only_over_tcp():
+    addresses = hosts()
+    for cache in ("cache1", "cache2"):
+        for app in ("web1", "web2", "worker1"):
+            assert memcached_version(app, addresses[cache]).startswith("VERSION "), (app, cache)
+    assert "-U 0" in (ROOT / ".lab" / "cache1" / "etc" / "supervisor" / "conf.d" / "memcached.conf").read_text()
