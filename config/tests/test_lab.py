@@ -221,3 +221,37 @@ def test_every_memcached_of_the_pool_answers_the_app_hosts_and_only_over_tcp():
         for app in ("web1", "web2", "worker1"):
             assert memcached_version(app, addresses[cache]).startswith("VERSION "), (app, cache)
     assert "-U 0" in (ROOT / ".lab" / "cache1" / "etc" / "supervisor" / "conf.d" / "memcached.conf").read_text()
+
+
+# ---------------------------------------------------------------- Redis with Sentinel
+
+def sentinel_primary():
+    """The primary's address as the Sentinels on worker1 name it."""
+    run = in_host("worker1", "redis-cli", "-h", hosts()["worker1"], "-p", "26379",
+                  "sentinel", "get-master-addr-by-name", "survey")
+    return run.stdout.split()[0] if run.stdout.strip() else None
+
+
+def redis_role(host):
+    password = (ROOT / ".lab" / "controller" / "secrets" / "redis").read_text().strip()
+    run = in_host(host, "redis-cli", "-h", "127.0.0.1", "-a", password, "--no-auth-warning", "info", "replication")
+    return dict(line.split(":", 1) for line in run.stdout.splitlines() if ":" in line)
+
+
+def test_a_killed_redis_primary_is_replaced_by_sentinel_and_comes_back_as_a_replica():
+    addresses = hosts()
+    by_address = {address: name for name, address in addresses.items()}
+    old = by_address[sentinel_primary()]
+    other = next(name for name in ("cache1", "cache2") if name != old)
+    assert redis_role(other).get("role") == "slave"
+    lab("kill", old)
+    try:
+        promoted, waited = wait_for(lambda: sentinel_primary() == addresses[other], 30)
+        assert promoted, f"no promotion {waited:.0f} s after {old} died"
+        assert redis_role(other).get("role") == "master"
+    finally:
+        lab("start", old)
+    back, _ = wait_for(lambda: redis_role(old).get("master_link_status") == "up", 60)
+    assert back and redis_role(old).get("master_host") == addresses[other], redis_role(old)
+    # Sentinel rewrote the returning host's own file; Ansible's settings are still included, and left alone.
+    assert "include" in (ROOT / ".lab" / old / "etc" / "redis" / "redis.conf").read_text()
