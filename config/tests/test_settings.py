@@ -100,3 +100,21 @@ class TestDebugToolbar:
 
         assert pins("requirements.txt") == []
         assert len(pins("requirements-dev.txt")) == 1 and "==" in pins("requirements-dev.txt")[0]
+
+
+def test_a_plain_production_deploy_leaves_the_bench_out_and_bench_tools_puts_it_in(load_settings, monkeypatch):
+    monkeypatch.delenv("BENCH_TOOLS", raising=False)
+    assert not {"bench", "bench.floor"} & set(load_settings("production")["INSTALLED_APPS"])
+    monkeypatch.setenv("BENCH_TOOLS", "1")
+    assert {"bench", "bench.floor"} <= set(load_settings("production")["INSTALLED_APPS"])
+
+
+def test_the_floor_views_without_the_bench_stop_production_settings(load_settings, monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    import config.settings.base
+
+    monkeypatch.delenv("BENCH_TOOLS", raising=False)
+    monkeypatch.setattr(config.settings.base, "BENCH_FLOOR_VIEWS", True)
+    with pytest.raises(ImproperlyConfigured, match="BENCH_TOOLS"):
+        load_settings("production")
