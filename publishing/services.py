@@ -15,7 +15,7 @@ from accounts.scopes import Scope
 from respondents.models import Answer
 from surveys.documents import SurveyDocument
 from surveys.models import Question, Survey
-from surveys.services import survey_create, survey_document_read, survey_publish, survey_revise
+from surveys.services import survey_document_read, survey_import, survey_publish, survey_revise
 
 
 def survey_load(*, scope: Scope, source: str | os.PathLike[str] | IO[bytes], filename: str, new_version: bool = False,
@@ -28,8 +28,7 @@ def survey_load(*, scope: Scope, source: str | os.PathLike[str] | IO[bytes], fil
     if new_version:
         survey = survey_version_create(document=survey_document_read(source=source, filename=filename))
     else:
-        # survey_import without its dry run, whose other answer (a checked document) this never wants.
-        survey = survey_create(document=survey_document_read(source=source, filename=filename, publish=publish))
+        survey = survey_import(source=source, filename=filename, publish=publish)
     action = Action.SURVEY_REVISED if new_version else Action.SURVEY_LOADED
     audit_record(scope=scope, action=action, survey=survey, detail=f"{filename}: version {survey.version}")
     return survey

@@ -256,14 +256,17 @@ def survey_document_read(*, source: str | os.PathLike[str] | IO[bytes], filename
     return cast(SurveyDocument, document)  # any JSON yet: parse_survey_document checks it
 
 
-def survey_import(*, source: str | os.PathLike[str] | IO[bytes], filename: str, publish: bool = False,
-                  dry_run: bool = False) -> Survey | CheckedSurvey:
-    """Check the survey in ``source`` (``survey_document_read``) and create it; with ``dry_run`` only check it
-    and return the checked document. Raise DocumentError listing every problem; nothing is written then."""
-    document = survey_document_read(source=source, filename=filename, publish=publish)
-    if dry_run:
-        return parse_survey_document(document)
-    return survey_create(document=document)
+def survey_import(*, source: str | os.PathLike[str] | IO[bytes], filename: str, publish: bool = False) -> Survey:
+    """Check the survey in ``source`` (``survey_document_read``) and create it. Raise DocumentError listing every
+    problem; nothing is written then."""
+    return survey_create(document=survey_document_read(source=source, filename=filename, publish=publish))
+
+
+def survey_check(*, source: str | os.PathLike[str] | IO[bytes], filename: str,
+                 publish: bool = False) -> CheckedSurvey:
+    """Check the survey in ``source`` as ``survey_import`` would, and return the checked document (a dry run):
+    nothing is written. Raise DocumentError listing every problem."""
+    return parse_survey_document(survey_document_read(source=source, filename=filename, publish=publish))
 
 
 def _question_fields(question: CheckedQuestion, position: int) -> dict[str, object]:

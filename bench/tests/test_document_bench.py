@@ -5,6 +5,7 @@ import pytest
 
 from bench import document_bench
 from surveys.documents import MAX_DOCUMENT_VALUES, DocumentError, parse_survey_document, survey_document_loads
+from surveys.models import Survey
 
 
 @pytest.fixture(scope="module")
@@ -39,3 +40,14 @@ def test_a_file_s_line_gives_the_memory_growth_and_its_multiple_of_the_file_s_si
     line = document_bench.row("empty-pages.json", 1_000_000, figures)  # grew 30 MiB for a 1 MB file
     assert line.split() == ["empty-pages.json", "1.00", "100MB", "130MB", "31MB", "31.5", "refused,", "1",
                             "problems:", "too", "many", "values"]
+
+
+@pytest.mark.django_db
+def test_a_child_loads_a_file_as_the_staff_area_does_and_writes_nothing(documents, tmp_path, capsys):
+    for name, outcome in [("sixty-pages.json", "accepted"), ("empty-pages.json", "refused")]:
+        path = tmp_path / name
+        path.write_bytes(documents[name])
+        document_bench.child(str(path))
+        figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert figures["outcome"].startswith(outcome) and figures["after"] >= figures["before"] > 0, figures
+    assert not Survey.objects.exists()

@@ -23,7 +23,7 @@ from surveys.documents import (
 )
 from surveys.models import Choice, Page, Question, Survey
 from surveys.rules import MAX_DIGITS
-from surveys.services import survey_document_read, survey_import
+from surveys.services import survey_check, survey_document_read, survey_import
 from surveys.tests.factories import small_document
 from surveys.tests.helpers import CHOICES, page, row, ruled_document, workbook
 
@@ -34,7 +34,7 @@ def json_problems(raw, *, dry_run=False):
     """Load ``raw`` (bytes, or a document to dump) as a .json file; return its problems (nothing written)."""
     raw = raw if isinstance(raw, bytes) else json.dumps(raw).encode()
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=io.BytesIO(raw), filename="hostile.json", dry_run=dry_run)
+        (survey_check if dry_run else survey_import)(source=io.BytesIO(raw), filename="hostile.json")
     assert not Survey.objects.exists() and not Question.objects.exists()
     return refused.value.problems
 
@@ -79,7 +79,7 @@ def test_a_document_just_within_every_reading_bound_is_read():
     document = small_document()
     raw = json.dumps(document).encode()
     raw += b" " * (MAX_DOCUMENT_BYTES - len(raw))
-    assert survey_import(source=io.BytesIO(raw), filename="s.json", dry_run=True)["slug"] == "small"
+    assert survey_check(source=io.BytesIO(raw), filename="s.json")["slug"] == "small"
 
 
 # ---------------------------------------------------------------- numbers and their columns

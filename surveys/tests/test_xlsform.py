@@ -9,7 +9,7 @@ from respondents.models import Answer
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.documents import DocumentError
 from surveys.models import Page, Question, Survey
-from surveys.services import survey_import, survey_publish
+from surveys.services import survey_check, survey_import, survey_publish
 from surveys.tests.factories import DEMO_DOCUMENT
 from surveys.tests.helpers import CHOICES, ROLE, SURVEY_HEADER, page, problems_of, row, workbook
 
@@ -110,7 +110,7 @@ def test_what_the_respondent_sees_matches_the_workbook(tmp_path, client):
 
 def test_a_dry_run_checks_and_writes_nothing(tmp_path):
     path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
-    document = survey_import(source=str(path), filename="climate.xlsx", dry_run=True)
+    document = survey_check(source=str(path), filename="climate.xlsx")
     assert len(document["pages"]) == 60 and not Survey.objects.exists()
 
 

@@ -1,7 +1,7 @@
 """Load a survey: manage.py import_survey FILE [--dry-run] [--publish] [--new-version] (JSON or an XLSForm .xlsx).
 
-It lives with the respondents because a new version of a survey must know
-which questions have answers (``respondents.services.survey_version_create``).
+It lives in publishing because a new version of a survey must know which
+questions have answers (``publishing.services.survey_version_create``).
 """
 from typing import Any
 
@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts.scopes import COMMAND_LINE
 from publishing.services import survey_load
 from surveys.documents import DocumentError
-from surveys.services import survey_import
+from surveys.services import survey_check
 
 
 class Command(BaseCommand):
@@ -32,9 +32,9 @@ class Command(BaseCommand):
         try:
             with open(file, "rb") as source:
                 if dry_run:
-                    result = survey_import(source=source, filename=file, dry_run=True)
+                    checked = survey_check(source=source, filename=file)
                 else:
-                    result = survey_load(scope=COMMAND_LINE, source=source, filename=file, publish=publish,
+                    survey = survey_load(scope=COMMAND_LINE, source=source, filename=file, publish=publish,
                                          new_version=new_version)
         except FileNotFoundError as error:
             raise CommandError(f"No file {file}.") from error
@@ -43,11 +43,11 @@ class Command(BaseCommand):
                 self.stderr.write(f"  {problem}")
             count = len(error.problems)
             raise CommandError(f"{file}: {count} problem{'s' if count > 1 else ''}; nothing was written.") from error
-        if isinstance(result, dict):  # the checked document of a dry run
-            questions = sum(len(q["rows"]) or 1 for page in result["pages"] for q in page["questions"])
-            self.stdout.write(f"{file}: '{result['slug']}', {len(result['pages'])} pages, {questions} questions, "
-                              f"languages {', '.join(result['languages'])}. Dry run: nothing was written.")
+        if dry_run:
+            questions = sum(len(q["rows"]) or 1 for page in checked["pages"] for q in page["questions"])
+            self.stdout.write(f"{file}: '{checked['slug']}', {len(checked['pages'])} pages, {questions} questions, "
+                              f"languages {', '.join(checked['languages'])}. Dry run: nothing was written.")
             return
-        made = f"version {result.version} of" if new_version else "created"
-        self.stdout.write(f"{file}: {made} '{result.slug}' ({result.get_status_display().lower()}), "
-                          f"{result.pages.count()} pages, languages {', '.join(result.languages)}.")
+        made = f"version {survey.version} of" if new_version else "created"
+        self.stdout.write(f"{file}: {made} '{survey.slug}' ({survey.get_status_display().lower()}), "
+                          f"{survey.pages.count()} pages, languages {', '.join(survey.languages)}.")
