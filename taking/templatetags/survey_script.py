@@ -1,7 +1,6 @@
 """``{% survey_script_contract %}``: the names a survey page's form posts, as JSON for survey.js
 (``forms.script_contract``), so that the script reads them from the page instead of spelling them."""
 import json
-from functools import cache
 
 from django import template
 
@@ -11,6 +10,5 @@ register = template.Library()
 
 
 @register.simple_tag
-@cache  # the same for every page the process renders
 def survey_script_contract():
     return json.dumps(script_contract(), separators=(",", ":"))
