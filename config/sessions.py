@@ -8,13 +8,36 @@ the cookie stays, and the survey views answer 503 "try again" (config/faults.py)
 which survey.js retries, so when Redis is back a second later the same session
 is read again and nobody is logged out. No answer is lost either way: answers
 live in PostgreSQL, and a page is saved only for a known respondent.
+
+Both caches reach one Redis by URL (``LOCATION``, as Django's backend does),
+or, when their ``OPTIONS`` carry ``sentinels`` (a list of ``(host, port)``)
+and ``sentinel_master`` (the name the Sentinels monitor the primary by),
+whichever server those Redis Sentinels name master now. ``LOCATION`` then
+names only the database (``redis:///0``: a host there is not used),
+``OPTIONS["password"]`` is the Redis servers' password, and the Sentinels are
+asked with the socket timeouts of ``OPTIONS`` and no password. Reads go to the
+master too. A lost primary is then the outage above, for the seconds until
+the Sentinels promote its replica (about 2.5 s with a 1 s
+down-after-milliseconds, in config/tests/test_sentinel.py): its address
+refuses or times out, then the Sentinels name no master
+(``MasterNotFoundError``), all ``RedisError``. redis-py's
+``SentinelConnectionPool`` asks the Sentinels for the master on every new
+connection and drops its idle connections when the answer changes; the dead
+primary's connections are found closed before use; a connection to a master
+that was demoted and answers READONLY is closed and reported as a
+``ConnectionError``. So the request after the promotion reads the new primary,
+with no restart. A planned switchover (``SENTINEL FAILOVER``) leaves the old
+primary running: connections opened to it before keep writing there until
+the Sentinels make it a replica, some 10 s later, and those writes are lost.
 """
 import logging
 
 from django.contrib.sessions.backends.cache import SessionStore as CacheSessionStore
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
+from redis.connection import parse_url
 from redis.exceptions import RedisError
+from redis.sentinel import Sentinel, SentinelConnectionPool
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +89,7 @@ class SessionStore(CacheSessionStore):
 
 
 class _ReusedClient(RedisCacheClient):
-    """Keep one redis.Redis per connection pool.
+    """Keep one redis.Redis per connection pool; find the master through Sentinel when told to.
 
     Django's client builds a new redis.Redis for every cache operation, and
     each one rebuilds its ~170 response callbacks: about 0.15 ms of CPU per
@@ -74,9 +97,26 @@ class _ReusedClient(RedisCacheClient):
     redis.Redis is safe to share; its pool hands out the connections.
     """
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, servers, *, sentinels=None, sentinel_master=None, **options):
+        super().__init__(servers, **options)
+        self._sentinels = sentinels
+        self._sentinel_master = sentinel_master
         self._clients = {}
+
+    def _get_connection_pool(self, write):
+        if not self._sentinels:
+            return super()._get_connection_pool(write)
+        # Reads too go to the master: a replica may not have the session written a moment ago.
+        if 0 not in self._pools:
+            options = {**parse_url(self._servers[0]), **self._pool_options}
+            # The master's address is the Sentinels' answer, asked on every new connection.
+            options.pop("host", None)
+            options.pop("port", None)
+            sentinel = Sentinel(
+                self._sentinels, sentinel_kwargs={k: v for k, v in options.items() if k.startswith("socket_")},
+            )
+            self._pools[0] = SentinelConnectionPool(self._sentinel_master, sentinel, **options)
+        return self._pools[0]
 
     def get_client(self, key=None, *, write=False):
         pool = self._get_connection_pool(write)
@@ -87,7 +127,8 @@ class _ReusedClient(RedisCacheClient):
 
 
 class RedisCache(DjangoRedisCache):
-    """Django's Redis cache backend, with a client that is reused (see _ReusedClient)."""
+    """Django's Redis cache backend, with a client that is reused and may find the master through Sentinel
+    (see _ReusedClient)."""
 
     def __init__(self, server, params):
         super().__init__(server, params)

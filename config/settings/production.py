@@ -4,6 +4,7 @@ Everything that differs between deployments is an environment variable; see
 docs/operations.md for the list and what each is for.
 """
 from copy import deepcopy
+from urllib.parse import quote
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -48,6 +49,39 @@ if env("REPLICA_DATABASE_URL", default=""):
     _after = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
     MIDDLEWARE = [*MIDDLEWARE[:_after], "config.db_router.MasterPinningMiddleware", *MIDDLEWARE[_after:]]
 
+# --- Redis: sessions (db 0), Celery's broker (db 1) and the login-limit counters (db 3)
+# Each by URL (one server: the one-box stack), or, with REDIS_SENTINELS, on whichever server the Sentinels name
+# master, so that a primary's loss is a promotion, not an outage (config/sessions.py).
+_REDIS_TIMEOUTS = {"socket_connect_timeout": 1, "socket_timeout": 1}
+_redis_sentinels = []
+for _address in filter(None, (item.strip() for item in env.list("REDIS_SENTINELS", default=[]))):
+    _host, _, _port = _address.rpartition(":")
+    if not (_host and _port.isdigit()):
+        raise ImproperlyConfigured(f"REDIS_SENTINELS lists host:port addresses, not {_address!r}")
+    _redis_sentinels.append((_host, int(_port)))
+if _redis_sentinels:
+    # A URL beside the Sentinels would be ignored: say so rather than reach another Redis than the one meant.
+    _urls = [name for name in ("REDIS_SESSIONS_URL", "REDIS_RATELIMIT_URL", "CELERY_BROKER_URL") if env.str(name, "")]
+    if _urls:
+        raise ImproperlyConfigured(f"REDIS_SENTINELS is set: Redis is found through Sentinel, not {', '.join(_urls)}")
+    _sentinel_master = env("REDIS_SENTINEL_MASTER", default="survey")
+    _redis_password = env("REDIS_PASSWORD", default="")
+    _sessions_location, _ratelimit_location = "redis:///0", "redis:///3"
+    _redis_options = {**_REDIS_TIMEOUTS, "sentinels": _redis_sentinels, "sentinel_master": _sentinel_master}
+    if _redis_password:
+        _redis_options["password"] = _redis_password
+    # kombu's form: one sentinel:// URL per Sentinel, joined by ";". kombu asks every Sentinel listed, and takes
+    # the Redis servers' password and the database from the URL it is on (the first; the next after a failure).
+    _broker_auth = f":{quote(_redis_password, safe='')}@" if _redis_password else ""
+    CELERY_BROKER_URL = ";".join(f"sentinel://{_broker_auth}{host}:{port}/1" for host, port in _redis_sentinels)
+    # The Sentinels are asked with no password (sentinel_kwargs), and given up on as quickly as the caches do.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"master_name": _sentinel_master, "sentinel_kwargs": _REDIS_TIMEOUTS}
+else:
+    _sessions_location = env("REDIS_SESSIONS_URL", default="redis://127.0.0.1:6379/0")
+    _ratelimit_location = env("REDIS_RATELIMIT_URL", default="redis://127.0.0.1:6379/3")
+    _redis_options = _REDIS_TIMEOUTS
+    CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="redis://127.0.0.1:6379/1")
+
 # --- Cache and sessions
 CACHES = {
     "default": {
@@ -58,22 +92,19 @@ CACHES = {
     },
     "sessions": {
         "BACKEND": "config.sessions.RedisCache",
-        "LOCATION": env("REDIS_SESSIONS_URL", default="redis://127.0.0.1:6379/0"),
-        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        "LOCATION": _sessions_location,
+        "OPTIONS": dict(_redis_options),
     },
     # Login-limit counters, shared by every app server (config/login_limits.py).
     "ratelimit": {
         "BACKEND": "config.sessions.CountersRedisCache",
-        "LOCATION": env("REDIS_RATELIMIT_URL", default="redis://127.0.0.1:6379/3"),
-        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        "LOCATION": _ratelimit_location,
+        "OPTIONS": dict(_redis_options),
     },
 }
 # Redis sessions that turn an outage into "please log in again" (config/sessions.py).
 SESSION_ENGINE = "config.sessions"
 SESSION_CACHE_ALIAS = "sessions"
-
-# --- Celery
-CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="redis://127.0.0.1:6379/1")
 
 # --- Security (TLS terminates at the load balancer or nginx)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -3,7 +3,6 @@
 Django says nothing about a missing template or locale folder: a template put there is never found, a
 catalogue never read, and every template lookup tries the missing folder first.
 """
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -13,32 +12,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = sorted(path.stem for path in (ROOT / "config" / "settings").glob("*.py") if path.stem != "__init__")
 NODE_MODULES = ROOT / "node_modules"
-# What production.py requires of the environment; values only parsed, never connected to.
-REQUIRED_ENVIRONMENT = {
-    "DJANGO_SECRET_KEY": "settings-test-key",
-    "DJANGO_ALLOWED_HOSTS": "survey.example.org",
-    "DATABASE_URL": "postgres://survey:survey@127.0.0.1:1/survey",
-}
-
-
-@pytest.fixture
-def load_settings(monkeypatch):
-    """Return a function that runs a settings module afresh and returns its names, leaving sys.modules as it was."""
-    for name, value in REQUIRED_ENVIRONMENT.items():
-        monkeypatch.setenv(name, os.environ.get(name) or value)
-    before = set(sys.modules)
-
-    def load(name):
-        # A copy under another name: the module Django runs with stays as it is.
-        spec = importlib.util.spec_from_file_location(f"loaded_settings.{name}", ROOT / "config" / "settings" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return vars(module)
-
-    yield load
-    for name in set(sys.modules) - before:
-        if name.startswith("config.settings."):
-            del sys.modules[name]
 
 
 def folders(settings):
@@ -118,3 +91,73 @@ def test_the_floor_views_without_the_bench_stop_production_settings(load_setting
     monkeypatch.setattr(config.settings.base, "BENCH_FLOOR_VIEWS", True)
     with pytest.raises(ImproperlyConfigured, match="BENCH_TOOLS"):
         load_settings("production")
+
+
+class TestRedisThroughSentinel:
+    """Sessions, login-limit counters and Celery's broker by URL (the one-box stack), or through Sentinel."""
+
+    URLS = ("REDIS_SESSIONS_URL", "REDIS_RATELIMIT_URL", "CELERY_BROKER_URL")
+
+    @pytest.fixture(autouse=True)
+    def _no_redis_environment(self, monkeypatch):
+        for name in (*self.URLS, "REDIS_SENTINELS", "REDIS_SENTINEL_MASTER", "REDIS_PASSWORD"):
+            monkeypatch.delenv(name, raising=False)
+
+    def test_without_sentinels_each_is_reached_by_its_url(self, load_settings, monkeypatch):
+        monkeypatch.setenv("REDIS_SESSIONS_URL", "redis://:secret@redis.example.org:6379/0")
+        settings = load_settings("production")
+        assert settings["CACHES"]["sessions"]["LOCATION"] == "redis://:secret@redis.example.org:6379/0"
+        assert settings["CACHES"]["sessions"]["OPTIONS"] == {"socket_connect_timeout": 1, "socket_timeout": 1}
+        assert settings["CACHES"]["ratelimit"]["LOCATION"] == "redis://127.0.0.1:6379/3"
+        assert settings["CELERY_BROKER_URL"] == "redis://127.0.0.1:6379/1"
+        assert "CELERY_BROKER_TRANSPORT_OPTIONS" not in settings
+
+    def test_with_sentinels_the_caches_and_the_broker_ask_them_for_the_master(self, load_settings, monkeypatch):
+        from kombu.utils.url import parse_url
+
+        monkeypatch.setenv("REDIS_SENTINELS", "10.0.0.1:26379, 10.0.0.2:26380,redis-3.example.org:26379,")
+        monkeypatch.setenv("REDIS_SENTINEL_MASTER", "survey-a")
+        monkeypatch.setenv("REDIS_PASSWORD", "p@ss;w/rd")
+        settings = load_settings("production")
+        sentinels = [("10.0.0.1", 26379), ("10.0.0.2", 26380), ("redis-3.example.org", 26379)]
+        for alias, db in (("sessions", 0), ("ratelimit", 3)):
+            assert settings["CACHES"][alias]["LOCATION"] == f"redis:///{db}"
+            assert settings["CACHES"][alias]["OPTIONS"] == {
+                "socket_connect_timeout": 1, "socket_timeout": 1,
+                "sentinels": sentinels, "sentinel_master": "survey-a", "password": "p@ss;w/rd",
+            }
+        assert settings["CELERY_BROKER_URL"] == (
+            "sentinel://:p%40ss%3Bw%2Frd@10.0.0.1:26379/1;sentinel://:p%40ss%3Bw%2Frd@10.0.0.2:26380/1;"
+            "sentinel://:p%40ss%3Bw%2Frd@redis-3.example.org:26379/1"
+        )
+        # As kombu reads each: the Redis servers' password and db 1, whichever Sentinel it is on.
+        for url in settings["CELERY_BROKER_URL"].split(";"):
+            parsed = parse_url(url)
+            assert (parsed["transport"], parsed["password"], parsed["virtual_host"]) == ("sentinel", "p@ss;w/rd", "1")
+        assert settings["CELERY_BROKER_TRANSPORT_OPTIONS"] == {
+            "master_name": "survey-a", "sentinel_kwargs": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+
+    def test_with_sentinels_and_no_password_the_servers_are_asked_with_none(self, load_settings, monkeypatch):
+        monkeypatch.setenv("REDIS_SENTINELS", "10.0.0.1:26379")
+        settings = load_settings("production")
+        assert "password" not in settings["CACHES"]["sessions"]["OPTIONS"]
+        assert settings["CACHES"]["sessions"]["OPTIONS"]["sentinel_master"] == "survey"
+        assert settings["CELERY_BROKER_URL"] == "sentinel://10.0.0.1:26379/1"
+
+    @pytest.mark.parametrize("url", URLS)
+    def test_a_url_beside_the_sentinels_stops_the_settings(self, load_settings, monkeypatch, url):
+        from django.core.exceptions import ImproperlyConfigured
+
+        monkeypatch.setenv("REDIS_SENTINELS", "10.0.0.1:26379")
+        monkeypatch.setenv(url, "redis://127.0.0.1:6379/0")
+        with pytest.raises(ImproperlyConfigured, match=url):
+            load_settings("production")
+
+    @pytest.mark.parametrize("sentinels", ["10.0.0.1", "10.0.0.1:port", ":26379"])
+    def test_a_sentinel_without_host_and_port_stops_the_settings(self, load_settings, monkeypatch, sentinels):
+        from django.core.exceptions import ImproperlyConfigured
+
+        monkeypatch.setenv("REDIS_SENTINELS", sentinels)
+        with pytest.raises(ImproperlyConfigured, match="host:port"):
+            load_settings("production")
