@@ -10,13 +10,16 @@ page otherwise. The connection the fault broke is closed at once, and the
 next request opens a new one. A session store that cannot be reached is
 the same kind of fault: see ``config/sessions.py`` and ``respondent_required``.
 So is S3 (MinIO on the stack) that cannot be reached while a roster is
-uploaded or a slips PDF or export is read: botocore's connection errors.
+uploaded or a slips PDF or export is read: botocore's connection errors. And
+so is Celery's broker away while a staff action queues a task (kombu's
+``OperationalError``: Redis between a primary's loss and Sentinel's promotion).
 """
 import logging
 
 from django.db import InterfaceError, OperationalError, connections
 from botocore.exceptions import ConnectionError as S3ConnectionError
 from botocore.exceptions import ReadTimeoutError
+from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import RedisError
 
 from config import errors
@@ -24,7 +27,7 @@ from config import errors
 log = logging.getLogger(__name__)
 
 RETRYABLE = (OperationalError, InterfaceError, RedisError, ConnectionError, TimeoutError,
-             S3ConnectionError, ReadTimeoutError)
+             S3ConnectionError, ReadTimeoutError, BrokerError)
 RETRY_AFTER_SECONDS = 2
 
 

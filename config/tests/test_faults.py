@@ -2,6 +2,7 @@
 import pytest
 from django.db import InterfaceError, OperationalError
 from django.test import Client
+from kombu.exceptions import OperationalError as BrokerError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from respondents.models import Answer, PageSave
@@ -14,7 +15,7 @@ AJAX = {"X-Requested-With": "XMLHttpRequest"}
 
 @pytest.mark.parametrize("fault", [
     OperationalError("server closed the connection unexpectedly"), InterfaceError("connection already closed"),
-    RedisConnectionError("Connection refused"),
+    RedisConnectionError("Connection refused"), BrokerError("No master found for 'survey'"),
 ])
 def test_a_save_that_meets_a_passing_fault_gets_503_json_with_retry_after_and_saves_nothing(taker, monkeypatch, fault):
     def away(**kwargs):
