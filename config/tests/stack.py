@@ -135,12 +135,14 @@ def http(method, path, *, body=None, headers=None, timeout=10):
 class WebClient:
     """A client that keeps cookies and posts forms with their CSRF token, as a browser does.
 
-    Through the stack's nginx; or, with ``forwarded_for``, straight to gunicorn
-    as nginx would send it a client at that address.
+    Through the stack's nginx, or another front (``base_url``: the lab's load
+    balancer); or, with ``forwarded_for``, straight to gunicorn as nginx would
+    send it a client at that address.
     """
 
-    def __init__(self, forwarded_for=None):
+    def __init__(self, forwarded_for=None, base_url=None):
         self.forwarded_for = forwarded_for
+        self.base_url = base_url
         import urllib.request
         from http.cookiejar import CookieJar
 
@@ -151,7 +153,10 @@ class WebClient:
         self.jar = CookieJar()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect)
 
-    def request(self, method, path, *, data=None, headers=None):
+    def url(self, path):
+        return f"{self.base_url}{path}" if self.base_url else nginx_url(path)
+
+    def request(self, method, path, *, data=None, headers=None, timeout=10):
         """Return (status, headers, text); 4xx and 5xx are answers, not exceptions."""
         import urllib.error
         import urllib.parse
@@ -159,13 +164,13 @@ class WebClient:
 
         body = urllib.parse.urlencode(data, doseq=True).encode() if data is not None else None
         headers = dict(headers or {})
-        url = nginx_url(path)
+        url = self.url(path)
         if self.forwarded_for:
             url = f"http://127.0.0.1:{conf()['STACK_GUNICORN_PORT']}{path}"
             headers["X-Forwarded-For"] = self.forwarded_for
         request = urllib.request.Request(url, data=body, method=method, headers=headers)
         try:
-            with self.opener.open(request, timeout=10) as response:
+            with self.opener.open(request, timeout=timeout) as response:
                 return response.status, dict(response.headers), response.read().decode("utf-8", "replace")
         except urllib.error.HTTPError as error:
             return error.code, dict(error.headers), error.read().decode("utf-8", "replace")
@@ -185,8 +190,8 @@ class WebClient:
         token = self.cookie("csrftoken")
         body, content_type = encode_multipart_formdata(
             {"csrfmiddlewaretoken": token, **fields, name: (filename, content)})
-        request = urllib.request.Request(nginx_url(path), data=body, method="POST", headers={
-            "Content-Type": content_type, "X-CSRFToken": token, "Referer": nginx_url(path)})
+        request = urllib.request.Request(self.url(path), data=body, method="POST", headers={
+            "Content-Type": content_type, "X-CSRFToken": token, "Referer": self.url(path)})
         try:
             with self.opener.open(request, timeout=30) as response:
                 return response.status, dict(response.headers), response.read().decode("utf-8", "replace")
@@ -198,7 +203,7 @@ class WebClient:
             self.request("GET", path)
         token = self.cookie("csrftoken")
         return self.request("POST", path, data={"csrfmiddlewaretoken": token, **fields},
-                            headers={"X-CSRFToken": token, "Referer": nginx_url(path), **(headers or {})})
+                            headers={"X-CSRFToken": token, "Referer": self.url(path), **(headers or {})})
 
 
 def app_manage(*args):

@@ -5,36 +5,14 @@ against a lab that `deploy/lab up` made; elsewhere they are skipped.
 import json
 import subprocess
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-LAB = ROOT / "deploy" / "lab"
+from config.tests.lab import (
+    ROOT, SECRETS, cluster, connects, hosts, in_host, lab, redis_role, sentinel_primary, superuser_query, wait_for,
+)
 
 pytestmark = pytest.mark.lab
-
-
-def lab(*args, check=True):
-    return subprocess.run([str(LAB), *args], capture_output=True, text=True, check=check, timeout=300)
-
-
-def hosts():
-    """{name: address} from the lab's inventory, the one list."""
-    output = subprocess.run([str(ROOT / ".venv" / "bin" / "ansible-inventory"), "-i",
-                             str(ROOT / "deploy" / "ansible" / "inventories" / "lab"), "--list"],
-                            capture_output=True, text=True, check=True).stdout
-    return {name: values["ansible_host"] for name, values in json.loads(output)["_meta"]["hostvars"].items()}
-
-
-def in_host(host, *command):
-    return subprocess.run(["ip", "netns", "exec", f"lab-{host}", *command], capture_output=True, text=True)
-
-
-def connects(host, address, port=22):
-    """Whether ``host`` opens a TCP connection to ``address:port`` within two seconds."""
-    return in_host(host, "timeout", "2", "bash", "-c", f"</dev/tcp/{address}/{port}").returncode == 0
 
 
 def test_every_host_answers_over_ssh_with_its_own_address():
@@ -95,29 +73,6 @@ def test_a_partition_from_one_host_cuts_only_the_traffic_between_the_two():
 
 # ---------------------------------------------------------------- PostgreSQL under Patroni
 
-def cluster():
-    """The Patroni cluster as a member that answers sees it: {name: role}."""
-    for name, address in hosts().items():
-        if not name.startswith("db"):
-            continue
-        try:
-            with urllib.request.urlopen(f"http://{address}:8008/cluster", timeout=2) as response:
-                return {member["name"]: member["role"] for member in json.load(response)["members"]}
-        except OSError:
-            continue
-    return {}
-
-
-def wait_for(condition, seconds):
-    """Poll ``condition`` each half second for ``seconds``; return (its last value, seconds waited)."""
-    started = time.monotonic()
-    while True:
-        value = condition()
-        if value or time.monotonic() - started > seconds:
-            return value, time.monotonic() - started
-        time.sleep(0.5)
-
-
 def test_three_members_one_leader_and_a_synchronous_standby():
     roles, _ = wait_for(lambda: (lambda c: c if len(c) == 3 and "leader" in c.values() and "sync_standby" in
                                  c.values() else None)(cluster()), 60)
@@ -164,13 +119,6 @@ print(json.dumps({"acknowledged": acknowledged, "failures": failures}))
 '''
 
 
-def superuser_query(address, sql):
-    password = (ROOT / ".lab" / "controller" / "secrets" / "postgres-superuser").read_text().strip()
-    run = subprocess.run(["psql", "-h", address, "-U", "postgres", "-d", "survey", "-Atc", sql],
-                         env={"PGPASSWORD": password, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
-    return run.stdout.split()
-
-
 def test_writes_through_pgbouncer_go_on_after_the_leader_is_killed_and_none_acknowledged_is_lost():
     """The app's path to the database (pgbouncer → HAProxy → the Patroni leader) while the leader dies: writes
     fail for a while, then go to the new leader by themselves; with synchronous_mode on, every acknowledged row
@@ -180,7 +128,7 @@ def test_writes_through_pgbouncer_go_on_after_the_leader_is_killed_and_none_ackn
     leader = next(name for name, role in roles.items() if role == "leader")
     superuser_query(addresses[leader], "CREATE TABLE IF NOT EXISTS lab_probe (id serial PRIMARY KEY, "
                                        "written_at timestamptz); GRANT ALL ON lab_probe, lab_probe_id_seq TO survey")
-    password = (ROOT / ".lab" / "controller" / "secrets" / "postgres-survey").read_text().strip()
+    password = (SECRETS / "postgres-survey").read_text().strip()
     writer = subprocess.Popen(["ip", "netns", "exec", "lab-web1", "/usr/bin/python3", "-c", WRITER, password, "45"],
                               stdout=subprocess.PIPE, text=True)
     time.sleep(5)
@@ -224,19 +172,6 @@ def test_every_memcached_of_the_pool_answers_the_app_hosts_and_only_over_tcp():
 
 
 # ---------------------------------------------------------------- Redis with Sentinel
-
-def sentinel_primary():
-    """The primary's address as the Sentinels on worker1 name it."""
-    run = in_host("worker1", "redis-cli", "-h", hosts()["worker1"], "-p", "26379",
-                  "sentinel", "get-master-addr-by-name", "survey")
-    return run.stdout.split()[0] if run.stdout.strip() else None
-
-
-def redis_role(host):
-    password = (ROOT / ".lab" / "controller" / "secrets" / "redis").read_text().strip()
-    run = in_host(host, "redis-cli", "-h", "127.0.0.1", "-a", password, "--no-auth-warning", "info", "replication")
-    return dict(line.split(":", 1) for line in run.stdout.splitlines() if ":" in line)
-
 
 def test_a_killed_redis_primary_is_replaced_by_sentinel_and_comes_back_as_a_replica():
     addresses = hosts()

@@ -1,0 +1,309 @@
+"""The app on the lab's many hosts, through its load balancer (lb1): a respondent's walk, staff's roster, slips
+and export, and what respondents see while a host dies: the Patroni leader (saves in flight answer 503 with
+Retry-After and succeed on retry; no acknowledged save is lost), a web host (the walk goes on through the other),
+the Redis primary (Sentinel promotes a replica; respondents stay logged in). `make lab-test` runs these against
+a lab that `deploy/lab up` made; elsewhere they are skipped.
+"""
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bench.cpu_profile import page_answers
+from config.tests import stack
+from config.tests.lab import (
+    ROOT, cluster, hosts, lab, leader, load_balancer_url, redis_role, sentinel_primary, superuser_query, wait_for,
+)
+
+pytestmark = pytest.mark.lab
+
+AJAX = {"X-Requested-With": "XMLHttpRequest"}
+PAGES = 3
+RETRYABLE = {503}
+
+
+def manage(*args):
+    return lab("manage", *args).stdout
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    return load_balancer_url()
+
+
+@pytest.fixture(scope="module")
+def survey():
+    """A survey of three pages (bench_document: five answerable questions a page), and codes of its people."""
+    slug = f"lab-{uuid.uuid4().hex[:8]}"
+    manage("seed_bench_survey", "--pages", str(PAGES), "--slug", slug)
+    codes_file = Path("/tmp") / f"{slug}.csv"
+    manage("loadtest_respondents", "--survey", slug, "--count", "60", "--output", str(codes_file))
+    codes = codes_file.read_text().split()[1:]
+    codes_file.unlink()
+    return slug, iter(codes)
+
+
+class Walker:
+    """One respondent through the load balancer, as survey.js does it: each page fetched, answered and saved,
+    a save answered 503 sent again with the same save_id after its Retry-After. Every answer is recorded."""
+
+    def __init__(self, base_url, code):
+        self.web = stack.WebClient(base_url=base_url)
+        self.code = code
+        self.statuses = []  # (seconds since the epoch, what, status)
+        self.acknowledged = []  # save_ids answered "saved"
+
+    def record(self, what, status):
+        self.statuses.append((time.time(), what, status))
+        return status
+
+    def login(self):
+        status, headers, text = self.web.post_form("/", {"access_code": self.code})
+        assert self.record("login", status) == 302 and headers["Location"] == "/take/", (status, text[:300])
+
+    def fetch(self, number):
+        while True:
+            status, headers, text = self.web.request("GET", f"/take/page/{number}/", headers=AJAX, timeout=40)
+            self.record("page", status)
+            if status not in RETRYABLE:
+                assert status == 200, (status, text[:300])
+                return text
+            time.sleep(float(headers.get("Retry-After", 1)))
+
+    def save(self, number, html):
+        token = self.web.cookie("csrftoken")
+        data = page_answers(html, token, "finish" if number == PAGES else "next")
+        headers = {**AJAX, "X-CSRFToken": token, "Referer": self.web.url("/take/")}
+        while True:
+            status, answer_headers, text = self.web.request("POST", f"/take/page/{number}/", data=data,
+                                                            headers=headers, timeout=40)
+            self.record("save", status)
+            if status not in RETRYABLE:
+                assert status == 200 and json.loads(text)["saved"], (status, text[:300])
+                self.acknowledged.append(data["save_id"])
+                return json.loads(text)
+            assert answer_headers.get("Retry-After"), answer_headers
+            time.sleep(float(answer_headers["Retry-After"]))
+
+    def walk(self, pages=None):
+        for number in pages or range(1, PAGES + 1):
+            saved = self.save(number, self.fetch(number))
+        return saved
+
+
+def saves_on(address, save_ids):
+    """Which of ``save_ids`` the member at ``address`` holds."""
+    quoted = ",".join(f"'{save_id}'" for save_id in save_ids)
+    return set(superuser_query(address, f"SELECT save_id FROM respondents_pagesave WHERE save_id IN ({quoted})"))
+
+
+def assert_on_every_member(save_ids):
+    addresses = hosts()
+    for name in cluster():
+        held, _ = wait_for(lambda address=addresses[name]: saves_on(address, save_ids) >= set(save_ids), 30)
+        assert held, f"{name} lacks acknowledged saves: {sorted(set(save_ids) - saves_on(addresses[name], save_ids))}"
+
+
+def test_the_walk_through_the_load_balancer_and_every_acknowledged_save_on_every_member(base_url, survey):
+    _, codes = survey
+    walkers = [Walker(base_url, next(codes)) for _ in range(4)]
+    for walker in walkers:
+        walker.login()
+        assert walker.walk()["completed"]
+        status, _, text = walker.web.request("GET", "/take/complete/")
+        assert status == 200, text[:300]
+    assert {status for walker in walkers for _, _, status in walker.statuses} <= {200, 302}
+    assert_on_every_member([save_id for walker in walkers for save_id in walker.acknowledged])
+
+
+def test_both_web_hosts_serve_and_the_app_sees_the_clients_address():
+    addresses = hosts()
+    for name in ("web1", "web2"):
+        with urllib.request.urlopen(f"http://{addresses[name]}:80/ping/", timeout=5) as response:
+            assert response.read() == b"ok"
+    # Logged by the web hosts' nginx as the client (the controller, on the bridge), not as lb1.
+    log = (ROOT / ".lab" / "web1" / "var" / "lib" / "survey-web" / "log" / "nginx-access.log")
+    assert log.exists() and addresses["lb1"] not in log.read_text()[-2000:]
+
+
+STAFF = """
+from django.contrib.auth import get_user_model
+from accounts.models import StaffMember
+from rosters.directory import schools_ensure
+from bench.survey_document import bench_document
+from surveys.services import survey_create
+tag = "{tag}"
+schools_ensure([("LD-" + tag, "Lab district", "LA-" + tag, "Lab school A")])
+survey_create(document=bench_document(slug="staff-" + tag, pages=2))
+user = get_user_model().objects.create_user(username="state-" + tag, password="lab test passphrase 1")
+StaffMember.objects.create(user=user, role=StaffMember.Role.STATE_ADMIN)
+"""
+
+
+def poll(web, url, until, timeout=120):
+    """Poll a job's progress until it is finished; it must end as ``until``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, _, text = web.request("GET", url, headers={"Accept": "application/json"})
+        assert status == 200, text[:300]
+        progress = json.loads(text)
+        if progress["finished"]:
+            assert progress["status"] == until, progress
+            return progress
+        time.sleep(0.3)
+    raise AssertionError(f"{url} still {progress} after {timeout} s")
+
+
+def test_staff_import_a_roster_print_slips_and_export_through_the_load_balancer(base_url):
+    tag = uuid.uuid4().hex[:8]
+    manage("shell", "--no-imports", "-c", STAFF.format(tag=tag))
+    web = stack.WebClient(base_url=base_url)
+    status, headers, _ = web.post_form("/staff/login/", {"username": f"state-{tag}", "password": "lab test passphrase 1"})
+    assert status == 302, headers
+    survey_path = f"/staff/surveys/staff-{tag}/"
+
+    # A roster: checked, then applied, by the Celery worker on worker1 (the file through S3 on worker1).
+    lines = ["external_id,school_code,grade,role,language"] + [f"p{n},LA-{tag},{3 + n % 9},student,en"
+                                                              for n in range(200)]
+    status, headers, text = web.post_file(survey_path + "rosters/new/", {}, "file", "roster.csv",
+                                          ("\n".join(lines) + "\n").encode())
+    assert status == 302, text[:300]
+    roster = headers["Location"]
+    poll(web, roster + "progress/", until="checked")
+    assert web.post_form(roster + "apply/", {})[0] == 302
+    poll(web, roster + "progress/", until="applied")
+
+    # The school's slips: a PDF the worker makes and stores on S3.
+    status, headers, text = web.post_form(survey_path + f"schools/LA-{tag}/slips/", {})
+    assert status == 302, text[:300]
+    slips = headers["Location"]
+    poll(web, slips + "progress/", until="done")
+    status, headers, body = web.request("GET", slips + "download/")
+    assert status == 200 and headers["Content-Type"] == "application/pdf" and body.startswith("%PDF"), status
+
+    # An export: made by the worker, fetched by the browser from the object store with a presigned link.
+    status, headers, text = web.post_form(survey_path + "exports/", {"format": "csv", "answers": "values",
+                                                                     "multiple": "joined"})
+    assert status == 302, text[:300]
+    export = headers["Location"]
+    poll(web, export + "progress/", until="done")
+    status, headers, _ = web.request("GET", export + "download/")
+    assert status == 302 and headers["Location"].startswith(f"http://{hosts()['worker1']}:9000/"), headers
+    with urllib.request.urlopen(headers["Location"], timeout=10) as response:
+        assert response.status == 200 and b"p1_single" in response.read()
+
+
+# ---------------------------------------------------------------- a host dies
+
+def walk_in_threads(base_url, codes, count, seconds):
+    """``count`` respondents walking the survey again and again for ``seconds``: return the walkers."""
+    walkers, stop = [], time.monotonic() + seconds
+    errors = []
+
+    def run(walker):
+        try:
+            walker.login()
+            while time.monotonic() < stop:
+                walker.walk()
+        except (AssertionError, OSError, urllib.error.URLError) as error:
+            errors.append(repr(error))
+
+    threads = []
+    for _ in range(count):
+        walker = Walker(base_url, next(codes))
+        walkers.append(walker)
+        threads.append(threading.Thread(target=run, args=(walker,), daemon=True))
+    for thread in threads:
+        thread.start()
+    return walkers, threads, errors
+
+
+def statuses(walkers, what=None):
+    return sorted({status for walker in walkers for _, kind, status in walker.statuses if what in (None, kind)})
+
+
+def test_a_killed_patroni_leader_with_saves_in_flight_costs_503s_and_loses_no_acknowledged_save(base_url, survey):
+    _, codes = survey
+    old = leader()
+    walkers, threads, errors = walk_in_threads(base_url, codes, 4, seconds=60)
+    time.sleep(8)
+    killed_at = time.time()
+    lab("kill", old)
+    try:
+        new, waited = wait_for(lambda: next((name for name, role in cluster().items()
+                                             if role == "leader" and name != old), None), 60)
+        promoted_at = time.time()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        lab("start", old)
+    assert not errors, errors
+    assert new, f"no new leader {waited:.0f} s after {old} died"
+    saves = [(at, status) for walker in walkers for at, kind, status in walker.statuses if kind == "save"]
+    refused = [at - killed_at for at, status in saves if status == 503]
+    first_after = min((at - killed_at for at, status in saves if status == 200 and at > promoted_at), default=None)
+    print(f"\nleader {old} killed; {new} leader after {promoted_at - killed_at:.1f} s; first save after the "
+          f"promotion at +{first_after:.1f} s; {sum(1 for _, s in saves if s == 200)} saves acknowledged, "
+          f"{len(refused)} answered 503 (from +{min(refused, default=0):.1f} s to +{max(refused, default=0):.1f} s); "
+          f"statuses seen: {statuses(walkers)}")
+    assert set(statuses(walkers)) <= {200, 302, 503}, statuses(walkers)
+    assert first_after is not None
+    assert_on_every_member([save_id for walker in walkers for save_id in walker.acknowledged])
+    back, _ = wait_for(lambda: cluster().get(old) in {"replica", "sync_standby"}, 90)
+    assert back, cluster()
+
+
+def test_a_killed_web_host_leaves_the_walk_to_the_other(base_url, survey):
+    _, codes = survey
+    walker = Walker(base_url, next(codes))
+    walker.login()
+    walker.walk(range(1, 2))
+    lab("kill", "web1")
+    try:
+        started = time.monotonic()
+        saved = walker.walk(range(2, PAGES + 1))
+        print(f"\nweb1 killed: pages 2-{PAGES} walked through web2 in {time.monotonic() - started:.1f} s")
+        assert saved["completed"] and statuses([walker]) == [200, 302]
+    finally:
+        lab("start", "web1")
+    address = hosts()["web1"]
+
+    def serves():
+        try:
+            with urllib.request.urlopen(f"http://{address}:80/ping/", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    back, _ = wait_for(serves, 60)
+    assert back
+
+
+def test_a_killed_redis_primary_is_promoted_away_and_respondents_stay_logged_in(base_url, survey):
+    _, codes = survey
+    addresses = hosts()
+    by_address = {address: name for name, address in addresses.items()}
+    old = by_address[sentinel_primary()]
+    walker = Walker(base_url, next(codes))
+    walker.login()
+    walker.walk(range(1, 2))
+    lab("kill", old)
+    try:
+        killed_at = time.monotonic()
+        saved = walker.walk(range(2, PAGES + 1))  # 503s are retried, as survey.js does; a login page would fail
+        print(f"\nRedis primary {old} killed: the walk went on after {time.monotonic() - killed_at:.1f} s, "
+              f"statuses {statuses([walker])}")
+        assert saved["completed"]
+        status, _, page = walker.web.request("GET", "/take/complete/")
+        assert status == 200, page[:300]
+        assert set(statuses([walker])) <= {200, 302, 503}
+        assert sentinel_primary() != addresses[old]
+    finally:
+        lab("start", old)
+    back, _ = wait_for(lambda: redis_role(old).get("master_link_status") == "up", 60)
+    assert back, redis_role(old)
