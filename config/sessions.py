@@ -37,6 +37,8 @@ from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 from redis.connection import parse_url
 from redis.exceptions import RedisError
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from redis.sentinel import Sentinel, SentinelConnectionPool
 
 log = logging.getLogger(__name__)
@@ -112,10 +114,13 @@ class _ReusedClient(RedisCacheClient):
             # The master's address is the Sentinels' answer, asked on every new connection.
             options.pop("host", None)
             options.pop("port", None)
-            sentinel = Sentinel(
-                self._sentinels, sentinel_kwargs={k: v for k, v in options.items() if k.startswith("socket_")},
-            )
-            self._pools[0] = SentinelConnectionPool(self._sentinel_master, sentinel, **options)
+            # No retries, of a Sentinel or of the master: redis.Redis retries a connection three times with up to
+            # 10 s of backoff, and a request that asks a dead host's Sentinel that way outlived gunicorn's 30 s
+            # timeout (500) in the lab; one try each, 1 s at most, and the view answers 503 "try again".
+            once = Retry(NoBackoff(), 0)
+            sentinel = Sentinel(self._sentinels, sentinel_kwargs={
+                **{k: v for k, v in options.items() if k.startswith("socket_")}, "retry": once})
+            self._pools[0] = SentinelConnectionPool(self._sentinel_master, sentinel, **options, retry=once)
         return self._pools[0]
 
     def get_client(self, key=None, *, write=False):

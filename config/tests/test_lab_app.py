@@ -8,7 +8,6 @@ import io
 import json
 import threading
 import time
-import urllib.error
 import urllib.request
 import uuid
 import zipfile
@@ -44,7 +43,7 @@ def survey():
     slug = f"lab-{uuid.uuid4().hex[:8]}"
     manage("seed_bench_survey", "--pages", str(PAGES), "--slug", slug)
     codes_file = Path("/tmp") / f"{slug}.csv"
-    manage("loadtest_respondents", "--survey", slug, "--count", "60", "--output", str(codes_file))
+    manage("loadtest_respondents", "--survey", slug, "--count", "600", "--output", str(codes_file))
     codes = codes_file.read_text().split()[1:]
     codes_file.unlink()
     return slug, iter(codes)
@@ -54,9 +53,10 @@ class Walker:
     """One respondent through the load balancer, as survey.js does it: each page fetched, answered and saved,
     a save answered 503 sent again with the same save_id after its Retry-After. Every answer is recorded."""
 
-    def __init__(self, base_url, code):
+    def __init__(self, base_url, code, think=0.0):
         self.web = stack.WebClient(base_url=base_url)
         self.code = code
+        self.think = think  # seconds between a page and its save, as a person reads
         self.statuses = []  # (seconds since the epoch, what, status)
         self.acknowledged = []  # save_ids answered "saved"
 
@@ -94,7 +94,9 @@ class Walker:
 
     def walk(self, pages=None):
         for number in pages or range(1, PAGES + 1):
-            saved = self.save(number, self.fetch(number))
+            html = self.fetch(number)
+            time.sleep(self.think)
+            saved = self.save(number, html)
         return saved
 
 
@@ -212,23 +214,22 @@ def test_staff_import_a_roster_print_slips_and_export_through_the_load_balancer(
 # ---------------------------------------------------------------- a host dies
 
 def walk_in_threads(base_url, codes, count, seconds):
-    """``count`` respondents walking the survey again and again for ``seconds``: return the walkers."""
-    walkers, stop = [], time.monotonic() + seconds
-    errors = []
+    """``count`` threads, each walking respondents through the survey one after another (a new code each time)
+    for ``seconds``: return the list the walkers are added to, the threads and a list of their errors."""
+    walkers, errors, lock, stop = [], [], threading.Lock(), time.monotonic() + seconds
 
-    def run(walker):
+    def run():
         try:
-            walker.login()
             while time.monotonic() < stop:
+                with lock:
+                    walker = Walker(base_url, next(codes), think=0.5)
+                    walkers.append(walker)
+                walker.login()
                 walker.walk()
-        except (AssertionError, OSError, urllib.error.URLError) as error:
+        except (AssertionError, OSError, StopIteration) as error:
             errors.append(repr(error))
 
-    threads = []
-    for _ in range(count):
-        walker = Walker(base_url, next(codes))
-        walkers.append(walker)
-        threads.append(threading.Thread(target=run, args=(walker,), daemon=True))
+    threads = [threading.Thread(target=run, daemon=True) for _ in range(count)]
     for thread in threads:
         thread.start()
     return walkers, threads, errors

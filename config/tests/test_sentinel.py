@@ -230,3 +230,21 @@ def test_a_killed_primary_is_a_pause_after_which_the_same_session_is_read_from_t
     held.release()
     with broker(production) as connection:
         assert round_trip(connection, "after") == "after"
+
+
+def test_a_sentinel_that_never_answers_costs_one_timeout_not_retries(redis_group, production, monkeypatch,
+                                                                        load_settings, settings):
+    """A dead host's Sentinel answers nothing, not even a reset (the lab's `kill`): asked first, it must cost one
+    socket timeout (1 s), not redis-py's default three retries with backoff, which outlived gunicorn's 30 s."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # accepts connections (the kernel does), never reads or writes
+        ports = [silent.getsockname()[1], *redis_group.sentinel_ports]
+        monkeypatch.setenv("REDIS_SENTINELS", ",".join(f"127.0.0.1:{port}" for port in ports))
+        settings.CACHES = {**settings.CACHES, "sessions": load_settings("production")["CACHES"]["sessions"]}
+        store = SessionStore()
+        started = time.monotonic()
+        store["respondent_id"] = 8
+        store.save()
+        assert not store.unavailable and SessionStore(store.session_key).load() == {"respondent_id": 8}
+        assert time.monotonic() - started < 5
