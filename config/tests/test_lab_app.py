@@ -177,6 +177,9 @@ def test_staff_import_a_roster_print_slips_and_export_through_the_load_balancer(
     status, headers, _ = web.post_form("/staff/login/", {"username": f"state-{tag}", "password": "lab test passphrase 1"})
     assert status == 302, headers
     survey_path = f"/staff/surveys/staff-{tag}/"
+    # The monitoring page draws with chart.js: the release carries the npm files git does not (STATICFILES_DIRS).
+    status, _, page = web.request("GET", survey_path + "monitoring/")
+    assert status == 200 and "vendor/chart.js/chart.umd" in page, page[:300]
 
     # A roster: checked, then applied, by the Celery worker on worker1 (the file through S3 on worker1).
     lines = ["external_id,school_code,grade,role,language"] + [f"p{n},LA-{tag},{3 + n % 9},student,en"
