@@ -114,13 +114,17 @@ class _ReusedClient(RedisCacheClient):
             # The master's address is the Sentinels' answer, asked on every new connection.
             options.pop("host", None)
             options.pop("port", None)
-            # No retries, of a Sentinel or of the master: redis.Redis retries a connection three times with up to
-            # 10 s of backoff, and a request that asks a dead host's Sentinel that way outlived gunicorn's 30 s
-            # timeout (500) in the lab; one try each, 1 s at most, and the view answers 503 "try again".
-            once = Retry(NoBackoff(), 0)
+            # No backoff, and few tries: redis.Redis retries a connection three times with up to 10 s of backoff,
+            # and a request that asked a dead host's Sentinel that way outlived gunicorn's 30 s timeout (500) in
+            # the lab. A Sentinel is asked once (1 s at most; the next one is asked then). A command to the master
+            # is tried again once, at once, on a new connection: a killed host sends no reset, so an idle
+            # connection of this process to the old primary looks alive until a command on it times out, and the
+            # new connection asks the Sentinels where the master is now (without it, each gunicorn worker
+            # answered one more 503 after the promotion: 11-20 s of "try again" in the lab, against ~5 s).
             sentinel = Sentinel(self._sentinels, sentinel_kwargs={
-                **{k: v for k, v in options.items() if k.startswith("socket_")}, "retry": once})
-            self._pools[0] = SentinelConnectionPool(self._sentinel_master, sentinel, **options, retry=once)
+                **{k: v for k, v in options.items() if k.startswith("socket_")}, "retry": Retry(NoBackoff(), 0)})
+            self._pools[0] = SentinelConnectionPool(self._sentinel_master, sentinel, **options,
+                                                    retry=Retry(NoBackoff(), 1))
         return self._pools[0]
 
     def get_client(self, key=None, *, write=False):

@@ -31,8 +31,8 @@ def test_with_sentinels_the_cache_reads_and_writes_through_one_sentinel_pool_on_
     assert {key: pool.connection_kwargs[key] for key in ("db", "password", "socket_timeout")} == {
         "db": 3, "password": "secret", "socket_timeout": 1,
     }
-    # The Sentinels are asked with the same timeouts and no password; neither they nor the master are retried
-    # (redis-py's default: three tries with backoff, past gunicorn's timeout when a Sentinel's host is dead).
+    # The Sentinels are asked with the same timeouts and no password, once; the master is tried again once, on a
+    # new connection (redis-py's default: three tries with backoff, past gunicorn's timeout when a host is dead).
     sentinel_kwargs = pool.sentinel_manager.sentinel_kwargs
     assert {key: value for key, value in sentinel_kwargs.items() if key != "retry"} == {"socket_timeout": 1}
-    assert sentinel_kwargs["retry"].get_retries() == 0 and pool.connection_kwargs["retry"].get_retries() == 0
+    assert sentinel_kwargs["retry"].get_retries() == 0 and pool.connection_kwargs["retry"].get_retries() == 1
