@@ -217,9 +217,11 @@ def run_mode(mode, args):
     until_whole()
     slug = stack.manage("seed_bench_survey", "--pages", str(args.pages)).strip()
     expected_per_page = stack.answerable_per_page(slug)
-    # Enough fresh respondents that the threads never run out (a survey takes a second or more).
+    # Enough fresh respondents that the threads never run out: one a second per thread for the planned length,
+    # twice over. A short survey on a quiet machine takes under a second, and faults stretch the run: on CI the
+    # sync half once used all of the 1,620 it had (the async half 1,167), and its judge called the run failed.
     planned = args.steady + len(args.faults) * (args.settle + 15) + 60
-    count = args.threads * planned
+    count = 2 * args.threads * planned
     codes_csv = stack.JMETER / "data" / f"{slug}.csv"
     stack.manage("loadtest_respondents", "--survey", slug, "--count", str(count), "--output", str(codes_csv))
     warm_csv = stack.JMETER / "data" / f"{slug}-warm.csv"
