@@ -1,4 +1,5 @@
 """What the lab tests share (config/tests/test_lab*.py): the lab's commands, its hosts, and what they answer."""
+import functools
 import json
 import subprocess
 import time
@@ -14,12 +15,22 @@ def lab(*args, check=True):
     return subprocess.run([str(LAB), *args], capture_output=True, text=True, check=check, timeout=300)
 
 
+@functools.cache
+def inventory():
+    """The lab's inventory as ansible-inventory gives it (read once: it takes a second, and does not change)."""
+    return json.loads(subprocess.run([str(ROOT / ".venv" / "bin" / "ansible-inventory"), "-i",
+                                      str(ROOT / "deploy" / "ansible" / "inventories" / "lab"), "--list"],
+                                     capture_output=True, text=True, check=True).stdout)
+
+
 def hosts():
     """{name: address} from the lab's inventory, the one list."""
-    output = subprocess.run([str(ROOT / ".venv" / "bin" / "ansible-inventory"), "-i",
-                             str(ROOT / "deploy" / "ansible" / "inventories" / "lab"), "--list"],
-                            capture_output=True, text=True, check=True).stdout
-    return {name: values["ansible_host"] for name, values in json.loads(output)["_meta"]["hostvars"].items()}
+    return {name: values["ansible_host"] for name, values in inventory()["_meta"]["hostvars"].items()}
+
+
+def group(name):
+    """The names of a group's hosts (``postgresql``: the Patroni members)."""
+    return sorted(inventory()[name]["hosts"])
 
 
 def in_host(host, *command):
@@ -33,11 +44,9 @@ def connects(host, address, port=22):
 
 def cluster():
     """The Patroni cluster as a member that answers sees it: {name: role}."""
-    for name, address in hosts().items():
-        if not name.startswith("db"):
-            continue
+    for name in group("postgresql"):
         try:
-            with urllib.request.urlopen(f"http://{address}:8008/cluster", timeout=2) as response:
+            with urllib.request.urlopen(f"http://{hosts()[name]}:8008/cluster", timeout=2) as response:
                 return {member["name"]: member["role"] for member in json.load(response)["members"]}
         except OSError:
             continue
@@ -55,10 +64,29 @@ def wait_for(condition, seconds):
 
 
 def superuser_query(address, sql):
+    """The rows' words; a member that cannot answer raises (CalledProcessError), never reads as "no rows"."""
     password = (SECRETS / "postgres-superuser").read_text().strip()
-    run = subprocess.run(["psql", "-h", address, "-U", "postgres", "-d", "survey", "-Atc", sql],
-                         env={"PGPASSWORD": password, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    run = subprocess.run(["psql", "-h", address, "-U", "postgres", "-d", "survey", "-v", "ON_ERROR_STOP=1", "-Atc", sql],
+                         env={"PGPASSWORD": password, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+                         check=True)
     return run.stdout.split()
+
+
+def missing_rows(sql, expected, seconds=30):
+    """{member: the ``expected`` values that ``sql`` does not return there}, for every Patroni member, once each
+    has had ``seconds`` to answer and to replay what it received."""
+    def lacking(address):
+        try:
+            return expected - set(superuser_query(address, sql))
+        except subprocess.CalledProcessError:
+            return expected  # not answering yet (starting, or still rejoining)
+
+    missing = {}
+    for name in group("postgresql"):
+        address = hosts()[name]
+        wait_for(lambda: not lacking(address), seconds)  # noqa: B023 (called before the loop moves on)
+        missing[name] = lacking(address)
+    return missing
 
 
 def sentinel_primary():
@@ -79,7 +107,8 @@ def load_balancer_url():
     return lab("status").stdout.splitlines()[0].strip()
 
 
-def leader():
-    """The Patroni leader's name, once there is one (60 s at most)."""
-    roles, _ = wait_for(lambda: (lambda c: c if "leader" in c.values() else None)(cluster()), 60)
-    return next(name for name, role in roles.items() if role == "leader")
+def leader(other_than=None, seconds=60):
+    """The Patroni leader's name, once there is one (other than ``other_than``); None after ``seconds``."""
+    name, _ = wait_for(lambda: next((name for name, role in cluster().items()
+                                     if role == "leader" and name != other_than), None), seconds)
+    return name
