@@ -22,11 +22,12 @@ down-after-milliseconds, in config/tests/test_sentinel.py): its address
 refuses or times out, then the Sentinels name no master
 (``MasterNotFoundError``), all ``RedisError``. redis-py's
 ``SentinelConnectionPool`` asks the Sentinels for the master on every new
-connection and drops its idle connections when the answer changes; the dead
-primary's connections are found closed before use; a connection to a master
-that was demoted and answers READONLY is closed and reported as a
-``ConnectionError``. So the request after the promotion reads the new primary,
-with no restart. A planned switchover (``SENTINEL FAILOVER``) leaves the old
+connection and drops its idle connections when the answer changes; a dead
+primary process's connections are found closed before use, and a dead host's
+(which sends no reset) fail their command, which is sent once more on a new
+connection (``_ReusedClient``); a connection to a master that was demoted and
+answers READONLY is closed and reported as a ``ConnectionError``. So the
+request after the promotion reads the new primary, with no restart. A planned switchover (``SENTINEL FAILOVER``) leaves the old
 primary running: connections opened to it before keep writing there until
 the Sentinels make it a replica, some 10 s later, and those writes are lost.
 """
@@ -35,9 +36,9 @@ import logging
 from django.contrib.sessions.backends.cache import SessionStore as CacheSessionStore
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
+from redis.backoff import NoBackoff
 from redis.connection import parse_url
 from redis.exceptions import RedisError
-from redis.backoff import NoBackoff
 from redis.retry import Retry
 from redis.sentinel import Sentinel, SentinelConnectionPool
 
