@@ -1,8 +1,11 @@
-"""Static files on S3 (MinIO on the one-box stack), as django-compressor and browsers need them.
+"""Files on S3 (MinIO on the one-box stack), as django-compressor and browsers need them.
 
 The settings that choose these are in ``config/settings/production.py`` (when
-``AWS_STORAGE_BUCKET_NAME`` is set); the media bucket is django-storages'
-plain ``S3Storage`` and needs nothing here.
+``AWS_STORAGE_BUCKET_NAME`` is set). The media bucket is django-storages'
+``S3Storage`` with one change: its presigned links name ``AWS_S3_PUBLIC_URL``
+when browsers reach the object store through a proxy (the stack's nginx), not
+at the endpoint the app uses. The link is signed for the endpoint, and the
+proxy passes it on unchanged with the endpoint's Host, so the signature holds.
 
 What django-storages' own ``S3ManifestStaticStorage`` lacks, and how it is handled:
 
@@ -31,6 +34,17 @@ from storages.backends.s3 import S3Storage
 HASHED_NAME = re.compile(r"\.[0-9a-f]{12}\.[^./]+$")
 IMMUTABLE = "public, max-age=31536000, immutable"
 SHORT_LIVED = "public, max-age=300"
+
+
+class MediaS3Storage(S3Storage):
+    """Private files (uploads, slips, exports): presigned links, at the address browsers use."""
+
+    def url(self, name, parameters=None, expire=None, http_method=None):
+        url = super().url(name, parameters=parameters, expire=expire, http_method=http_method)
+        endpoint, public = settings.AWS_S3_ENDPOINT_URL, settings.AWS_S3_PUBLIC_URL
+        if endpoint and public and public != endpoint and url.startswith(endpoint + "/"):
+            return public + url[len(endpoint):]
+        return url
 
 
 class StaticS3Storage(S3Storage):

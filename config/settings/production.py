@@ -124,9 +124,13 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default="")
 if AWS_STORAGE_BUCKET_NAME:
     AWS_STATIC_BUCKET_NAME = env("AWS_STATIC_BUCKET_NAME")
-    # None: Amazon's own endpoint for the region. Presigned links name this host,
-    # and the signature covers it: browsers must reach it as it is written here.
+    # None: Amazon's own endpoint for the region. Over HTTPS, its certificate is checked against the system's
+    # authorities, or AWS_CA_BUNDLE's (boto3 reads it: the stack's and the lab's own authority).
     AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=None)
+    # Where browsers reach the object store, when not at the endpoint: a proxy that passes each request on
+    # unchanged with the endpoint's Host (the one-box stack's and the web hosts' nginx). Presigned links are signed
+    # for the endpoint and name this address (config/storages.py).
+    AWS_S3_PUBLIC_URL = env("AWS_S3_PUBLIC_URL", default=AWS_S3_ENDPOINT_URL)
     AWS_S3_REGION_NAME = env("AWS_S3_REGION_NAME", default="us-east-1")
     AWS_S3_ADDRESSING_STYLE = env("AWS_S3_ADDRESSING_STYLE", default="path")
     AWS_S3_SIGNATURE_VERSION = "s3v4"
@@ -135,7 +139,7 @@ if AWS_STORAGE_BUCKET_NAME:
     # Where browsers fetch static files: the static bucket's public address (a CDN in front of it, elsewhere).
     STATIC_URL = env(
         "STATIC_URL",
-        default=f"{AWS_S3_ENDPOINT_URL}/{AWS_STATIC_BUCKET_NAME}/" if AWS_S3_ENDPOINT_URL
+        default=f"{AWS_S3_PUBLIC_URL}/{AWS_STATIC_BUCKET_NAME}/" if AWS_S3_PUBLIC_URL
         else f"https://{AWS_STATIC_BUCKET_NAME}.s3.{AWS_S3_REGION_NAME}.amazonaws.com/",
     )
     _static_scheme, _static_base = STATIC_URL.split("//", 1)
@@ -153,7 +157,7 @@ if AWS_STORAGE_BUCKET_NAME:
         # Uploads (rosters), slip PDFs and exports: private; url() is a presigned link
         # that works EXPORT_LINK_SECONDS. Names are never overwritten, as on a file system.
         "default": {
-            "BACKEND": "storages.backends.s3.S3Storage",
+            "BACKEND": "config.storages.MediaS3Storage",
             "OPTIONS": {
                 "bucket_name": AWS_STORAGE_BUCKET_NAME,
                 "querystring_auth": True,

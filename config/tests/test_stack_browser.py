@@ -43,7 +43,7 @@ def test_a_person_takes_the_demo_survey_through_nginx_gunicorn_and_pgbouncer(pag
     code = printed.replace("-", "")
 
     page.goto(app_url + "/")
-    # Its script: compressed offline, from the S3 static bucket (MinIO), not from nginx.
+    # Its script: compressed offline, in the S3 static bucket (MinIO, over HTTPS), which nginx passes on to browsers.
     script = page.locator("script[src]").first.get_attribute("src")
     assert re.match(r"http://127\.0\.0\.1:\d+/[a-z-]+/CACHE/js/output\.[0-9a-f]{12}\.js$", script)
     static = page.request.get(script)

@@ -1,10 +1,13 @@
-"""S3 on the live stack: MinIO's buckets, media through django-storages, presigned
-links that expire, and static files compressed offline and served from the static
-bucket. No stand-in: the MinIO that deploy/stack runs.
+"""S3 on the live stack: MinIO's buckets over HTTPS (the stack's own authority), media
+through django-storages, presigned links that expire, and static files compressed
+offline and served from the static bucket, which browsers reach through nginx. No
+stand-in: the MinIO and nginx that deploy/stack runs.
 """
 import gzip
 import json
+import os
 import re
+import ssl
 import time
 import urllib.error
 import urllib.request
@@ -18,8 +21,8 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage, storages
-from storages.backends.s3 import S3Storage
 
+from config.storages import MediaS3Storage
 from config.tests import stack
 
 pytestmark = [pytest.mark.stack]
@@ -32,11 +35,13 @@ def s3():
     return boto3.client("s3", endpoint_url=settings.AWS_S3_ENDPOINT_URL, region_name=settings.AWS_S3_REGION_NAME)
 
 
-def get(url, headers=None):
-    """Return (status, headers, body as sent) of an anonymous GET, as a browser's first visit."""
-    request = urllib.request.Request(url, headers=headers or {})
+def get(url, headers=None, method="GET", authority=None):
+    """Return (status, headers, body as sent) of an anonymous request, as a browser's first visit; HTTPS checked
+    against the stack's authority (AWS_CA_BUNDLE), or the file `authority` names."""
+    request = urllib.request.Request(url, headers=headers or {}, method=method)
+    context = ssl.create_default_context(cafile=authority or os.environ["AWS_CA_BUNDLE"])
     try:
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=10, context=context) as response:
             return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers, error.read()
@@ -55,6 +60,7 @@ def test_status_lists_minio_and_up_made_both_buckets():
     client = s3()
     for bucket in (settings.AWS_STORAGE_BUCKET_NAME, settings.AWS_STATIC_BUCKET_NAME):
         client.head_bucket(Bucket=bucket)
+    assert settings.AWS_S3_ENDPOINT_URL == f"https://127.0.0.1:{stack.conf()['STACK_MINIO_PORT']}"
     policy = json.loads(client.get_bucket_policy(Bucket=settings.AWS_STATIC_BUCKET_NAME)["Policy"])
     assert [s["Action"] for s in policy["Statement"]] in (["s3:GetObject"], [["s3:GetObject"]])
     with pytest.raises(ClientError):  # the media bucket has no policy: nothing in it is public
@@ -66,9 +72,34 @@ def test_a_file_saved_through_default_storage_lands_in_the_private_media_bucket(
     assert saved == media_name
     stored = s3().get_object(Bucket=settings.AWS_STORAGE_BUCKET_NAME, Key=media_name)["Body"].read()
     assert stored == b"respondent_id,status\n1,completed\n"
-    # Without a signature nobody may read it, nor list the bucket.
-    assert get(f"{settings.AWS_S3_ENDPOINT_URL}/{settings.AWS_STORAGE_BUCKET_NAME}/{media_name}")[0] == 403
-    assert get(f"{settings.AWS_S3_ENDPOINT_URL}/{settings.AWS_STORAGE_BUCKET_NAME}/")[0] == 403
+    # Without a signature nobody may read it, nor list the bucket: at MinIO itself, nor through nginx.
+    for address in (settings.AWS_S3_ENDPOINT_URL, settings.AWS_S3_PUBLIC_URL):
+        assert get(f"{address}/{settings.AWS_STORAGE_BUCKET_NAME}/{media_name}")[0] == 403
+        assert get(f"{address}/{settings.AWS_STORAGE_BUCKET_NAME}/")[0] == 403
+
+
+def test_minio_speaks_only_https_with_a_certificate_of_the_stacks_authority(tmp_path):
+    port = stack.conf()["STACK_MINIO_PORT"]
+    # Plain HTTP gets no S3 answer (MinIO answers a TLS alert or a 400 of its own, never an object).
+    try:
+        status = get(f"http://127.0.0.1:{port}/{settings.AWS_STATIC_BUCKET_NAME}/")[0]
+    except (urllib.error.URLError, ConnectionError):
+        status = None
+    assert status in (None, 400)
+    # A client that trusts only the system's authorities refuses MinIO's certificate ...
+    system = ssl.get_default_verify_paths().cafile or "/etc/ssl/certs/ca-certificates.crt"
+    with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
+        get(f"{settings.AWS_S3_ENDPOINT_URL}/minio/health/ready", authority=system)
+    # ... and one that trusts the stack's authority takes it, for the name MinIO is reached by.
+    assert get(f"{settings.AWS_S3_ENDPOINT_URL}/minio/health/ready")[0] == 200
+    assert get(f"https://localhost:{port}/minio/health/ready")[0] == 200
+
+
+def test_nginx_passes_only_reads_to_the_object_store(media_name):
+    key = f"{settings.AWS_S3_PUBLIC_URL}/{settings.AWS_STATIC_BUCKET_NAME}/{media_name}"
+    for method in ("PUT", "DELETE", "POST"):
+        assert get(key, method=method)[0] == 403, method
+    assert get(f"{settings.AWS_S3_PUBLIC_URL}/{settings.AWS_STATIC_BUCKET_NAME}/{media_name}")[0] in (403, 404)
 
 
 def test_saving_the_same_name_twice_keeps_both_files(media_name):
@@ -83,11 +114,16 @@ def test_saving_the_same_name_twice_keeps_both_files(media_name):
 def test_a_presigned_link_downloads_and_one_past_its_expiry_is_refused(media_name):
     default_storage.save(media_name, ContentFile(b"export"))
     url = default_storage.url(media_name)
-    assert url.startswith(f"{settings.AWS_S3_ENDPOINT_URL}/{settings.AWS_STORAGE_BUCKET_NAME}/")
+    # Signed for MinIO, named at nginx's address (the one browsers reach), which passes it on with MinIO's Host.
+    assert url.startswith(f"http://127.0.0.1:{stack.conf()['STACK_NGINX_PORT']}/{settings.AWS_STORAGE_BUCKET_NAME}/")
     assert f"X-Amz-Expires={settings.EXPORT_LINK_SECONDS}" in url
     assert get(url)[:3:2] == (200, b"export")
+    # The same link at MinIO itself works too; with its signature changed, at neither.
+    direct = settings.AWS_S3_ENDPOINT_URL + url[len(settings.AWS_S3_PUBLIC_URL):]
+    assert get(direct)[:3:2] == (200, b"export")
+    assert get(url.replace("X-Amz-Signature=", "X-Amz-Signature=0"))[0] == 403
 
-    short_lived = S3Storage(**{**storages.backends["default"]["OPTIONS"], "querystring_expire": 1})
+    short_lived = MediaS3Storage(**{**storages.backends["default"]["OPTIONS"], "querystring_expire": 1})
     expiring = short_lived.url(media_name)
     time.sleep(2.5)
     status, _, body = get(expiring)
@@ -125,7 +161,7 @@ def test_the_respondent_page_links_one_compressed_css_and_js_on_the_static_bucke
     assets = Assets()
     assets.feed(html)
     static = settings.STATIC_URL
-    assert static.startswith(f"{settings.AWS_S3_ENDPOINT_URL}/{settings.AWS_STATIC_BUCKET_NAME}/")
+    assert static == f"{settings.AWS_S3_PUBLIC_URL}/{settings.AWS_STATIC_BUCKET_NAME}/"
     assert len(assets.css) == 1 and re.fullmatch(re.escape(static) + r"CACHE/css/output\.[0-9a-f]{12}\.css", assets.css[0])
     assert len(assets.js) == 1 and re.fullmatch(re.escape(static) + r"CACHE/js/output\.[0-9a-f]{12}\.js", assets.js[0])
     assert re.search(r'<script src="[^"]+" defer>', html)  # compressor keeps defer
@@ -165,7 +201,8 @@ def test_with_minio_stopped_the_survey_page_still_renders_and_links_its_files():
     stack.stack("stop", "minio")
     try:
         with pytest.raises(urllib.error.URLError):  # nothing listens on MinIO's port
-            get(settings.STATIC_URL)
+            get(f"{settings.AWS_S3_ENDPOINT_URL}/minio/health/ready")
+        assert get(settings.STATIC_URL + "CACHE/manifest.json")[0] == 502  # nginx cannot reach it either
         output = stack.stack("manage", "seed_demo", "--show", "1")
         code = re.findall(r"^  ([2-9A-Z]{5}-[2-9A-Z]{5})$", output, re.M)[0]
         web = stack.WebClient()
@@ -200,7 +237,7 @@ def test_an_export_lands_in_the_media_bucket_and_its_presigned_link_works_then_e
         stored = s3().head_object(Bucket=settings.AWS_STORAGE_BUCKET_NAME, Key=job.file.name)
         assert stored["ContentLength"] == job.size
         link = client.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/download/")
-        assert link.status_code == 302 and link.url.startswith(settings.AWS_S3_ENDPOINT_URL)
+        assert link.status_code == 302 and link.url.startswith(settings.AWS_S3_PUBLIC_URL + "/")
         assert "X-Amz-Expires=300" in link.url
         status, headers, body = get(link.url)
         assert status == 200 and "attachment" in headers["Content-Disposition"]
