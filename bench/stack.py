@@ -69,10 +69,10 @@ def load_arguments(parser, *, duration=None, threads, think=None, pages=None):
         parser.add_argument("--pages", type=int, default=pages, help=f"pages of the benchmark survey (default {pages})")
 
 
-def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None):
+def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
     """Run a plan through jmeter/run; return its figures (a failed sample does not stop the bench)."""
     run, out = jmeter_start(plan, name, threads=threads, iterations=iterations, duration=duration, think=think,
-                            respondents=respondents)
+                            respondents=respondents, extra=extra)
     stdout, stderr = run.communicate()
     return jmeter_figures(plan, out, stdout + stderr)
 
@@ -84,10 +84,13 @@ def nginx_port():
 
 
 def jmeter_start(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
-    """Start a plan through jmeter/run in the background; return (the process, its results folder)."""
+    """Start a plan through jmeter/run in the background; return (the process, its results folder). The plan
+    reaches the stack's nginx unless ``extra`` names another front door (-Jhost=…, -Jport=…: the lab's)."""
     out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{name}"
     props = [f"-Jthreads={threads}", f"-Jiterations={iterations}", f"-Jduration={duration}", f"-Jthink={think}",
-             f"-Jrampup={min(5, max(1, threads // 10))}", f"-Jport={nginx_port()}"]
+             f"-Jrampup={min(5, max(1, threads // 10))}"]
+    if not any(str(option).startswith("-Jport=") for option in extra):
+        props.append(f"-Jport={nginx_port()}")
     if respondents:
         props.append(f"-Jrespondents={respondents}")
     props.extend(extra)
