@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -18,6 +18,7 @@ help:
 	@echo "make fuzz [REQUESTS=10000]    adversarial requests through nginx: a status histogram; fails on any 5xx or bad stored value"
 	@echo "make fuzz-uploads    hostile roster, directory and survey files read in fresh processes: memory and time against the bound"
 	@echo "make restore-drill / lab-restore-drill [RESTORE_ARGS='--short']    a backup under load, the answers destroyed, a restore to a moment, a recount"
+	@echo "make lab-drill [LAB_DRILL_ARGS='--faults web1 --modes sync']    machines lost under load on the lab (deploy/lab up first)"
 	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
 	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
@@ -125,6 +126,13 @@ RESTORE_ARGS ?=
 restore-drill: install
 	jmeter/install
 	PYTHONUNBUFFERED=1 $(BIN)/python manage.py bench restore_drill $(RESTORE_ARGS)
+
+LAB_DRILL_ARGS ?=
+
+# Machines and networks lost under load through lb1, in both replication modes (bench/lab_drill.py).
+lab-drill: install-lab
+	jmeter/install
+	PYTHONUNBUFFERED=1 $(BIN)/python manage.py bench lab_drill $(LAB_DRILL_ARGS)
 
 lab-restore-drill: install-lab
 	jmeter/install

@@ -349,9 +349,13 @@ def stop_jmeter(run, port):
 
 # ---------------------------------------------------------------- the recount
 
-def judge(mode, slug, jtl, expected_per_page, steady, windows, created):
+def judge(mode, slug, jtl, expected_per_page, steady, windows, created, *, counts=None, lag_window_faults=("failover",)):
+    """The report of one mode: per window, saves acknowledged, answers lost, duplicates, statuses, the time until
+    saves went through again. ``counts(slug)`` reads the database (the stack's, through Django, by default); in
+    asynchronous mode the losses of ``lag_window_faults`` are the replication-lag window: reported, not failed."""
     rows = read_jtl(jtl)
-    stored, saves_logged, answer_duplicates = stack.reconnecting(lambda: database_counts(slug))
+    stored, saves_logged, answer_duplicates = counts(slug) if counts else stack.reconnecting(
+        lambda: database_counts(slug))
 
     def acknowledged(sample):
         return sample["label"] == "change_page" and sample["success"] and not sample["retried"]
@@ -382,7 +386,7 @@ def judge(mode, slug, jtl, expected_per_page, steady, windows, created):
     steady_seconds = steady[1] - steady[0]
     report = {
         "mode": mode,
-        "synchronous": MODES[mode],
+        "synchronous": MODES.get(mode, mode),
         "survey": slug,
         "steady_saves_per_s": round(steady_figures["acknowledged_saves"] / steady_seconds, 1),
         "steady_answers_per_s": round(sum(expected_per_page[p] for c, p in
@@ -402,7 +406,8 @@ def judge(mode, slug, jtl, expected_per_page, steady, windows, created):
                **figures(window["from"], window["to"])}
         report["faults"].append(row)
     whole = report["whole_run"]
-    lag_window_loss = sum(f["lost_answers"] for f in report["faults"] if f["fault"] == "failover") if mode == "async" else 0
+    lag_window_loss = (sum(f["lost_answers"] for f in report["faults"] if f["fault"] in lag_window_faults)
+                       if mode == "async" else 0)
     if whole["lost_answers"] - lag_window_loss:
         report["problems"].append(f"{mode}: {whole['lost_answers'] - lag_window_loss} acknowledged answers LOST")
     if whole["duplicates"]:
@@ -411,7 +416,7 @@ def judge(mode, slug, jtl, expected_per_page, steady, windows, created):
         report["problems"].append(f"{mode}: {whole['server_errors']} answers of 500 or another server error")
     failed = whole["failed_for_good"]
     if mode == "async":  # after losing the lag window, a respondent's next pages may be refused: reported, not judged
-        failed -= sum(f["failed_for_good"] for f in report["faults"] if f["fault"] == "failover")
+        failed -= sum(f["failed_for_good"] for f in report["faults"] if f["fault"] in lag_window_faults)
     if failed:
         report["problems"].append(f"{mode}: {failed} requests failed for good (a person saw an error)")
     if not whole["acknowledged_saves"]:

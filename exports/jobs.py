@@ -9,7 +9,9 @@ storage: the file system on the embedded default, an S3 bucket on the stack
 (django-storages). Only the person who asked may download it
 (``export_job_file``, audited), through a short-lived link the staff screens
 make; ``export_jobs_expire`` (celery beat, hourly) deletes exports older than
-``EXPORT_RETENTION_DAYS``.
+``EXPORT_RETENTION_DAYS``. A running export writes a heartbeat on its row; one whose worker went away (a
+killed machine) falls silent, and ``export_jobs_sweep`` (celery beat) fails it, file-less, so that the person
+who asked sees "failed" and asks again, never a half file.
 
 Who exports: state administrators and analysts (an analyst named to some
 districts gets only their schools). Coordinators manage people and never
@@ -18,7 +20,10 @@ codes (an analyst) never gets names either, whatever the options say.
 """
 import logging
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,7 +31,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.files import File
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.db.models.fields.files import FieldFile
 from django.utils import timezone
@@ -73,7 +78,44 @@ def export_job_run(*, job_id: int, using: str | None = None) -> ExportJob:
     job = ExportJob.objects.select_related("survey", "requested_by").get(pk=job_id)
     if job.status != ExportJob.Status.QUEUED:
         return job
-    ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.RUNNING)
+    # Taken from QUEUED only: a second delivery of the task (the broker's, after a worker it thought dead) finds
+    # the job running, or finished, and leaves it.
+    if not ExportJob.objects.filter(pk=job.pk, status=ExportJob.Status.QUEUED).update(
+            status=ExportJob.Status.RUNNING, heartbeat_at=timezone.now()):
+        job.refresh_from_db()
+        return job
+    with _heartbeat(job.pk):
+        _export_job_write(job, using)
+    job.refresh_from_db()
+    return job
+
+
+@contextmanager
+def _heartbeat(job_id: int) -> Iterator[None]:
+    """While the block runs, a thread marks the job alive every EXPORT_HEARTBEAT_SECONDS (on a connection of its
+    own): the progress callback alone would fall silent while the ZIP is made or sent to storage."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.EXPORT_HEARTBEAT_SECONDS):
+                ExportJob.objects.filter(pk=job_id, status=ExportJob.Status.RUNNING).update(
+                    heartbeat_at=timezone.now())
+        except Exception:  # a database away for a moment: the next beat, or the sweep, tells
+            logger.warning("export %s: heartbeat not written", job_id, exc_info=True)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=beat, name=f"export-{job_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _export_job_write(job: ExportJob, using: str | None) -> None:
     last = [0.0]
 
     def progress(done: int, total: int) -> None:
@@ -98,18 +140,34 @@ def export_job_run(*, job_id: int, using: str | None = None) -> ExportJob:
             size = bundle.stat().st_size
         now = timezone.now()
         with transaction.atomic(durable=True):
-            ExportJob.objects.filter(pk=job.pk).update(
+            finished = ExportJob.objects.filter(pk=job.pk, status=ExportJob.Status.RUNNING).update(
                 status=ExportJob.Status.DONE, file=job.file.name, size=size, rows_done=result.respondent_count,
                 rows_total=result.respondent_count, finished_at=now,
                 expires_at=now + timedelta(days=settings.EXPORT_RETENTION_DAYS))
+        if not finished:  # swept meanwhile (its heartbeat could not be written): the person asks again
+            job.file.delete(save=False)
     except Exception as error:  # the reason goes to the person's page; the trace to the log
         logger.exception("export %s failed", job.pk)
         if job.file:
             job.file.delete(save=False)
         ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.FAILED, error=_reason(error),
                                                    finished_at=timezone.now())
-    job.refresh_from_db()
-    return job
+
+
+# What the person who asked reads when the machine writing their export went away.
+WORKER_GONE = "The export stopped: the machine writing it went away. Ask for it again."
+
+
+def export_jobs_sweep(*, now: datetime | None = None) -> int:
+    """Fail every running export whose heartbeat is older than EXPORT_STALE_SECONDS (its worker is gone); return
+    how many. The job has no file (one is named only when it is done), so nothing half-written is ever offered."""
+    now = now or timezone.now()
+    stale = ExportJob.objects.filter(status=ExportJob.Status.RUNNING,
+                                     heartbeat_at__lt=now - timedelta(seconds=settings.EXPORT_STALE_SECONDS))
+    failed = stale.update(status=ExportJob.Status.FAILED, error=WORKER_GONE, finished_at=now, file="")
+    if failed:
+        logger.warning("%s running exports had lost their worker: failed", failed)
+    return failed
 
 
 def export_jobs(*, scope: Scope) -> QuerySet[ExportJob]:

@@ -37,6 +37,9 @@ class ExportJob(JobProgress, models.Model):
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # While it runs, its worker says so every EXPORT_HEARTBEAT_SECONDS: a job that stopped saying so lost its
+    # worker (a machine gone), and the sweep fails it cleanly (exports/jobs.py).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     class Meta:

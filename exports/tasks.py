@@ -2,7 +2,7 @@
 from celery import shared_task
 
 from config.db_router import read_from_master, replica_alias
-from exports.jobs import export_job_run, export_jobs_expire
+from exports.jobs import export_job_run, export_jobs_expire, export_jobs_sweep
 
 
 @shared_task(name="respondents.tasks.export_job_task", acks_late=True)
@@ -19,3 +19,10 @@ def export_jobs_expire_task() -> None:
         export_jobs_expire()
 
 
+
+
+@shared_task(name="respondents.tasks.export_jobs_sweep_task")
+def export_jobs_sweep_task() -> None:
+    """Fail the exports whose worker went away (celery beat, every 30 s)."""
+    with read_from_master():
+        export_jobs_sweep()

@@ -274,6 +274,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": MONITORING_REFRESH_SECONDS,
         "options": {"expires": MONITORING_REFRESH_SECONDS},
     },
+    # Exports whose worker went away (no heartbeat for EXPORT_STALE_SECONDS): failed, to be asked again.
+    "exports-sweep": {
+        "task": "respondents.tasks.export_jobs_sweep_task",
+        "schedule": 30,
+        "options": {"expires": 30},
+    },
     # Exports past EXPORT_RETENTION_DAYS: their files deleted from storage.
     "exports-expire": {
         "task": "respondents.tasks.export_jobs_expire_task",
@@ -320,6 +326,11 @@ MEDIA_ROOT = env("MEDIA_ROOT", default=str(BASE_DIR / "media"))
 # --- Exports (exports/jobs.py)
 # Finished exports are kept this many days, then a periodic task deletes them.
 EXPORT_RETENTION_DAYS = env.int("EXPORT_RETENTION_DAYS", default=7)
+# A running export's worker writes a heartbeat this often; one silent for EXPORT_STALE_SECONDS lost its worker
+# (a killed machine: its task comes back only after the broker's visibility timeout, an hour) and is failed by
+# the sweep (celery beat), so that the person sees it and asks again.
+EXPORT_HEARTBEAT_SECONDS = env.int("EXPORT_HEARTBEAT_SECONDS", default=10)
+EXPORT_STALE_SECONDS = env.int("EXPORT_STALE_SECONDS", default=60)
 # Uploads over this size go to a temporary file rather than memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 

@@ -10,7 +10,9 @@ from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from accounts.models import AuditEntry, StaffMember
-from exports.jobs import export_job_file, export_job_run, export_job_start, export_jobs, export_jobs_expire
+from exports.jobs import (
+    WORKER_GONE, export_job_file, export_job_run, export_job_start, export_jobs, export_jobs_expire, export_jobs_sweep,
+)
 from exports.models import ExportJob
 from exports.writers import ExportOptions
 from respondents.models import District, School
@@ -124,3 +126,60 @@ def test_expired_exports_are_deleted_from_storage_and_cannot_be_downloaded(answe
         export_job_file(scope=admin, job=job)
     fresh.refresh_from_db()
     assert fresh.status == ExportJob.Status.EXPIRED
+
+
+def test_a_running_export_whose_worker_went_away_is_failed_by_the_sweep_and_can_be_asked_again(answered, settings):
+    """A killed machine leaves its export 'running' with a heartbeat that stops: the sweep fails it, with no file,
+    and the same request asked again is written."""
+    admin = scope_of(make_staff(StaffMember.Role.STATE_ADMIN))
+    job = export_job_start(scope=admin, survey=answered, format="csv", options=ExportOptions())
+    beat = timezone.now() - timedelta(seconds=settings.EXPORT_STALE_SECONDS + 1)
+    ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.RUNNING, heartbeat_at=beat)
+    alive = export_job_start(scope=admin, survey=answered, format="csv", options=ExportOptions())
+    ExportJob.objects.filter(pk=alive.pk).update(status=ExportJob.Status.RUNNING, heartbeat_at=timezone.now())
+
+    assert export_jobs_sweep() == 1
+    job.refresh_from_db()
+    assert job.status == ExportJob.Status.FAILED and job.error == WORKER_GONE and not job.file
+    with pytest.raises(ExportJob.DoesNotExist):
+        export_job_file(scope=admin, job=job)
+    alive.refresh_from_db()
+    assert alive.status == ExportJob.Status.RUNNING  # its worker still beats
+    # The task delivered again (the broker's redelivery) leaves the failed job alone; a new request is written.
+    assert export_job_run(job_id=job.pk).status == ExportJob.Status.FAILED
+    again = export_job_run(job_id=export_job_start(scope=admin, survey=answered, format="csv",
+                                                   options=ExportOptions()).pk)
+    assert again.status == ExportJob.Status.DONE and default_storage.exists(again.file.name)
+
+
+def test_a_running_export_beats_and_a_second_delivery_of_its_task_leaves_it_alone(answered):
+    admin = scope_of(make_staff(StaffMember.Role.STATE_ADMIN))
+    job = export_job_start(scope=admin, survey=answered, format="csv", options=ExportOptions())
+    job = export_job_run(job_id=job.pk)
+    assert job.status == ExportJob.Status.DONE and job.heartbeat_at is not None
+    name = job.file.name
+    assert export_job_run(job_id=job.pk).file.name == name  # delivered again: nothing written twice
+
+
+def test_an_export_swept_while_it_was_still_writing_keeps_no_file(answered, settings, monkeypatch):
+    """Its heartbeat could not be written (the database away), the sweep failed it, then it finished: the job
+    stays failed and the file it wrote is deleted, so nobody downloads an export the page says failed."""
+    import exports.jobs as jobs
+    admin = scope_of(make_staff(StaffMember.Role.STATE_ADMIN))
+    job = export_job_start(scope=admin, survey=answered, format="csv", options=ExportOptions())
+    folder = f"exports/{timezone.now():%Y/%m}/"
+
+    def stored():
+        return set(default_storage.listdir(folder)[1]) if default_storage.exists(folder) else set()
+
+    before, original, zipped = stored(), jobs.export_zip, []
+
+    def zip_then_swept(*, files, path):
+        original(files=files, path=path)
+        zipped.append(path)
+        ExportJob.objects.filter(pk=job.pk).update(status=ExportJob.Status.FAILED, error=WORKER_GONE)
+
+    monkeypatch.setattr(jobs, "export_zip", zip_then_swept)
+    job = export_job_run(job_id=job.pk)
+    assert zipped and job.status == ExportJob.Status.FAILED and job.error == WORKER_GONE and not job.file
+    assert stored() == before

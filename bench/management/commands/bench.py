@@ -17,7 +17,7 @@ from bench import stack
 
 # Each tool is a module of this app with ``main(argv)``; the first paragraph of its docstring says what it measures.
 TOOLS = ["survey_bench", "sizing", "cpu_profile", "drill", "fuzz", "login_flood", "roster_bench", "monitoring_bench",
-         "export_bench", "microbench", "page_weight", "upload_bombs", "document_bench", "restore_drill"]
+         "export_bench", "microbench", "page_weight", "upload_bombs", "document_bench", "restore_drill", "lab_drill"]
 # The tools that need no stack: they read files in child processes of their own, wherever they are started.
 LOCAL_TOOLS = {"upload_bombs", "document_bench"}
 
@@ -38,7 +38,7 @@ class Command(BaseCommand):
         # A tool's --help is answered here: it needs no stack, and should not bring one up.
         asks_for_help = {"-h", "--help"} & set(tool_args)
         # The restore drill on the lab measures the lab, from this machine (its controller), not the stack.
-        on_the_lab = tool == "restore_drill" and "--lab" in tool_args
+        on_the_lab = tool == "lab_drill" or (tool == "restore_drill" and "--lab" in tool_args)
         if tool not in LOCAL_TOOLS and not on_the_lab and not asks_for_help and not in_stack_environment():
             stack.stack_env()  # deploy/stack up, the floor views on
             sys.stdout.flush()

@@ -1,0 +1,390 @@
+"""Lose any one machine under load, in both replication modes: does anything acknowledged get lost? (`make lab-drill`)
+
+    manage.py bench lab_drill [--modes sync,async] [--faults a,b] [--threads 8] [--think 0] [--pages 8]
+                              [--steady 20] [--settle 8]
+
+The lab's version of `make drill` (bench/drill.py, whose recount and report it shares): machines and networks
+instead of processes. Run from this machine, the lab's controller, after `deploy/lab up`. For each replication mode
+(Patroni's synchronous_mode on or off, set through its REST API and put back afterwards) it seeds a benchmark
+survey, starts the JMeter survey-taking plan through the load balancer (lb1), measures the steady write rate, then
+injects each fault in turn, waits until the lab is whole again and --settle seconds more:
+
+    leader-kill        kill of the Patroni leader's host (every process, its link down); start: it rejoins as a replica
+    leader-partition   the leader cut off, its processes alive: it must stop taking writes once it loses etcd; heal
+    replica-kill       kill of a replica's host (the synchronous standby's, when there is one); start
+    web1               kill of web1; start
+    redis-primary      kill of the Redis primary's host (the Sentinels promote the replica); start
+    memcached          kill of the other cache host (a memcached of the pool, the Redis replica); start
+    worker1            kill of worker1 (Celery worker and beat, MinIO, a Sentinel) during an export; start: the
+                       export finishes or fails cleanly (never a half file offered), WAL archiving catches up
+    web2-from-lb1      web2 and lb1 cut off from each other only (a half-broken network); heal
+
+Then it recounts, on the leader, every save JMeter saw acknowledged and prints per fault: saves acknowledged, lost
+answers, duplicates, the statuses people met, the slowest save, how long until saves went through again. Writes
+jmeter/results/lab_drill.json. Exits 1 on any duplicated save or answer, any 500, any request that failed for good,
+and on any lost answer in synchronous mode; in asynchronous mode the losses of the leader's faults are the
+replication-lag window, reported so ops can choose.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+
+from bench import stack
+from bench.drill import MODES, free_udp_port, judge, stop_jmeter, wait_for_first_sample
+from bench.restore_drill import Lab, with_retries
+
+FAULTS = ["leader-kill", "leader-partition", "replica-kill", "web1", "redis-primary", "memcached", "worker1",
+          "web2-from-lb1"]
+LEADER_FAULTS = ("leader-kill", "leader-partition")
+DOWN_SECONDS = 5
+COUNTS_SQL = {
+    "stored": """SELECT r.access_code, p.position, count(*) FROM respondents_answer a
+        JOIN respondents_respondent r ON r.id = a.respondent_id JOIN surveys_question q ON q.id = a.question_id
+        JOIN surveys_page p ON p.id = q.page_id JOIN surveys_survey s ON s.id = r.survey_id
+        WHERE s.slug = '{slug}' GROUP BY 1, 2""",
+    "logged": """SELECT r.access_code, ps.page, count(*) FROM respondents_pagesave ps
+        JOIN respondents_respondent r ON r.id = ps.respondent_id JOIN surveys_survey s ON s.id = r.survey_id
+        WHERE s.slug = '{slug}' GROUP BY 1, 2""",
+    "doubled": """SELECT r.access_code, sum(n - 1) FROM (SELECT respondent_id, question_id, count(*) AS n
+        FROM respondents_answer GROUP BY 1, 2 HAVING count(*) > 1) d JOIN respondents_respondent r ON r.id = d.respondent_id
+        JOIN surveys_survey s ON s.id = r.survey_id WHERE s.slug = '{slug}' GROUP BY 1""",
+}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    lab = LabDrill()
+    stack.RESULTS.mkdir(parents=True, exist_ok=True)
+    configured = lab.synchronous_mode()
+    reports, cost = [], None
+    try:
+        if set(args.modes) >= set(MODES):
+            cost = lab.synchronous_cost(seconds=10, rounds=2)
+        for mode in args.modes:
+            reports.append(run_mode(lab, mode, args))
+    finally:
+        lab.set_synchronous_mode(configured)
+    path = stack.RESULTS / "lab_drill.json"
+    path.write_text(json.dumps({"modes": reports, "page_save_tps": cost}, indent=2, default=str) + "\n")
+    for report in reports:
+        print(f"\n{report['mode']}:")
+        print_notes(report)
+    if cost:
+        print("\nsynchronous_mode's write cost on the lab, same run (async -> sync):")
+        by_mode = {r["mode"]: r for r in reports}
+        rows = [("page-save transactions/s on the leader (pgbench from the controller, mean)",
+                 round(sum(cost["async"]) / len(cost["async"])), round(sum(cost["sync"]) / len(cost["sync"])))]
+        if {"async", "sync"} <= set(by_mode):
+            for key, what in (("steady_saves_per_s", "saves/s through lb1, before the faults"),
+                              ("steady_p95_save_ms", "p95 of a save through lb1 (ms), before the faults")):
+                rows.append((what, by_mode["async"][key], by_mode["sync"][key]))
+        for what, before, after in rows:
+            change = f" ({after / before - 1:+.0%})" if before else ""
+            print(f"  {what}: {before} -> {after}{change}")
+    print(f"\nwritten to {path}")
+    problems = [problem for report in reports for problem in report["problems"]]
+    if problems:
+        sys.exit("lab drill: " + "; ".join(problems))
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--modes", default="sync,async", help="replication modes to drill, in order (sync,async)")
+    parser.add_argument("--faults", default=",".join(FAULTS), help=f"faults to inject, in order ({','.join(FAULTS)})")
+    stack.load_arguments(parser, threads=8, think=0, pages=8)
+    parser.add_argument("--steady", type=int, default=20, help="seconds of load before the first fault (default 20)")
+    parser.add_argument("--settle", type=int, default=8, help="seconds watched after the lab is whole again (default 8)")
+    args = parser.parse_args(argv)
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    args.faults = [f.strip() for f in args.faults.split(",") if f.strip()]
+    for mode in args.modes:
+        if mode not in MODES:
+            parser.error(f"no mode {mode!r} (one of {', '.join(MODES)})")
+    for fault in args.faults:
+        if fault not in FAULTS:
+            parser.error(f"no fault {fault!r} (one of {', '.join(FAULTS)})")
+    return args
+
+
+# ---------------------------------------------------------------- the lab
+
+class LabDrill(Lab):
+    """The lab, with what the drill needs beyond the restore drill's: its hosts' state, faults, Patroni's mode."""
+
+    def __init__(self):
+        self.up()
+        self.addresses = self.lab.hosts()
+
+    def patroni(self, path, *, method="GET", body=None):
+        """Patroni's REST API on the first member that answers (changes with the password the role made)."""
+        for name in self.lab.group("postgresql"):
+            request = urllib.request.Request(f"http://{self.addresses[name]}:8008/{path}", method=method,
+                                             data=json.dumps(body).encode() if body is not None else None)
+            if method != "GET":
+                password = (self.lab.SECRETS / "patroni-rest").read_text().strip()
+                request.add_unredirected_header("Authorization", "Basic " + __import__("base64").b64encode(
+                    f"patroni:{password}".encode()).decode())
+                request.add_header("Content-Type", "application/json")
+            try:
+                with urllib.request.urlopen(request, timeout=3) as response:
+                    return json.load(response)
+            except OSError:
+                continue
+        raise RuntimeError("no Patroni member answers")
+
+    def members(self):
+        """{name: (role, state)} as Patroni sees them."""
+        try:
+            return {m["name"]: (m["role"], m["state"]) for m in self.patroni("cluster")["members"]}
+        except RuntimeError:
+            return {}
+
+    def synchronous_mode(self):
+        return bool(self.patroni("config").get("synchronous_mode"))
+
+    def set_synchronous_mode(self, on):
+        self.patroni("config", method="PATCH", body={"synchronous_mode": bool(on)})
+        # Patroni names (or stops naming) a synchronous standby within a loop or two.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            roles = {role for role, _ in self.members().values()}
+            if ("sync_standby" in roles) == bool(on):
+                return
+            time.sleep(1)
+        raise RuntimeError(f"Patroni did not turn synchronous_mode {'on' if on else 'off'} within 60 s")
+
+    def whole(self):
+        """Every host up with every service RUNNING, three members running or streaming, one leader, the Redis
+        primary with its replica."""
+        members = self.members()
+        if len(members) != len(self.lab.group("postgresql")):
+            return False
+        if sum(role == "leader" for role, _ in members.values()) != 1:
+            return False
+        if any(state not in ("running", "streaming") for _, state in members.values()):
+            return False
+        status = subprocess.run([str(stack.ROOT / "deploy" / "lab"), "status"], capture_output=True, text=True)
+        lines = status.stdout.splitlines()[3:]
+        if status.returncode or not lines or any("link up" not in line or "sshd up" not in line for line in lines):
+            return False
+        # "name address link up sshd up N MB program:STATE …": every program RUNNING.
+        if any(not word.endswith(":RUNNING") for line in lines for word in line.split(" MB ", 1)[-1].split()):
+            return False
+        primary = self.lab.sentinel_primary()
+        if not primary:
+            return False
+        by_address = {address: name for name, address in self.addresses.items()}
+        return self.lab.redis_role(by_address[primary]).get("connected_slaves", "0") != "0"
+
+    def until_whole(self, timeout=240):
+        deadline = time.monotonic() + timeout
+        while not self.whole():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the lab did not come back whole:\n" + self.command("status"))
+            time.sleep(1)
+
+    def leader_name(self, other_than=None, seconds=90):
+        return self.lab.leader(other_than=other_than, seconds=seconds)
+
+    def counts(self, slug):
+        def read(name):
+            return with_retries(lambda: self.sql(COUNTS_SQL[name].format(slug=slug)))
+        stored = {(code, int(page)): int(n) for code, page, n in read("stored")}
+        logged = {(code, int(page)): int(n) for code, page, n in read("logged")}
+        doubled = {code: int(n) for code, n in read("doubled")}
+        return stored, logged, doubled
+
+    def synchronous_cost(self, seconds, rounds):
+        """Page-save transactions a second on the leader in each mode, alternating: pgbench from this machine."""
+        from bench.drill import PAGE_SAVE_SCHEMA, PAGE_SAVE_SQL, PGBENCH_CLIENTS
+        password = (self.lab.SECRETS / "postgres-superuser").read_text().strip()
+        tps = {mode: [] for mode in MODES}
+        for _ in range(rounds):
+            for mode, setting in MODES.items():
+                self.set_synchronous_mode(setting == "on")
+                leader = self.addresses[self.leader_name()]
+                env = {"PATH": "/usr/bin:/bin", "PGPASSWORD": password, "PGHOST": leader, "PGUSER": "postgres"}
+                exists = subprocess.run(["psql", "-X", "-qtAd", "postgres", "-c",
+                                         "SELECT 1 FROM pg_database WHERE datname = 'drill'"], env=env,
+                                        capture_output=True, text=True)
+                if exists.stdout.strip() != "1":
+                    subprocess.run(["psql", "-X", "-qd", "postgres", "-c", "CREATE DATABASE drill"], env=env,
+                                   check=True, capture_output=True)
+                subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "drill", "-c", PAGE_SAVE_SCHEMA],
+                               env=env, check=True, capture_output=True)
+                script = stack.RESULTS / "page_save.pgbench"
+                script.write_text(PAGE_SAVE_SQL)
+                run = subprocess.run(["/usr/lib/postgresql/15/bin/pgbench", "-n", "-c", str(PGBENCH_CLIENTS), "-j",
+                                      "2", "-T", str(seconds), "-f", str(script), "drill"], env=env,
+                                     capture_output=True, text=True)
+                found = [line for line in run.stdout.splitlines() if line.startswith("tps = ")]
+                if not found:
+                    raise RuntimeError(f"pgbench failed:\n{run.stdout}{run.stderr}")
+                tps[mode].append(round(float(found[0].split()[2])))
+        print("Page-save transactions per second on the leader (pgbench, "
+              f"{PGBENCH_CLIENTS} clients, {seconds} s each): " + "; ".join(f"{m} {v}" for m, v in tps.items()))
+        return tps
+
+
+# ---------------------------------------------------------------- the faults
+
+def inject(lab, fault, notes):
+    """Do the fault and what the lab (or ops) does about it; return a note of what was done."""
+    members = lab.members()
+    if fault == "leader-kill":
+        old = lab.leader_name()
+        lab.command("kill", old)
+        started = time.monotonic()
+        new = lab.leader_name(other_than=old)
+        promoted = time.monotonic() - started
+        time.sleep(DOWN_SECONDS)
+        lab.command("start", old)
+        return f"kill of the leader {old}; {new} led after {promoted:.1f} s; {old} started again"
+    if fault == "leader-partition":
+        old = lab.leader_name()
+        lab.command("partition", old)
+        started = time.monotonic()
+        new = lab.leader_name(other_than=old)
+        promoted = time.monotonic() - started
+        # Cut off from etcd, the old leader must demote itself (read-only) within its TTL.
+        read_only = None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            answer = lab.lab.in_host(old, "runuser", "-u", "postgres", "--", "psql", "-X", "-qtA", "-h",
+                                     str(stack.ROOT / ".lab" / old / "run" / "postgresql"), "-d", "postgres",
+                                     "-c", "SELECT pg_is_in_recovery()")
+            if answer.returncode or answer.stdout.strip() == "t":
+                read_only = time.monotonic() - started
+                break
+            time.sleep(0.5)
+        notes["old_leader_read_only_after_s"] = None if read_only is None else round(read_only, 1)
+        lab.command("heal", old)
+        return (f"{old} (leader) cut off; {new} led after {promoted:.1f} s; {old} stopped taking writes after "
+                f"{'-' if read_only is None else f'{read_only:.1f}'} s; healed")
+    if fault == "replica-kill":
+        replicas = [name for name, (role, _) in members.items() if role == "sync_standby"] or \
+                   [name for name, (role, _) in members.items() if role == "replica"]
+        victim = replicas[0]
+        lab.command("kill", victim)
+        time.sleep(DOWN_SECONDS)
+        lab.command("start", victim)
+        return f"kill of {victim} ({members[victim][0].replace('_', ' ')}); {DOWN_SECONDS} s; started"
+    if fault == "web1":
+        lab.command("kill", "web1")
+        time.sleep(DOWN_SECONDS)
+        lab.command("start", "web1")
+        return f"kill of web1; {DOWN_SECONDS} s; started"
+    if fault in ("redis-primary", "memcached"):
+        by_address = {address: name for name, address in lab.addresses.items()}
+        primary = by_address[lab.lab.sentinel_primary()]
+        victim = primary if fault == "redis-primary" else next(
+            name for name in lab.lab.group("memcached") if name != primary)
+        lab.command("kill", victim)
+        started = time.monotonic()
+        if fault == "redis-primary":
+            lab.lab.wait_for(lambda: lab.lab.sentinel_primary() not in (None, lab.addresses[victim]), 60)
+        promoted = time.monotonic() - started
+        time.sleep(max(0.0, DOWN_SECONDS - promoted))
+        lab.command("start", victim)
+        what = f"Redis primary; the Sentinels promoted after {promoted:.1f} s" if fault == "redis-primary" else \
+            "a memcached of the pool and the Redis replica"
+        return f"kill of {victim} ({what}); started"
+    if fault == "worker1":
+        job = start_export(lab)
+        time.sleep(1)
+        lab.command("kill", "worker1")
+        time.sleep(DOWN_SECONDS)
+        lab.command("start", "worker1")
+        notes["export"] = export_outcome(lab, job)
+        return f"kill of worker1 (Celery, beat, MinIO) during export {job}; {DOWN_SECONDS} s; started"
+    if fault == "web2-from-lb1":
+        lab.command("partition", "web2", "--from", "lb1")
+        time.sleep(3 * DOWN_SECONDS)
+        lab.command("heal", "web2")
+        return f"web2 and lb1 cut off from each other for {3 * DOWN_SECONDS} s; healed"
+    raise ValueError(fault)
+
+
+def start_export(lab):
+    """Ask for an export of the drill's survey as a state administrator would (the staff area's own code)."""
+    output = lab.manage("drill_export", "start", "--survey", lab.slug)
+    return int(output.strip().splitlines()[-1])
+
+
+def export_outcome(lab, job, timeout=600):
+    """Wait until the export is finished; it must be done with its whole file, or failed cleanly."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        output = lab.manage("drill_export", "check", "--job", str(job)).strip().splitlines()[-1]
+        state = json.loads(output)
+        if state["finished"]:
+            return state
+        time.sleep(2)
+    return {"finished": False, "status": "still running", "waited_s": timeout}
+
+
+# ---------------------------------------------------------------- one mode
+
+def run_mode(lab, mode, args):
+    print(f"\n=== {mode}: Patroni synchronous_mode {MODES[mode]} ===", flush=True)
+    lab.set_synchronous_mode(MODES[mode] == "on")
+    lab.until_whole()
+    slug = lab.manage("seed_bench_survey", "--pages", str(args.pages)).strip().splitlines()[-1]
+    lab.slug = slug
+    expected = {int(page): int(n) for page, n in
+                with_retries(lambda: lab.sql(f"""SELECT p.position, count(*) FROM surveys_question q
+                    JOIN surveys_page p ON p.id = q.page_id JOIN surveys_survey s ON s.id = q.survey_id
+                    WHERE s.slug = '{slug}' AND q.kind <> 'grid' GROUP BY 1"""))}
+    planned = args.steady + len(args.faults) * (args.settle + 60) + 60
+    count = 2 * args.threads * planned
+    codes_csv = stack.JMETER / "data" / f"{slug}.csv"
+    lab.manage("loadtest_respondents", "--survey", slug, "--count", str(count), "--output", str(codes_csv))
+    host, port = lab.front_door()
+    door = [f"-Jhost={host}", f"-Jport={port}"]
+
+    print(f"Load through lb1: {args.threads} threads, think {args.think} s, {args.pages} pages; "
+          f"{args.steady} s steady first.", flush=True)
+    control_port = free_udp_port()
+    run, out = stack.jmeter_start("survey_taking", f"{slug}-lab-drill-{mode}", threads=args.threads, iterations=-1,
+                                  duration=7200, think=args.think, respondents=codes_csv,
+                                  extra=[*door, f"-Jjmeterengine.nongui.port={control_port}",
+                                         f"-Jjmeterengine.nongui.maxport={control_port}"])
+    windows, notes = [], {}
+    try:
+        wait_for_first_sample(out / "results.jtl", run)
+        steady_from = time.time()
+        time.sleep(args.steady)
+        steady = (steady_from, time.time())
+        for fault in args.faults:
+            started = time.time()
+            print(f"[{started - steady_from:6.1f} s] {fault}...", flush=True)
+            notes[fault] = {}
+            note = inject(lab, fault, notes[fault])
+            lab.until_whole()
+            whole = time.time()
+            time.sleep(args.settle)
+            windows.append({"fault": fault, "did": note, "from": started, "whole": whole, "to": time.time()})
+            print(f"{'':10}{note}; whole again after {whole - started:.1f} s", flush=True)
+    finally:
+        stop_jmeter(run, control_port)
+    print("Recounting every acknowledged save on the leader...", flush=True)
+    report = judge(mode, slug, out / "results.jtl", expected, steady, windows, count, counts=lab.counts,
+                   lag_window_faults=LEADER_FAULTS)
+    report["notes"] = notes
+    report["synchronous"] = MODES[mode]
+    for fault, fault_notes in notes.items():
+        export = fault_notes.get("export")
+        if export and not (export.get("status") == "done" and export.get("whole_file")) and \
+                not (export.get("status") == "failed" and not export.get("file")):
+            report["problems"].append(f"{mode}: the export during {fault} ended {export}")
+    return report
+
+
+def print_notes(report):
+    for fault, notes in report.get("notes", {}).items():
+        for key, value in notes.items():
+            print(f"  {fault}: {key} = {value}")
+
