@@ -33,11 +33,11 @@ class Command(BaseCommand):
     def handle(self, *, action, survey=None, job=None, **options):
         with read_from_master():
             if action == "start":
-                self.stdout.write(str(self.start(survey)))
+                self.stdout.write(str(self.start_export(survey)))
             else:
-                self.stdout.write(json.dumps(self.check(job)))
+                self.stdout.write(json.dumps(self.check_export(job)))
 
-    def start(self, slug):
+    def start_export(self, slug):
         target = Survey.objects.filter(slug=slug or "").first()
         if target is None:
             raise CommandError(f"No survey with the slug '{slug}'.")
@@ -48,7 +48,7 @@ class Command(BaseCommand):
         export_job_task.delay(job.pk)
         return job.pk
 
-    def check(self, job_id):
+    def check_export(self, job_id):
         job = ExportJob.objects.filter(pk=job_id or 0).first()
         if job is None:
             raise CommandError(f"No export {job_id}.")
