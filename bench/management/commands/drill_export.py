@@ -1,6 +1,7 @@
 """An export for the lab drill (bench/lab_drill.py): asked for as the staff area does, then watched.
 
-    manage.py drill_export start --survey SLUG     queue a CSV export as the drill's state administrator; prints its id
+    manage.py drill_export start --survey SLUG [--format xlsx]   queue an export (CSV unless told) as the drill's
+                                                                 state administrator; prints its id
     manage.py drill_export check --job ID          one line of JSON: finished, status, error, file, whole_file
 """
 import json
@@ -29,21 +30,22 @@ class Command(BaseCommand):
         parser.add_argument("action", choices=["start", "check"])
         parser.add_argument("--survey", help="start: the survey's slug")
         parser.add_argument("--job", type=int, help="check: the export's id")
+        parser.add_argument("--format", default="csv", choices=ExportJob.Format.values, help="start: the format")
 
-    def handle(self, *, action, survey=None, job=None, **options):
+    def handle(self, *, action, survey=None, job=None, format="csv", **options):
         with read_from_master():
             if action == "start":
-                self.stdout.write(str(self.start_export(survey)))
+                self.stdout.write(str(self.start_export(survey, format)))
             else:
                 self.stdout.write(json.dumps(self.check_export(job)))
 
-    def start_export(self, slug):
+    def start_export(self, slug, format):
         target = Survey.objects.filter(slug=slug or "").first()
         if target is None:
             raise CommandError(f"No survey with the slug '{slug}'.")
         user, _ = get_user_model().objects.get_or_create(username=DRILL_ADMIN)
         StaffMember.objects.get_or_create(user=user, defaults={"role": StaffMember.Role.STATE_ADMIN})
-        job = export_job_start(scope=staff_scope(user=user, address="127.0.0.1"), survey=target, format="csv",
+        job = export_job_start(scope=staff_scope(user=user, address="127.0.0.1"), survey=target, format=format,
                                options=ExportOptions())
         export_job_task.delay(job.pk)
         return job.pk
