@@ -297,7 +297,12 @@ def page_save_tps(seconds):
     port = values["STACK_PG1_PORT"] if deploy_stack("node", "master").strip() == "pg1" else values["STACK_PG2_PORT"]
     env = {**os.environ, "PGPASSFILE": str(Path(values["STACK_DIR"]) / "pgpass"), "PGHOST": "127.0.0.1", "PGPORT": port,
            "PGUSER": "postgres"}
-    binaries = Path(values["STACK_PG_BIN"])
+    return pgbench_page_saves(env, seconds, Path(values["STACK_PG_BIN"]))
+
+
+def pgbench_page_saves(env, seconds, binaries=Path("/usr/lib/postgresql/15/bin")):
+    """Page-save transactions per second with pgbench (PAGE_SAVE_SQL, in a database `drill` it makes) on the server
+    ``env`` names (PGHOST, PGPORT, PGUSER and a password): the one-box master, or the lab's leader."""
     exists = subprocess.run([binaries / "psql", "-X", "-qtA", "-d", "postgres", "-c",
                              "SELECT 1 FROM pg_database WHERE datname = 'drill'"], env=env, capture_output=True, text=True)
     if exists.stdout.strip() != "1":
@@ -310,7 +315,7 @@ def page_save_tps(seconds):
                           "-f", str(script), "drill"], env=env, capture_output=True, text=True)
     found = re.search(r"tps = ([\d.]+) \(without initial connection time\)", run.stdout)
     if not found:
-        sys.exit(f"drill: pgbench failed:\n{run.stdout}{run.stderr}")
+        raise stack.StackError(f"pgbench failed:\n{run.stdout}{run.stderr}")
     return round(float(found.group(1)))
 
 

@@ -33,7 +33,9 @@ import time
 import urllib.request
 
 from bench import stack
-from bench.drill import MODES, free_udp_port, judge, stop_jmeter, wait_for_first_sample
+from bench.drill import (
+    MODES, PGBENCH_CLIENTS, free_udp_port, judge, pgbench_page_saves, stop_jmeter, wait_for_first_sample,
+)
 from bench.restore_drill import Lab, with_retries
 
 FAULTS = ["leader-kill", "leader-partition", "replica-kill", "web1", "redis-primary", "memcached", "worker1",
@@ -118,9 +120,10 @@ class LabDrill(Lab):
         self.up()
         self.addresses = self.lab.hosts()
 
-    def patroni(self, path, *, method="GET", body=None):
-        """Patroni's REST API on the first member that answers (changes with the password the role made)."""
-        for name in self.lab.group("postgresql"):
+    def patroni(self, path, *, method="GET", body=None, avoid=None):
+        """Patroni's REST API on the first member that answers (changes with the password the role made); not on
+        ``avoid`` (one cut off, whose every call would wait for the timeout)."""
+        for name in [name for name in self.lab.group("postgresql") if name != avoid]:
             request = urllib.request.Request(f"http://{self.addresses[name]}:8008/{path}", method=method,
                                              data=json.dumps(body).encode() if body is not None else None)
             if method != "GET":
@@ -135,10 +138,10 @@ class LabDrill(Lab):
                 continue
         raise RuntimeError("no Patroni member answers")
 
-    def members(self):
+    def members(self, avoid=None):
         """{name: (role, state)} as Patroni sees them."""
         try:
-            return {m["name"]: (m["role"], m["state"]) for m in self.patroni("cluster")["members"]}
+            return {m["name"]: (m["role"], m["state"]) for m in self.patroni("cluster", avoid=avoid)["members"]}
         except RuntimeError:
             return {}
 
@@ -199,31 +202,11 @@ class LabDrill(Lab):
 
     def synchronous_cost(self, seconds, rounds):
         """Page-save transactions a second on the leader in each mode, alternating: pgbench from this machine."""
-        from bench.drill import PAGE_SAVE_SCHEMA, PAGE_SAVE_SQL, PGBENCH_CLIENTS
-        password = (self.lab.SECRETS / "postgres-superuser").read_text().strip()
         tps = {mode: [] for mode in MODES}
         for _ in range(rounds):
             for mode, setting in MODES.items():
                 self.set_synchronous_mode(setting == "on")
-                leader = self.addresses[self.leader_name()]
-                env = {"PATH": "/usr/bin:/bin", "PGPASSWORD": password, "PGHOST": leader, "PGUSER": "postgres"}
-                exists = subprocess.run(["psql", "-X", "-qtAd", "postgres", "-c",
-                                         "SELECT 1 FROM pg_database WHERE datname = 'drill'"], env=env,
-                                        capture_output=True, text=True)
-                if exists.stdout.strip() != "1":
-                    subprocess.run(["psql", "-X", "-qd", "postgres", "-c", "CREATE DATABASE drill"], env=env,
-                                   check=True, capture_output=True)
-                subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "drill", "-c", PAGE_SAVE_SCHEMA],
-                               env=env, check=True, capture_output=True)
-                script = stack.RESULTS / "page_save.pgbench"
-                script.write_text(PAGE_SAVE_SQL)
-                run = subprocess.run(["/usr/lib/postgresql/15/bin/pgbench", "-n", "-c", str(PGBENCH_CLIENTS), "-j",
-                                      "2", "-T", str(seconds), "-f", str(script), "drill"], env=env,
-                                     capture_output=True, text=True)
-                found = [line for line in run.stdout.splitlines() if line.startswith("tps = ")]
-                if not found:
-                    raise RuntimeError(f"pgbench failed:\n{run.stdout}{run.stderr}")
-                tps[mode].append(round(float(found[0].split()[2])))
+                tps[mode].append(pgbench_page_saves(self.pgbench_env(), seconds))
         print("Page-save transactions per second on the leader (pgbench, "
               f"{PGBENCH_CLIENTS} clients, {seconds} s each): " + "; ".join(f"{m} {v}" for m, v in tps.items()))
         return tps
@@ -247,23 +230,26 @@ def inject(lab, fault, notes):
         old = lab.leader_name()
         lab.command("partition", old)
         started = time.monotonic()
-        new = lab.leader_name(other_than=old)
-        promoted = time.monotonic() - started
-        # Cut off from etcd, the old leader must demote itself (read-only) within its TTL.
-        read_only = None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            answer = lab.lab.in_host(old, "runuser", "-u", "postgres", "--", "psql", "-X", "-qtA", "-h",
-                                     str(stack.ROOT / ".lab" / old / "run" / "postgresql"), "-d", "postgres",
-                                     "-c", "SELECT pg_is_in_recovery()")
-            if answer.returncode or answer.stdout.strip() == "t":
-                read_only = time.monotonic() - started
-                break
+        # Both, watched together: a new leader among the others, and the old one, cut off from etcd, demoting
+        # itself (read-only, or its PostgreSQL stopped) so that it takes no write nobody else will have.
+        new = promoted = read_only = None
+        while (new is None or read_only is None) and time.monotonic() - started < 90:
+            if read_only is None:
+                answer = lab.lab.in_host(old, "runuser", "-u", "postgres", "--", "psql", "-X", "-qtA", "-h",
+                                         str(stack.ROOT / ".lab" / old / "run" / "postgresql"), "-d", "postgres",
+                                         "-c", "SELECT pg_is_in_recovery()")
+                if answer.returncode or answer.stdout.strip() == "t":
+                    read_only = time.monotonic() - started
+            if new is None:
+                new = next((name for name, (role, state) in lab.members(avoid=old).items()
+                            if role == "leader" and state == "running" and name != old), None)
+                promoted = time.monotonic() - started if new else None
             time.sleep(0.5)
         notes["old_leader_read_only_after_s"] = None if read_only is None else round(read_only, 1)
+        notes["new_leader_after_s"] = None if promoted is None else round(promoted, 1)
         lab.command("heal", old)
-        return (f"{old} (leader) cut off; {new} led after {promoted:.1f} s; {old} stopped taking writes after "
-                f"{'-' if read_only is None else f'{read_only:.1f}'} s; healed")
+        return (f"{old} (leader) cut off; {new} led after {'-' if promoted is None else f'{promoted:.1f}'} s; "
+                f"{old} stopped taking writes after {'-' if read_only is None else f'{read_only:.1f}'} s; healed")
     if fault == "replica-kill":
         replicas = [name for name, (role, _) in members.items() if role == "sync_standby"] or \
                    [name for name, (role, _) in members.items() if role == "replica"]

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import stack
-from bench.drill import free_udp_port, read_jtl, stop_jmeter, wait_for_first_sample
+from bench.drill import PGBENCH_CLIENTS, free_udp_port, pgbench_page_saves, read_jtl, stop_jmeter, wait_for_first_sample
 
 ROOT = stack.ROOT
 DESTROY = {
@@ -72,10 +72,13 @@ def parse_args(argv=None):
     parser.add_argument("--after", type=int, default=15, help="seconds of saves after T, to be undone (15)")
     parser.add_argument("--destroy", choices=sorted(DESTROY), default="drop-answers",
                         help="how the answers are lost (default drop-answers)")
-    parser.add_argument("--short", action="store_true", help="CI: 4 threads, 5 pages, 6 s before and after T")
+    parser.add_argument("--cost-seconds", type=int, default=10,
+                        help="seconds of each pgbench run measuring WAL archiving's cost (default 10; 0: none)")
+    parser.add_argument("--short", action="store_true", help="CI: 4 threads, 5 pages, 6 s before and after T, 5 s runs")
     args = parser.parse_args(argv)
     if args.short:
         args.threads, args.pages, args.before, args.after = min(args.threads, 4), min(args.pages, 5), 6, 6
+        args.cost_seconds = min(args.cost_seconds, 5)
     return args
 
 
@@ -98,12 +101,15 @@ class Stack:
     def front_door(self):
         return "127.0.0.1", stack.nginx_port()
 
-    def sql(self, query):
+    def pgbench_env(self):
         conf = stack_conf()
         node = self.command("node", "master").strip()
-        port = conf["STACK_PG1_PORT"] if node == "pg1" else conf["STACK_PG2_PORT"]
-        return psql(query, host="127.0.0.1", port=port,
-                    env={"PGPASSFILE": str(Path(conf["STACK_DIR"]) / "pgpass")})
+        return {"PATH": "/usr/bin:/bin", "PGHOST": "127.0.0.1", "PGUSER": "postgres",
+                "PGPORT": conf["STACK_PG1_PORT"] if node == "pg1" else conf["STACK_PG2_PORT"],
+                "PGPASSFILE": str(Path(conf["STACK_DIR"]) / "pgpass")}
+
+    def sql(self, query):
+        return psql(query, env=self.pgbench_env())
 
 
 class Lab:
@@ -128,12 +134,15 @@ class Lab:
         host, _, port = address.partition(":")
         return host, port or "80"
 
-    def sql(self, query):
+    def pgbench_env(self):
         leader = self.lab.leader(seconds=120)
         if not leader:
             raise RuntimeError("the lab's cluster has no leader")
-        password = (self.lab.SECRETS / "postgres-superuser").read_text().strip()
-        return psql(query, host=self.lab.hosts()[leader], port="5432", env={"PGPASSWORD": password})
+        return {"PATH": "/usr/bin:/bin", "PGHOST": self.lab.hosts()[leader], "PGPORT": "5432", "PGUSER": "postgres",
+                "PGPASSWORD": (self.lab.SECRETS / "postgres-superuser").read_text().strip()}
+
+    def sql(self, query):
+        return psql(query, env=self.pgbench_env())
 
 
 def run_command(command):
@@ -143,11 +152,11 @@ def run_command(command):
     return run.stdout
 
 
-def psql(query, *, host, port, env):
-    """Rows of ``query`` as the postgres superuser, in the app's database; columns split."""
-    run = subprocess.run(["psql", "-X", "-h", host, "-p", str(port), "-U", "postgres", "-d", "survey",
-                          "-v", "ON_ERROR_STOP=1", "-AtF", "\t", "-c", query],
-                         env={"PATH": "/usr/bin:/bin", **env}, capture_output=True, text=True)
+def psql(query, *, env, database="survey"):
+    """Rows of ``query`` as the postgres superuser, in the app's database (on the server ``env`` names: PGHOST,
+    PGPORT, PGUSER and a password); columns split."""
+    run = subprocess.run(["psql", "-X", "-d", database, "-v", "ON_ERROR_STOP=1", "-AtF", "\t", "-c", query],
+                         env=env, capture_output=True, text=True)
     if run.returncode:
         raise RuntimeError(f"psql: {run.stderr.strip()}")
     return [line.split("\t") for line in run.stdout.splitlines() if line]
@@ -178,6 +187,7 @@ def run(target, args):
     print(f"Restore drill on {target.name}: {args.threads} threads, {args.pages} pages, "
           f"{args.before} s before T and {args.after} s after; then {DESTROY[args.destroy]!r}")
     target.up()
+    cost = archiving_cost(target, args.cost_seconds, rounds=2) if args.cost_seconds else None
     slug = target.manage("seed_bench_survey", "--pages", str(args.pages)).strip().splitlines()[-1]
     expected = {int(page): int(n) for page, n in with_retries(lambda: target.sql(EXPECTED_SQL.format(slug=slug)))}
     host, port = target.front_door()
@@ -236,7 +246,7 @@ def run(target, args):
         "saves_after": len(after), "answers_present_after": present_after,
         "saves_in_flight": len(in_flight), "in_flight_kept": flight_kept,
         "statuses": dict(sorted(Counter(r["status"] for r in rows).items())),
-        "serves_again": serves, "problems": [],
+        "serves_again": serves, "page_save_tps": cost, "problems": [],
     }
     if missing:
         report["problems"].append(f"{missing} answers acknowledged before T are MISSING ({saves_missing} saves)")
@@ -249,6 +259,25 @@ def run(target, args):
     if not serves["ok"]:
         report["problems"].append(f"the app does not serve after the restore: {serves['text']}")
     return report
+
+
+def archiving_cost(target, seconds, rounds):
+    """Page-save transactions a second on the master (pgbench) with WAL archiving on, and paused (archive_command
+    '': PostgreSQL keeps the WAL until it is on again, then archives it), alternating so drift falls on both."""
+    tps = {"archiving": [], "paused": []}
+    try:
+        for _ in range(rounds):
+            for state in tps:
+                target.sql("ALTER SYSTEM SET archive_command = ''" if state == "paused"
+                           else "ALTER SYSTEM RESET archive_command")
+                target.sql("SELECT pg_reload_conf()")
+                tps[state].append(pgbench_page_saves(target.pgbench_env(), seconds))
+    finally:
+        target.sql("ALTER SYSTEM RESET archive_command")
+        target.sql("SELECT pg_reload_conf()")
+    print(f"Page-save transactions per second on the master (pgbench, {PGBENCH_CLIENTS} clients, {seconds} s each): "
+          + "; ".join(f"{state} {values}" for state, values in tps.items()))
+    return tps
 
 
 def moment_text(moment):
@@ -278,3 +307,8 @@ def print_report(report):
     print(f"  statuses under load                {' '.join(f'{s}×{n}' for s, n in report['statuses'].items())}")
     print(f"  the app serves again               {'yes' if report['serves_again']['ok'] else 'NO'}: "
           f"{report['serves_again']['text']}")
+    cost = report.get("page_save_tps")
+    if cost:
+        on, off = (round(sum(cost[k]) / len(cost[k])) for k in ("archiving", "paused"))
+        print(f"  WAL archiving's cost (pgbench page saves/s, mean): paused {off} -> archiving {on}"
+              f"{f' ({on / off - 1:+.0%})' if off else ''}")

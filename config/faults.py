@@ -13,13 +13,19 @@ So is S3 (MinIO on the stack) that cannot be reached while a roster is
 uploaded or a slips PDF or export is read: botocore's connection errors. And
 so is Celery's broker away while a staff action queues a task (kombu's
 ``OperationalError``: Redis between a primary's loss and Sentinel's promotion).
+And so is a write that reached a PostgreSQL server which is read-only now: a
+leader that demoted itself when it lost the DCS (Patroni), reached through a
+connection made before (``InternalError`` from psycopg2's
+``ReadOnlySqlTransaction``, SQLSTATE 25006). Nothing was written; that
+connection is closed, and the retry finds the new leader.
 """
 import logging
 
-from django.db import InterfaceError, OperationalError, connections
 from botocore.exceptions import ConnectionError as S3ConnectionError
 from botocore.exceptions import ReadTimeoutError
+from django.db import InterfaceError, InternalError, OperationalError, connections
 from kombu.exceptions import OperationalError as BrokerError
+from psycopg2.errors import ReadOnlySqlTransaction
 from redis.exceptions import RedisError
 
 from config import errors
@@ -39,11 +45,21 @@ class RetryableFaultMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, RETRYABLE):
+        read_only = read_only_server(exception)
+        if not (read_only or isinstance(exception, RETRYABLE)):
             return None
         log.warning("%s %s: a backing service is away (%s); answered 503", request.method, request.path, exception)
-        # Drop a connection the fault broke now, so that the next request opens a new one.
+        # Drop a connection the fault broke now, so that the next request opens a new one; one that reached a
+        # read-only server answers SELECT 1 well, and is dropped all the same.
         for connection in connections.all(initialized_only=True):
             if not connection.in_atomic_block:
-                connection.close_if_unusable_or_obsolete()
+                if read_only:
+                    connection.close()
+                else:
+                    connection.close_if_unusable_or_obsolete()
         return errors.try_again(request, seconds=RETRY_AFTER_SECONDS)
+
+
+def read_only_server(exception: BaseException) -> bool:
+    """Whether ``exception`` is a write refused by a server in recovery (a demoted leader): SQLSTATE 25006."""
+    return isinstance(exception, InternalError) and isinstance(exception.__cause__, ReadOnlySqlTransaction)

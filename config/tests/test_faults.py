@@ -28,6 +28,40 @@ def test_a_save_that_meets_a_passing_fault_gets_503_json_with_retry_after_and_sa
     assert not Answer.objects.exists() and not PageSave.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)  # outside a test transaction: the connection may be closed
+def test_a_save_refused_by_a_server_that_became_read_only_gets_503_and_drops_the_connection(taker, monkeypatch):
+    """A leader that demoted itself (Patroni, cut off from etcd) still holds connections made to it: a write there
+    fails with SQLSTATE 25006, which is the leader moving, not a bug."""
+    from django.db import InternalError, connections
+    from psycopg2.errors import ReadOnlySqlTransaction
+
+    def refused(**kwargs):
+        connections["default"].ensure_connection()
+        connections["default"].close_at = None  # persistent, as production's (DATABASE_CONN_MAX_AGE)
+        try:
+            raise ReadOnlySqlTransaction("cannot execute UPDATE in a read-only transaction")
+        except ReadOnlySqlTransaction as cause:
+            raise InternalError(str(cause)) from cause
+
+    closed = []
+    monkeypatch.setattr("taking.views.page_save", refused)
+    monkeypatch.setattr(type(connections["default"]), "close", lambda self: closed.append(self.alias))
+    response = save_page(taker, 1, {"q-colour": "red"})
+    assert response.status_code == 503 and response["Retry-After"] == "2" and response.json()["saved"] is False
+    assert "default" in closed
+
+
+def test_other_internal_errors_are_still_errors(taker, monkeypatch):
+    from django.db import InternalError
+
+    def broken(**kwargs):
+        raise InternalError("current transaction is aborted")
+
+    monkeypatch.setattr("taking.views.page_save", broken)
+    with pytest.raises(InternalError):
+        save_page(taker, 1, {"q-colour": "red"})
+
+
 def test_a_page_that_meets_a_passing_fault_gets_a_calm_page_that_tries_again_by_itself(taker, monkeypatch):
     def away(**kwargs):
         raise OperationalError("the database system is starting up")

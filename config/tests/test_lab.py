@@ -186,3 +186,42 @@ def test_a_killed_redis_primary_is_replaced_by_sentinel_and_comes_back_as_a_repl
     assert back and redis_role(old).get("master_host") == addresses[other], redis_role(old)
     # Sentinel rewrote the returning host's own file; Ansible's settings are still included, and left alone.
     assert "include" in (ROOT / ".lab" / old / "etc" / "redis" / "redis.conf").read_text()
+
+
+# ---------------------------------------------------------------- backups (pgBackRest)
+
+def backup_labels(host):
+    run = in_host(host, "runuser", "-u", "postgres", "--", "pgbackrest",
+                  f"--config={ROOT}/.lab/{host}/etc/pgbackrest/pgbackrest.conf", "--stanza=survey", "--output=json",
+                  "info")
+    assert run.returncode == 0, run.stderr
+    return [backup["label"] for backup in json.loads(run.stdout)[0]["backup"]]
+
+
+def test_the_leader_archives_its_wal_and_every_member_has_the_backup_schedule():
+    name = leader()
+    segment = superuser_query(hosts()[name], "SELECT pg_walfile_name(pg_switch_wal())")[0]
+    archived, _ = wait_for(lambda: superuser_query(hosts()[name], "SELECT coalesce(last_archived_wal, '') "
+                                                                    "FROM pg_stat_archiver")[0] >= segment, 60)
+    assert archived, f"{segment} not archived by {name}"
+    status = lab("status").stdout
+    for member in cluster():
+        assert "cron:RUNNING" in next(line for line in status.splitlines() if line.startswith(member + " "))
+        schedule = (ROOT / ".lab" / member / "etc" / "cron.d" / "survey-backup").read_text()
+        assert "survey-backup full" in schedule and "survey-backup diff" in schedule
+
+
+def test_the_scheduled_backup_is_taken_by_the_leader_alone():
+    """Every member runs the schedule; bin/survey-backup backs up where Patroni says it leads, nowhere else."""
+    name = leader()
+    before = backup_labels(name)
+    for member, role in cluster().items():
+        if member != name:
+            run = in_host(member, "runuser", "-u", "postgres", "--", f"{ROOT}/.lab/{member}/usr/local/bin/survey-backup",
+                          "incr")
+            assert run.returncode == 0, (member, role, run.stdout, run.stderr)
+    assert backup_labels(name) == before
+    run = in_host(name, "runuser", "-u", "postgres", "--", f"{ROOT}/.lab/{name}/usr/local/bin/survey-backup", "incr")
+    assert run.returncode == 0, run.stderr
+    after = backup_labels(name)
+    assert len(after) == len(before) + 1 and after[-1].endswith("I"), after

@@ -516,3 +516,18 @@ def test_a_pidfile_naming_an_unreaped_killed_process_does_not_stop_a_start(compo
     finally:
         zombie.wait()
         stack.start_missing()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_refused_by_a_read_only_server_is_the_fault_that_passes():
+    """What a demoted leader answers a write on a connection made before (PostgreSQL's own error, through Django)
+    is what RetryableFaultMiddleware answers 503: config/faults.read_only_server."""
+    from django.db import InternalError, connection, transaction
+
+    from config.faults import read_only_server
+
+    with pytest.raises(InternalError) as refused, transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION READ ONLY")
+            cursor.execute("UPDATE respondents_respondent SET status = status WHERE false")
+    assert read_only_server(refused.value)
