@@ -269,8 +269,17 @@ def master_wal_position():
         return cursor.fetchone()[0]
 
 
+# Every standby the master streams to has replayed up to a position (needs pg_monitor: a standby whose position the
+# role may not read counts as behind). On several machines the replica alias is HAProxy in front of several
+# replicas, and a query through it reaches one of them: only the master sees them all.
+STANDBYS_BEHIND_SQL = """
+    SELECT count(*) FILTER (WHERE replay_lsn IS NULL OR replay_lsn < %s::pg_lsn) FROM pg_stat_replication
+"""
+
+
 def replicas_caught_up(position, *, timeout):
-    """Wait up to ``timeout`` seconds for every replica to replay WAL up to ``position``; return whether they did."""
+    """Wait up to ``timeout`` seconds for every replica to replay WAL up to ``position``; return whether they did:
+    each replica alias answers so, and so does the master for every standby streaming from it."""
     deadline = time.monotonic() + timeout
     pending = list(replica_aliases())
     while pending:
@@ -280,4 +289,14 @@ def replicas_caught_up(position, *, timeout):
             return False
         else:
             time.sleep(0.02)
+    while _standbys_behind(position):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
     return True
+
+
+def _standbys_behind(position):
+    with connections[master_alias()].cursor() as cursor:
+        cursor.execute(STANDBYS_BEHIND_SQL, [position])
+        return cursor.fetchone()[0]

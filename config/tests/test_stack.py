@@ -531,3 +531,31 @@ def test_a_write_refused_by_a_read_only_server_is_the_fault_that_passes():
             cursor.execute("SET TRANSACTION READ ONLY")
             cursor.execute("UPDATE respondents_respondent SET status = status WHERE false")
     assert read_only_server(refused.value)
+
+
+def test_a_standby_the_replica_alias_does_not_reach_still_counts_as_behind(monkeypatch):
+    """On several machines the replica alias reaches one replica of several (HAProxy): whether every replica has
+    replayed a change is asked of the master too (pg_stat_replication), so a lagging one the alias did not reach
+    is not taken for caught up (the lab drill saw a definition cached from such a replica)."""
+    import psycopg2
+
+    from config import db_router
+
+    values = stack.conf()
+    port = values["STACK_PG2_PORT"] if stack.node("replica") == "pg2" else values["STACK_PG1_PORT"]
+    replica = psycopg2.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres",
+                               password=stack.password("postgres"))
+    replica.autocommit = True
+    try:
+        with replica.cursor() as cursor:
+            cursor.execute("SELECT pg_wal_replay_pause()")
+        with connections["default"].cursor() as cursor:
+            cursor.execute("CREATE TEMP TABLE behind (n int); INSERT INTO behind VALUES (1)")
+        position = db_router.master_wal_position()
+        monkeypatch.setattr(db_router, "replica_aliases", lambda: [])  # the alias reached another, caught-up replica
+        assert not db_router.replicas_caught_up(position, timeout=0.5)
+    finally:
+        with replica.cursor() as cursor:
+            cursor.execute("SELECT pg_wal_replay_resume()")
+        replica.close()
+    assert db_router.replicas_caught_up(position, timeout=10)
