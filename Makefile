@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -199,6 +199,12 @@ demo-stack: stack-up
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+# The playbook and every role parse, against both inventories (no host is reached).
+lint-ansible: install-lab
+	cd deploy/ansible && for inventory in lab example; do \
+	  ANSIBLE_CONFIG=ansible.cfg ../../$(BIN)/ansible-playbook -i inventories/$$inventory site.yml --syntax-check >/dev/null \
+	    || exit 1; done; echo "site.yml: syntax ok (inventories lab, example)"
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles .pytest_cache
