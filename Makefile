@@ -172,7 +172,7 @@ page-weight: stack-up
 	$(BIN)/python manage.py bench page_weight --json jmeter/results/page-weight.json
 
 # The lab: every server role on network-namespace hosts of this machine, through Ansible (deploy/lab).
-lab-up: install-lab
+lab-up: install install-lab
 	deploy/lab up
 
 lab-down:
