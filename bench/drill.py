@@ -82,15 +82,22 @@ def main(argv=None):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--modes", default="async,sync", help="replication modes to drill, in order (async,sync)")
-    parser.add_argument("--faults", default=",".join(FAULTS), help=f"faults to inject, in order ({','.join(FAULTS)})")
-    stack.load_arguments(parser, threads=12, think=0, pages=8)
+    return drill_arguments(argv, doc=__doc__, faults=FAULTS, modes="async,sync", threads=12, whole="the stack",
+                           short="CI: 6 threads, 5 pages, 10 s steady, 5 s settle")
+
+
+def drill_arguments(argv, *, doc, faults, modes, threads, whole, short=None):
+    """The arguments `make drill` and `make lab-drill` share: modes, faults, the load, the windows (and --short)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--modes", default=modes, help=f"replication modes to drill, in order ({modes})")
+    parser.add_argument("--faults", default=",".join(faults), help=f"faults to inject, in order ({','.join(faults)})")
+    stack.load_arguments(parser, threads=threads, think=0, pages=8)
     parser.add_argument("--steady", type=int, default=20, help="seconds of load before the first fault (default 20)")
-    parser.add_argument("--settle", type=int, default=8, help="seconds watched after the stack is whole again (default 8)")
-    parser.add_argument("--short", action="store_true", help="CI: 6 threads, 5 pages, 10 s steady, 5 s settle")
+    parser.add_argument("--settle", type=int, default=8, help=f"seconds watched after {whole} is whole again (default 8)")
+    if short:
+        parser.add_argument("--short", action="store_true", help=short)
     args = parser.parse_args(argv)
-    if args.short:
+    if getattr(args, "short", False):
         args.threads, args.pages, args.steady, args.settle = min(args.threads, 6), min(args.pages, 5), 10, 5
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     args.faults = [f.strip() for f in args.faults.split(",") if f.strip()]
@@ -98,8 +105,8 @@ def parse_args(argv=None):
         if mode not in MODES:
             parser.error(f"no mode {mode!r} (one of {', '.join(MODES)})")
     for fault in args.faults:
-        if fault not in FAULTS:
-            parser.error(f"no fault {fault!r} (one of {', '.join(FAULTS)})")
+        if fault not in faults:
+            parser.error(f"no fault {fault!r} (one of {', '.join(faults)})")
     return args
 
 
@@ -235,25 +242,35 @@ def run_mode(mode, args):
                                   duration=3600, think=args.think, respondents=codes_csv,
                                   extra=[f"-Jjmeterengine.nongui.port={control_port}",
                                          f"-Jjmeterengine.nongui.maxport={control_port}"])
-    windows = []
     try:
-        wait_for_first_sample(out / "results.jtl", run)
-        steady_from = time.time()
-        time.sleep(args.steady)
-        steady = (steady_from, time.time())
-        for fault in args.faults:
-            started = time.time()
-            print(f"[{started - steady_from:6.1f} s] {fault}...", flush=True)
-            note = inject(fault)
-            until_whole()
-            whole = time.time()
-            time.sleep(args.settle)
-            windows.append({"fault": fault, "did": note, "from": started, "whole": whole, "to": time.time()})
-            print(f"{'':10}{note}; whole again after {whole - started:.1f} s", flush=True)
+        steady, windows = faults_under_load(args, run, out / "results.jtl", inject, until_whole)
     finally:
         stop_jmeter(run, control_port)
     print("Recounting every acknowledged save in PostgreSQL...")
     return judge(mode, slug, out / "results.jtl", expected_per_page, steady, windows, count)
+
+
+def faults_under_load(args, jmeter, jtl, inject, until_whole, after_fault=None):
+    """The load's first --steady seconds, then each fault in turn: ``inject(fault)`` (it returns a note of what it
+    did), ``until_whole()``, --settle seconds watched, ``after_fault(fault)``. Return (the steady window, the
+    faults' windows)."""
+    wait_for_first_sample(jtl, jmeter)
+    steady_from = time.time()
+    time.sleep(args.steady)
+    steady = (steady_from, time.time())
+    windows = []
+    for fault in args.faults:
+        started = time.time()
+        print(f"[{started - steady_from:6.1f} s] {fault}...", flush=True)
+        note = inject(fault)
+        until_whole()
+        whole = time.time()
+        time.sleep(args.settle)
+        windows.append({"fault": fault, "did": note, "from": started, "whole": whole, "to": time.time()})
+        print(f"{'':10}{note}; whole again after {whole - started:.1f} s", flush=True)
+        if after_fault:
+            after_fault(fault)
+    return steady, windows
 
 
 PGBENCH_CLIENTS = 8
@@ -504,15 +521,16 @@ def print_mode(report):
               f"{row['failed_for_good']:>8}{row['slowest_save_s']:>11}{back:>14}  {statuses_text(row['statuses'])}")
 
 
-def print_summary(reports, cost):
+def print_summary(reports, cost, *, master="the master", through="the whole stack"):
+    """Synchronous replication's cost, measured in the same run: pgbench on the master, and the steady load."""
     by_mode = {r["mode"]: r for r in reports}
     if not cost or not {"async", "sync"} <= set(by_mode):
         return
     print("\nsynchronous replication's write cost, same run (async -> sync):")
-    rows = [("page-save transactions/s on the master (pgbench, mean)",
+    rows = [(f"page-save transactions/s on {master} (pgbench, mean)",
              round(sum(cost["async"]) / len(cost["async"])), round(sum(cost["sync"]) / len(cost["sync"])))]
-    for key, what in (("steady_saves_per_s", "saves/s through the whole stack, before the faults"),
-                      ("steady_p95_save_ms", "p95 of a save through the whole stack (ms), before the faults")):
+    for key, what in (("steady_saves_per_s", f"saves/s through {through}, before the faults"),
+                      ("steady_p95_save_ms", f"p95 of a save through {through} (ms), before the faults")):
         rows.append((what, by_mode["async"][key], by_mode["sync"][key]))
     for what, before, after in rows:
         change = f" ({after / before - 1:+.0%})" if before else ""

@@ -25,7 +25,6 @@ jmeter/results/lab_drill.json. Exits 1 on any duplicated save or answer, any 500
 and on any lost answer in synchronous mode; in asynchronous mode the losses of the leader's faults are the
 replication-lag window, reported so ops can choose.
 """
-import argparse
 import json
 import subprocess
 import sys
@@ -34,19 +33,17 @@ import urllib.request
 
 from bench import stack
 from bench.drill import (
-    MODES, PGBENCH_CLIENTS, free_udp_port, judge, pgbench_page_saves, stop_jmeter, wait_for_first_sample,
+    MODES, PGBENCH_CLIENTS, drill_arguments, faults_under_load, free_udp_port, judge, pgbench_page_saves,
+    print_summary, stop_jmeter,
 )
-from bench.restore_drill import Lab, with_retries
+from bench.restore_drill import EXPECTED_SQL, STORED_SQL, Lab, with_retries
 
 FAULTS = ["leader-kill", "leader-partition", "replica-kill", "web1", "redis-primary", "memcached", "worker1",
           "web2-from-lb1"]
 LEADER_FAULTS = ("leader-kill", "leader-partition")
 DOWN_SECONDS = 5
 COUNTS_SQL = {
-    "stored": """SELECT r.access_code, p.position, count(*) FROM respondents_answer a
-        JOIN respondents_respondent r ON r.id = a.respondent_id JOIN surveys_question q ON q.id = a.question_id
-        JOIN surveys_page p ON p.id = q.page_id JOIN surveys_survey s ON s.id = r.survey_id
-        WHERE s.slug = '{slug}' GROUP BY 1, 2""",
+    "stored": STORED_SQL,
     "logged": """SELECT r.access_code, ps.page, count(*) FROM respondents_pagesave ps
         JOIN respondents_respondent r ON r.id = ps.respondent_id JOIN surveys_survey s ON s.id = r.survey_id
         WHERE s.slug = '{slug}' GROUP BY 1, 2""",
@@ -74,18 +71,7 @@ def main(argv=None):
     for report in reports:
         print(f"\n{report['mode']}:")
         print_notes(report)
-    if cost:
-        print("\nsynchronous_mode's write cost on the lab, same run (async -> sync):")
-        by_mode = {r["mode"]: r for r in reports}
-        rows = [("page-save transactions/s on the leader (pgbench from the controller, mean)",
-                 round(sum(cost["async"]) / len(cost["async"])), round(sum(cost["sync"]) / len(cost["sync"])))]
-        if {"async", "sync"} <= set(by_mode):
-            for key, what in (("steady_saves_per_s", "saves/s through lb1, before the faults"),
-                              ("steady_p95_save_ms", "p95 of a save through lb1 (ms), before the faults")):
-                rows.append((what, by_mode["async"][key], by_mode["sync"][key]))
-        for what, before, after in rows:
-            change = f" ({after / before - 1:+.0%})" if before else ""
-            print(f"  {what}: {before} -> {after}{change}")
+    print_summary(reports, cost, master="the leader", through="lb1")
     print(f"\nwritten to {path}")
     problems = [problem for report in reports for problem in report["problems"]]
     if problems:
@@ -93,22 +79,7 @@ def main(argv=None):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--modes", default="sync,async", help="replication modes to drill, in order (sync,async)")
-    parser.add_argument("--faults", default=",".join(FAULTS), help=f"faults to inject, in order ({','.join(FAULTS)})")
-    stack.load_arguments(parser, threads=8, think=0, pages=8)
-    parser.add_argument("--steady", type=int, default=20, help="seconds of load before the first fault (default 20)")
-    parser.add_argument("--settle", type=int, default=8, help="seconds watched after the lab is whole again (default 8)")
-    args = parser.parse_args(argv)
-    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    args.faults = [f.strip() for f in args.faults.split(",") if f.strip()]
-    for mode in args.modes:
-        if mode not in MODES:
-            parser.error(f"no mode {mode!r} (one of {', '.join(MODES)})")
-    for fault in args.faults:
-        if fault not in FAULTS:
-            parser.error(f"no fault {fault!r} (one of {', '.join(FAULTS)})")
-    return args
+    return drill_arguments(argv, doc=__doc__, faults=FAULTS, modes="sync,async", threads=8, whole="the lab")
 
 
 # ---------------------------------------------------------------- the lab
@@ -338,10 +309,7 @@ def run_mode(lab, mode, args):
     lab.until_whole()
     slug = lab.manage("seed_bench_survey", "--pages", str(args.pages)).strip().splitlines()[-1]
     lab.slug = slug
-    expected = {int(page): int(n) for page, n in
-                with_retries(lambda: lab.sql(f"""SELECT p.position, count(*) FROM surveys_question q
-                    JOIN surveys_page p ON p.id = q.page_id JOIN surveys_survey s ON s.id = q.survey_id
-                    WHERE s.slug = '{slug}' AND q.kind <> 'grid' GROUP BY 1"""))}
+    expected = {int(page): int(n) for page, n in with_retries(lambda: lab.sql(EXPECTED_SQL.format(slug=slug)))}
     planned = args.steady + len(args.faults) * (args.settle + 60) + 60
     # At least 20,000: the export killed with worker1 must take long enough (an XLSX of them, some seconds) to be
     # caught running.
@@ -358,25 +326,17 @@ def run_mode(lab, mode, args):
                                   duration=7200, think=args.think, respondents=codes_csv,
                                   extra=[*door, f"-Jjmeterengine.nongui.port={control_port}",
                                          f"-Jjmeterengine.nongui.maxport={control_port}"])
-    windows, notes = [], {}
+    notes = {}
+
+    def after_fault(fault):
+        if fault == "worker1":  # the export asked for before the kill: finished, or failed and asked again
+            notes[fault]["export"] = export_outcome(lab, lab.export_job)
+            print(f"{'':10}the export: {notes[fault]['export']}", flush=True)
+
     try:
-        wait_for_first_sample(out / "results.jtl", run)
-        steady_from = time.time()
-        time.sleep(args.steady)
-        steady = (steady_from, time.time())
-        for fault in args.faults:
-            started = time.time()
-            print(f"[{started - steady_from:6.1f} s] {fault}...", flush=True)
-            notes[fault] = {}
-            note = inject(lab, fault, notes[fault])
-            lab.until_whole()
-            whole = time.time()
-            time.sleep(args.settle)
-            windows.append({"fault": fault, "did": note, "from": started, "whole": whole, "to": time.time()})
-            print(f"{'':10}{note}; whole again after {whole - started:.1f} s", flush=True)
-            if fault == "worker1":  # the export asked for before the kill: finished, or failed and asked again
-                notes[fault]["export"] = export_outcome(lab, lab.export_job)
-                print(f"{'':10}the export: {notes[fault]['export']}", flush=True)
+        steady, windows = faults_under_load(args, run, out / "results.jtl",
+                                            lambda fault: inject(lab, fault, notes.setdefault(fault, {})),
+                                            lab.until_whole, after_fault)
     finally:
         stop_jmeter(run, control_port)
     print("Recounting every acknowledged save on the leader...", flush=True)
