@@ -204,8 +204,9 @@ def test_staff_import_a_roster_print_slips_and_export_through_the_load_balancer(
     export = headers["Location"]
     poll(web, export + "progress/", until="done")
     status, headers, _ = web.request("GET", export + "download/")
-    # The link names the load balancer's address: the web hosts' nginx passes it on to MinIO over HTTPS.
-    assert status == 302 and headers["Location"].startswith(f"{base_url}/survey-media/"), headers
+    # The link names the load balancer's address (the app's public URL, without :80): the web hosts' nginx passes
+    # it on to MinIO over HTTPS.
+    assert status == 302 and headers["Location"].startswith(f"{base_url.removesuffix(':80')}/survey-media/"), headers
     with urllib.request.urlopen(headers["Location"], timeout=10) as response:
         assert response.status == 200
         archive = zipfile.ZipFile(io.BytesIO(response.read()))  # the answers and their codebook
