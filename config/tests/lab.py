@@ -12,7 +12,12 @@ SECRETS = ROOT / ".lab" / "controller" / "secrets"
 
 
 def lab(*args, check=True):
-    return subprocess.run([str(LAB), *args], capture_output=True, text=True, check=check, timeout=300)
+    """deploy/lab ARGS; with ``check``, a failure raises with the end of what it printed (not only its status)."""
+    run = subprocess.run([str(LAB), *args], capture_output=True, text=True, timeout=300)
+    if check and run.returncode:
+        printed = (run.stdout + run.stderr).strip().splitlines()[-20:]
+        raise AssertionError(f"deploy/lab {' '.join(args)} exited {run.returncode}:\n" + "\n".join(printed))
+    return run
 
 
 @functools.cache
