@@ -45,7 +45,8 @@ def test_a_backup_is_listed_with_its_wal_and_stored_encrypted():
     assert "status: ok" in listing and "cipher: aes-256-cbc" in listing
     assert re.search(r"wal archive min/max \(15\): [0-9A-F]{24}/[0-9A-F]{24}", listing)
     label = re.findall(r"(?:full|diff|incr) backup: (\S+)", listing)[-1]
-    assert re.search(rf"incr backup: {label}\n\s+timestamp start/stop: .+\n\s+wal start/stop: [0-9A-F]{{24}} / "
+    # An incremental one, or a full one when the repository had none yet (a fresh stack: pgBackRest's rule).
+    assert re.search(rf"(?:incr|full) backup: {label}\n\s+timestamp start/stop: .+\n\s+wal start/stop: [0-9A-F]{{24}} / "
                      r"[0-9A-F]{24}", listing)
     # What MinIO holds is ciphertext: the manifest does not show its own section names.
     client = boto3.client("s3", endpoint_url=settings.AWS_S3_ENDPOINT_URL, region_name="us-east-1")
