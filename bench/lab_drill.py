@@ -25,6 +25,7 @@ jmeter/results/lab_drill.json. Exits 1 on any duplicated save or answer, any 500
 and on any lost answer in synchronous mode; in asynchronous mode the losses of the leader's faults are the
 replication-lag window, reported so ops can choose.
 """
+import base64
 import json
 import subprocess
 import sys
@@ -99,7 +100,7 @@ class LabDrill(Lab):
                                              data=json.dumps(body).encode() if body is not None else None)
             if method != "GET":
                 password = (self.lab.SECRETS / "patroni-rest").read_text().strip()
-                request.add_unredirected_header("Authorization", "Basic " + __import__("base64").b64encode(
+                request.add_unredirected_header("Authorization", "Basic " + base64.b64encode(
                     f"patroni:{password}".encode()).decode())
                 request.add_header("Content-Type", "application/json")
             try:

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import stack
-from bench.drill import PGBENCH_CLIENTS, free_udp_port, pgbench_page_saves, read_jtl, stop_jmeter, wait_for_first_sample
+from bench.drill import PGBENCH_CLIENTS, bench_conf, free_udp_port, pgbench_page_saves, read_jtl, stop_jmeter, wait_for_first_sample
 
 ROOT = stack.ROOT
 DESTROY = {
@@ -102,7 +102,7 @@ class Stack:
         return "127.0.0.1", stack.nginx_port()
 
     def pgbench_env(self):
-        conf = stack_conf()
+        conf = bench_conf()
         node = self.command("node", "master").strip()
         return {"PATH": "/usr/bin:/bin", "PGHOST": "127.0.0.1", "PGUSER": "postgres",
                 "PGPORT": conf["STACK_PG1_PORT"] if node == "pg1" else conf["STACK_PG2_PORT"],
@@ -160,12 +160,6 @@ def psql(query, *, env, database="survey"):
     if run.returncode:
         raise RuntimeError(f"psql: {run.stderr.strip()}")
     return [line.split("\t") for line in run.stdout.splitlines() if line]
-
-
-def stack_conf():
-    script = f'ROOT="{ROOT}"; set -a; . "{ROOT}/deploy/stack.conf"; env'
-    output = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
-    return dict(line.split("=", 1) for line in output.splitlines() if line.startswith("STACK_"))
 
 
 def with_retries(read, seconds=120):
