@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing plan plan-check bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -25,6 +25,8 @@ help:
 	@echo "make bench-export RESPONDENTS=1000000    CSV and XLSX exports of that many completed respondents x 60 questions: s, peak RSS"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make sizing [SIZING_ARGS='--workers 3,5,9']    the survey mix with 3/5/9 gunicorn workers, pgbouncer pools 5/20, think 0/1/5 s: jmeter/results/sizing.json"
+	@echo "make plan [PLAN_ARGS='--takers-per-hour 50000 --pages 55']    the capacity plan: machines and settings for a survey's peak (deploy/plan)"
+	@echo "make plan-check [PLAN_CHECK_REPEAT=3]    a fresh bench, then make sizing's settings several times each: the model's predictions against the medians (within 20%)"
 	@echo "make profile [PROFILE_ARGS='--duration 40']    py-spy flame graph of the gunicorn workers under the survey plan, cProfile of each kind of request"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make page-weight    what a respondent's browser downloads for the survey page through the stack: requests, raw and gzip bytes"
@@ -158,6 +160,24 @@ SIZING_ARGS ?=
 sizing: install
 	jmeter/install
 	$(BIN)/python manage.py bench sizing $(SIZING_ARGS)
+
+PLAN_ARGS ?=
+
+# The capacity plan (deploy/capacity.py): needs no database, only a bench's measurements.
+plan:
+	deploy/plan $(PLAN_ARGS)
+
+PLAN_CHECK_REPEAT ?= 3
+PLAN_CHECK_BENCH ?= 1
+
+# The model against this machine: a fresh bench (PLAN_CHECK_BENCH=0 keeps jmeter/results/bench.json), then each
+# of make sizing's settings PLAN_CHECK_REPEAT times, then deploy/plan check compares the medians.
+plan-check: install
+	jmeter/install
+	@if [ "$(PLAN_CHECK_BENCH)" = 1 ] || [ ! -f jmeter/results/bench.json ]; then \
+	  $(MAKE) --no-print-directory bench; fi
+	PYTHONUNBUFFERED=1 $(BIN)/python manage.py bench sizing --repeat $(PLAN_CHECK_REPEAT) --reference $(SIZING_ARGS)
+	deploy/plan check --measurements jmeter/results/bench.json --sizing jmeter/results/sizing.json
 
 PROFILE_ARGS ?=
 

@@ -11,6 +11,9 @@ from collections import Counter, defaultdict
 from io import StringIO
 from pathlib import Path
 
+from pymemcache.client.base import Client as MemcacheClient
+from redis import Redis
+
 from django.core.cache import caches
 from django.core.management import call_command
 from django.db import InterfaceError, OperationalError, connections
@@ -31,10 +34,15 @@ class StackError(Exception):
     """The stack or JMeter did not give a tool what it needs; the bench command reports it and exits 1."""
 
 
+# What the bench tools run the stack with: the floor views on (off by default: deploy/stack.conf), and gunicorn's
+# workers never replaced (a new worker's start would land in whichever measured run it fell in).
+BENCH_STACK_ENV = {"STACK_BENCH_FLOOR_VIEWS": "1", "STACK_GUNICORN_MAX_REQUESTS": "0"}
+
+
 def stack_env():
-    """Bring the stack up with the bench's floor views on (off by default: deploy/stack.conf), and take its env."""
+    """Bring the stack up as the bench tools run it (BENCH_STACK_ENV), and take its env."""
     subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL,
-                   env={**os.environ, "STACK_BENCH_FLOOR_VIEWS": "1"})
+                   env={**os.environ, **BENCH_STACK_ENV})
     output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
     os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
 
@@ -83,12 +91,17 @@ def nginx_port():
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
 
 
+def rampup(threads):
+    """Seconds JMeter takes to start ``threads`` threads (a tenth of the threads, 1 to 5)."""
+    return min(5, max(1, threads // 10))
+
+
 def jmeter_start(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
     """Start a plan through jmeter/run in the background; return (the process, its results folder). The plan
     reaches the stack's nginx unless ``extra`` names another front door (-Jhost=…, -Jport=…: the lab's)."""
     out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{name}"
     props = [f"-Jthreads={threads}", f"-Jiterations={iterations}", f"-Jduration={duration}", f"-Jthink={think}",
-             f"-Jrampup={min(5, max(1, threads // 10))}"]
+             f"-Jrampup={rampup(threads)}"]
     if not any(str(option).startswith("-Jport=") for option in extra):
         props.append(f"-Jport={nginx_port()}")
     if respondents:
@@ -114,8 +127,9 @@ def jmeter_figures(plan, out, output=""):
         "failed": total["errorCount"],
         "retried": retried_attempts(out / "results.jtl"),
         "duration_s": max(end - start, 0.001),
-        "latency": {label: {"p50": round(s["medianResTime"], 1), "p95": round(s["pct2ResTime"], 1),
-                            "p99": round(s["pct3ResTime"], 1)} for label, s in stats.items()},
+        "latency": {label: {"mean": round(s["meanResTime"], 1), "p50": round(s["medianResTime"], 1),
+                            "p95": round(s["pct2ResTime"], 1), "p99": round(s["pct3ResTime"], 1)}
+                    for label, s in stats.items()},
         # CPU of the load itself, not of building the dashboard afterwards (jmeter/run writes it).
         "jmeter_cpu_s": sum(float(x) for x in (out / "load_cpu").read_text().split()),
     }
@@ -234,12 +248,109 @@ def cpu_seconds():
 
 
 def master_transactions():
+    return transactions("default")
+
+
+def transactions(alias):
+    """Return the transactions the database server behind ``alias`` has committed or rolled back so far."""
     def read():
-        with connections["default"].cursor() as cursor:
+        with connections[alias].cursor() as cursor:
             cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
             return cursor.fetchone()[0]
 
     return reconnecting(read)
+
+
+def master_wal_bytes():
+    """Return the master's WAL position in bytes: two readings' difference is the WAL written between them."""
+    def read():
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint")
+            return cursor.fetchone()[0]
+
+    return reconnecting(read)
+
+
+# The tables a respondent fills: one row each, one a page save, one an answer.
+FOOTPRINT_TABLES = {"respondent": "respondents_respondent", "page_save": "respondents_pagesave",
+                    "answer": "respondents_answer"}
+
+
+def row_footprint():
+    """Return the bytes on disk a row of each table a respondent fills (its indexes and TOAST included; the
+    table's free space too, as a real survey's has), from the master: {"answer": 170.2, ...}."""
+    def read():
+        sizes = {}
+        with connections["default"].cursor() as cursor:
+            for name, table in FOOTPRINT_TABLES.items():
+                cursor.execute(f"SELECT pg_total_relation_size('{table}'), (SELECT count(*) FROM {table})")
+                size, rows = cursor.fetchone()
+                sizes[name] = round(size / rows, 1) if rows else None
+        return sizes
+
+    return reconnecting(read)
+
+
+SESSION_KEYS = "*django.contrib.sessions.cache*"
+
+
+def session_footprint(sample=300):
+    """Return the bytes Redis spends on a respondent's session (MEMORY USAGE: key, value and Redis's own
+    overhead), the mean of up to ``sample`` sessions, and how many sessions Redis holds now."""
+    client = Redis.from_url(os.environ["REDIS_SESSIONS_URL"])
+    sizes, count = [], 0
+    for key in client.scan_iter(match=SESSION_KEYS, count=1000):
+        count += 1
+        if len(sizes) < sample:
+            sizes.append(client.memory_usage(key, samples=0) or 0)
+    return {"bytes_per_session": round(sum(sizes) / len(sizes)) if sizes else None, "sessions": count}
+
+
+def memcached_bytes():
+    """Return the bytes memcached holds now (its ``stats``), summed over MEMCACHED_LOCATION's servers."""
+    total = 0
+    for location in os.environ["MEMCACHED_LOCATION"].split(","):
+        host, port = location.strip().rsplit(":", 1)
+        client = MemcacheClient((host, int(port)), connect_timeout=2, timeout=2)
+        try:
+            total += int(client.stats()[b"bytes"])
+        finally:
+            client.close()
+    return total
+
+
+def backup_compression():
+    """Return how many times smaller than the database the newest full backup is in the repository (pgBackRest's
+    zstd and encryption: `deploy/stack backups --json`), or None when the stack has no full backup."""
+    run = subprocess.run([ROOT / "deploy" / "stack", "backups", "--json"], capture_output=True, text=True)
+    if run.returncode:
+        return None
+    fulls = [backup["info"] for stanza in json.loads(run.stdout) for backup in stanza.get("backup", [])
+             if backup["type"] == "full"]
+    if not fulls or not fulls[-1]["repository"]["delta"]:
+        return None
+    return round(fulls[-1]["delta"] / fulls[-1]["repository"]["delta"], 2)
+
+
+def gunicorn_rss_per_worker():
+    """Return the mean resident memory of the stack's gunicorn workers, in MiB (None when gunicorn is not up)."""
+    stack_dir = Path(os.environ["STATIC_ROOT"]).parent
+    try:
+        master = int((stack_dir / "run" / "gunicorn.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    rss = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            status = (proc / "status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if int(fields.get("PPid", "0").strip() or 0) == master and "VmRSS" in fields:
+            rss.append(int(fields["VmRSS"].split()[0]) / 1024)
+    return round(sum(rss) / len(rss), 1) if rss else None
 
 
 def replica_lag():

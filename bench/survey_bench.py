@@ -23,29 +23,40 @@ the data check finds an acknowledged save missing from PostgreSQL (LOST).
 """
 import argparse
 import json
+import os
 import sys
 import time
 
+from bench import drill
 from bench.stack import (
     JMETER,
     RESULTS,
     VIEWS,
     answerable_per_page,
+    backup_compression,
     cpu_seconds,
     data_check,
+    gunicorn_rss_per_worker,
     jmeter_run,
     load_arguments,
     machine,
     manage,
     master_transactions,
+    master_wal_bytes,
+    memcached_bytes,
     replica_lag,
+    row_footprint,
+    session_footprint,
+    transactions,
 )
 
 
 def main(argv=None):
     args = parse_args(argv)
     RESULTS.mkdir(parents=True, exist_ok=True)
+    cached_before = None if args.smoke else memcached_bytes()
     plain = prepare(args)
+    definition_bytes = None if args.smoke else max(memcached_bytes() - cached_before, 0) / args.pages
     ruled = prepare(args, conditions=True) if args.conditions else None
 
     if args.smoke:
@@ -67,11 +78,16 @@ def main(argv=None):
 
     print(f"Survey-taking load: {args.threads} threads, {args.duration} s, think {args.think} s...")
     cpu_before, tps_before, started = cpu_seconds(), master_transactions(), time.monotonic()
+    replica_before, wal_before = transactions("replica"), master_wal_bytes()
     survey = jmeter_run("survey_taking", plain["slug"], threads=args.threads, iterations=-1, duration=args.duration,
                         think=args.think, respondents=plain["codes"])
     elapsed = time.monotonic() - started
     cpu_after, tps_after = cpu_seconds(), master_transactions()
+    replica_after, wal_after = transactions("replica"), master_wal_bytes()
     lag = replica_lag()
+    footprint = {"bytes_per_row": row_footprint(), **session_footprint(), "wal_bytes": wal_after - wal_before,
+                 "cached_bytes_per_page": round(definition_bytes), "gunicorn_rss_mb_per_worker": gunicorn_rss_per_worker(),
+                 "replica_tps": (replica_after - replica_before) / elapsed, "backup_compression": backup_compression()}
     conditional = compare_conditions(args, plain, ruled) if ruled else {}
     print(f"Floor: /bench/floor/ with the same {args.threads} threads for {args.duration} s...")
     floor = cpu_measured_run("floor", f"{plain['slug']}-floor", threads=args.threads, iterations=-1,
@@ -79,23 +95,42 @@ def main(argv=None):
     print(f"Ceiling: /ping/ with the same {args.threads} threads for {args.duration} s...")
     ceiling = cpu_measured_run("ceiling", f"{plain['slug']}-ceiling", threads=args.threads, iterations=-1,
                                duration=args.duration, think=0)
+    print(f"At a human pace: the survey with the same {args.threads} threads, think {PACED_THINK_S} s, "
+          f"{args.paced_duration} s...")
+    paced = cpu_measured_run("survey_taking", f"{plain['slug']}-paced", threads=args.threads, iterations=-1,
+                             duration=args.paced_duration, think=PACED_THINK_S,
+                             respondents=respondents_csv(plain, 2 * args.threads, "paced"))
+    paced["gunicorn_idle_cpu_per_s"] = idle_gunicorn_cpu(IDLE_SECONDS)
     check = data_check(survey["jtl"], plain["slug"], plain["expected_per_page"])
+    print(f"The database's write ceiling: pgbench page saves on the master, {args.pgbench_seconds} s in each "
+          "replication mode...")
+    ceiling_tps = write_ceiling(args.pgbench_seconds)
 
     report = bench_report(args, plain, survey=survey, floor=floor, ceiling=ceiling, check=check,
                           cpu_spent={name: cpu_after[name] - cpu_before.get(name, 0.0) for name in cpu_after},
                           master_tps=(tps_after - tps_before) / elapsed, replica_lag=lag, conditional=conditional,
-                          machine=machine())
+                          machine=machine(), footprint=footprint, pgbench_tps=ceiling_tps, paced=paced)
     write_and_judge(report, RESULTS / "bench.json", smoke=False)
 
 
+PACED_THINK_S = 5  # seconds a page in the run at a human pace
+
+
 def bench_report(args, plain, *, survey, floor, ceiling, check, cpu_spent, master_tps, replica_lag, conditional,
-                 machine):
+                 machine, footprint, pgbench_tps, paced, settings=None):
     """Return the bench's report: the survey's run against the floor's and the ceiling's (``cpu_measured_run``'s
     figures), the data check of the survey's run, the CPU seconds each component spent meanwhile, the master's
-    transactions a second, the replica's lag, and the comparison with skip logic (``compare_conditions``)."""
+    transactions a second, the replica's lag, the comparison with skip logic (``compare_conditions``), and what
+    deploy/plan sizes a survey from: what a session, a row and a save cost in memory, on disk and in WAL
+    (``footprint``), pgbench's page saves a second in each replication mode, gunicorn's CPU a request at a human
+    pace (``paced``: the survey with think time, where a worker sleeps between requests), and the stack's
+    settings."""
     duration_s = survey["duration_s"]
     cpu = {name: round(seconds, 2) for name, seconds in cpu_spent.items()}
     cpu["jmeter"] = round(survey["jmeter_cpu_s"], 1)
+    survey_cpu_ms = round(1000 * cpu["gunicorn"] / max(survey["samples"], 1), 3)
+    survey_rps = survey["samples"] / duration_s
+    settings = settings or stack_settings()
     return {
         "mode": "bench",
         "survey": plain["slug"],
@@ -109,32 +144,105 @@ def bench_report(args, plain, *, survey, floor, ceiling, check, cpu_spent, maste
         "floor_rps": round(floor["rps"], 1),
         "floor_ratio": round(survey["rps"] / floor["rps"], 3) if floor["rps"] else None,
         "gunicorn_cpu_ms_per_request": {
-            "survey": round(1000 * cpu["gunicorn"] / max(survey["samples"], 1), 3),
+            "survey": survey_cpu_ms,
             "floor": floor["gunicorn_cpu_ms_per_request"],
             "ping": ceiling["gunicorn_cpu_ms_per_request"],
+            # At a human pace, less what gunicorn spends with no request at all (its arbiter, the workers'
+            # heartbeats) over the run: what each request costs when workers sleep between requests.
+            "paced": paced_cpu_ms(paced),
         },
+        "gunicorn_idle_cpu_per_s": paced["gunicorn_idle_cpu_per_s"],
+        # The hot path's cost against what a survey request cannot avoid, measured in one run: a regression in the
+        # survey's code shows here whatever the machine's speed that day.
+        "survey_cpu_over_floor": (round(survey_cpu_ms / floor["gunicorn_cpu_ms_per_request"], 3)
+                                  if floor["gunicorn_cpu_ms_per_request"] else None),
+        # JMeter's CPU, samples and length of each run of the plain survey (this one, then the shorter runs of the
+        # comparison): a fixed cost a run (the JVM's start, compiling the plan's Groovy) and a cost a sample, which
+        # deploy/capacity.py tells apart.
+        "jmeter_runs": [jmeter_run_cost(survey), *conditional.get("unconditional_jmeter_runs", [])],
         # The load generator shares the machine: what each plan costs it per request weighs on every ratio.
         "jmeter_cpu_ms_per_request": {
             name: round(1000 * run["jmeter_cpu_s"] / max(run["samples"], 1), 3)
             for name, run in (("survey", survey), ("floor", floor), ("ping", ceiling))
         },
+        "mean_ms": {v: survey["latency"].get(v, {}).get("mean") for v in [*VIEWS, "Total"]},
         "p50_ms": {v: survey["latency"].get(v, {}).get("p50") for v in VIEWS},
         "p95_ms": {v: survey["latency"].get(v, {}).get("p95") for v in VIEWS},
         "p99_ms": {v: survey["latency"].get(v, {}).get("p99") for v in VIEWS},
-        "failed_samples": survey["failed"] + floor["failed"] + ceiling["failed"],
+        "failed_samples": survey["failed"] + floor["failed"] + ceiling["failed"] + paced["failed"],
+        "paced_think_s": PACED_THINK_S,
+        "paced_rps": round(paced["rps"], 1),
         "retried_samples": survey["retried"],
         "samples": survey["samples"],
         "surveys_per_s": round(check["completed_acknowledged"] / duration_s, 2),
         "surveys_per_hour": round(check["completed_acknowledged"] / duration_s * 3600),
         "answers_per_s": round(check["acknowledged_answers"] / duration_s, 1),
         "master_tps": round(master_tps, 1),
+        "replica_tps": round(footprint["replica_tps"], 1),
         "replica_lag_s": replica_lag,
         "cpu_s": cpu,
         "respondents_created": plain["count"],
         **check,
         **conditional,
+        # What deploy/plan needs besides CPU: per request and per save, and what memory and disk a respondent takes.
+        "requests_per_respondent": 2 * args.pages + 4,  # login form, login, display, a content and a save a page, complete
+        "answers_per_page": round(sum(plain["expected_per_page"].values()) / max(len(plain["expected_per_page"]), 1), 2),
+        "master_transactions_per_request": round(master_tps / survey_rps, 3) if survey_rps else None,
+        "replica_transactions_per_request": round(footprint["replica_tps"] / survey_rps, 3) if survey_rps else None,
+        "wal_bytes_per_save": (round(footprint["wal_bytes"] / check["acknowledged_saves"])
+                               if check["acknowledged_saves"] else None),
+        "bytes_per_row": footprint["bytes_per_row"],
+        "bytes_per_session": footprint["bytes_per_session"],
+        "sessions_in_redis": footprint["sessions"],
+        "cached_bytes_per_page": footprint["cached_bytes_per_page"],
+        "gunicorn_rss_mb_per_worker": footprint["gunicorn_rss_mb_per_worker"],
+        "pgbench_page_saves_per_s": pgbench_tps,
+        "backup_compression": footprint.get("backup_compression"),  # database bytes per repository byte
+        "settings": settings,
         "machine": machine,
     }
+
+
+def stack_settings():
+    """Return the stack's settings the run had (deploy/stack.conf with this process's overrides) and the cores."""
+    conf = drill.bench_conf()
+    return {"cores": os.cpu_count(), "gunicorn_workers": int(conf["STACK_GUNICORN_WORKERS"]),
+            "pgbouncer_pool": int(conf["STACK_PGBOUNCER_POOL_SIZE"]),
+            "celery_concurrency": int(conf["STACK_CELERY_CONCURRENCY"]),
+            "synchronous": conf["STACK_PG_SYNCHRONOUS"] == "on"}
+
+
+def write_ceiling(seconds):
+    """Return pgbench's page saves a second on the master in each replication mode ({"async": n, "sync": n}: the
+    database's write ceiling, bench.drill's), and put the stack's own mode back."""
+    configured = os.environ.get("STACK_PG_SYNCHRONOUS")
+    try:
+        tps = drill.synchronous_cost(seconds, rounds=1)
+    finally:
+        drill.restore_env("STACK_PG_SYNCHRONOUS", configured)
+        drill.deploy_stack("reload", "master")
+    return {mode: values[0] for mode, values in tps.items()}
+
+
+IDLE_SECONDS = 10
+
+
+def idle_gunicorn_cpu(seconds):
+    """Return gunicorn's CPU seconds a second with no load at all (measured over ``seconds``)."""
+    before = cpu_seconds()["gunicorn"]
+    time.sleep(seconds)
+    return round((cpu_seconds()["gunicorn"] - before) / seconds, 4)
+
+
+def paced_cpu_ms(run):
+    """Return a paced run's gunicorn CPU a request, less its idle CPU over the run's length."""
+    idle_ms = 1000 * run["gunicorn_idle_cpu_per_s"] * run["duration_s"] / max(run["samples"], 1)
+    return round(max(run["gunicorn_cpu_ms_per_request"] - idle_ms, 0.0), 3)
+
+
+def jmeter_run_cost(run):
+    return {"samples": run["samples"], "jmeter_cpu_s": round(run["jmeter_cpu_s"], 2),
+            "duration_s": round(run["duration_s"], 1)}
 
 
 def cpu_measured_run(plan, name, **kwargs):
@@ -149,7 +257,7 @@ def cpu_measured_run(plan, name, **kwargs):
 def compare_conditions(args, plain, ruled):
     """Run the survey with and without skip logic in alternating pairs (this machine's speed drifts within minutes,
     so one run of each says little); return the median ratio, every pair's, and the data check of the runs with it."""
-    ratios, failed, lost, completed_lost, saves, p99 = [], 0, 0, 0, 0, []
+    ratios, failed, lost, completed_lost, saves, p99, jmeter_runs = [], 0, 0, 0, 0, [], []
     cpu_ms = {True: [], False: []}  # gunicorn CPU per request, each run: steadier than throughput here
     for round_ in range(1, args.compare_rounds + 1):
         order = [(ruled, True), (plain, False)] if round_ % 2 else [(plain, False), (ruled, True)]
@@ -161,6 +269,8 @@ def compare_conditions(args, plain, ruled):
             run = cpu_measured_run("survey_taking", f"{taking['slug']}-r{round_}", threads=args.threads,
                                    iterations=-1, duration=args.compare_duration, think=args.think, respondents=codes)
             rps[with_rules] = run["rps"]
+            if not with_rules:
+                jmeter_runs.append(jmeter_run_cost(run))
             cpu_ms[with_rules].append(run["gunicorn_cpu_ms_per_request"])
             failed += run["failed"]
             if with_rules:
@@ -182,6 +292,7 @@ def compare_conditions(args, plain, ruled):
         if without_cpu and without_cpu[len(without_cpu) // 2] else None,
         "conditional_change_page_p99_ms": p99,
         "conditional_failed_samples": failed,
+        "unconditional_jmeter_runs": jmeter_runs,
         "conditional_lost_answers": lost,
         "conditional_completed_lost": completed_lost,
         "conditional_acknowledged_saves": saves,
@@ -223,6 +334,10 @@ def parse_args(argv=None):
     parser.add_argument("--compare-rounds", type=int, default=3,
                         help="with --conditions: pairs of runs with and without skip logic, order alternating (3)")
     parser.add_argument("--compare-duration", type=int, default=20, help="seconds of each of those runs (20)")
+    parser.add_argument("--paced-duration", type=int, default=30,
+                        help=f"seconds of the run at a human pace (think {PACED_THINK_S} s): its CPU a request (30)")
+    parser.add_argument("--pgbench-seconds", type=int, default=10,
+                        help="seconds of pgbench's page saves in each replication mode: the write ceiling (10)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.threads = min(args.threads, 3)
@@ -256,6 +371,10 @@ def write_and_judge(report, path, *, smoke):
             ("gunicorn CPU ms/request: survey", report["gunicorn_cpu_ms_per_request"]["survey"]),
             ("gunicorn CPU ms/request: floor", report["gunicorn_cpu_ms_per_request"]["floor"]),
             ("gunicorn CPU ms/request: ping", report["gunicorn_cpu_ms_per_request"]["ping"]),
+            (f"gunicorn CPU ms/request: survey at think {report['paced_think_s']} s ({report['paced_rps']} req/s), "
+             "its idle CPU taken out", report["gunicorn_cpu_ms_per_request"]["paced"]),
+            ("gunicorn CPU s a second with no load", report["gunicorn_idle_cpu_per_s"]),
+            ("survey_cpu_over_floor (gunicorn CPU/request, survey / floor)", report["survey_cpu_over_floor"]),
             ("JMeter CPU ms/request: survey / floor / ping",
              " / ".join(str(report["jmeter_cpu_ms_per_request"][name]) for name in ("survey", "floor", "ping"))),
             *([("with skip logic / without (median)", report["conditional_ratio"]),
@@ -275,8 +394,20 @@ def write_and_judge(report, path, *, smoke):
             ("retried (502/503/504/none)", report["retried_samples"]),
             ("acknowledged saves", report["acknowledged_saves"]),
             ("LOST answers", report["lost_answers"]),
-            ("master transactions /s", report["master_tps"]),
+            ("master transactions /s (per request)",
+             f"{report['master_tps']} ({report['master_transactions_per_request']})"),
+            ("replica transactions /s (per request)",
+             f"{report['replica_tps']} ({report['replica_transactions_per_request']})"),
             ("replica lag at end (s)", report["replica_lag_s"]),
+            ("WAL bytes a page save (the mix's WAL / saves)", report["wal_bytes_per_save"]),
+            ("bytes on disk a row: respondent / page save / answer",
+             " / ".join(str(report["bytes_per_row"][name]) for name in ("respondent", "page_save", "answer"))),
+            ("Redis bytes a session (sessions held)", f"{report['bytes_per_session']} ({report['sessions_in_redis']})"),
+            ("memcached bytes a definition page", report["cached_bytes_per_page"]),
+            ("gunicorn worker RSS MiB", report["gunicorn_rss_mb_per_worker"]),
+            ("full backup: database bytes per repository byte", report["backup_compression"]),
+            ("pgbench page saves /s: async / sync",
+             f"{report['pgbench_page_saves_per_s']['async']} / {report['pgbench_page_saves_per_s']['sync']}"),
             *[(f"CPU s: {name}", seconds) for name, seconds in sorted(report["cpu_s"].items(), key=lambda kv: -kv[1])],
         ]
     width = max(len(label) for label, _ in rows)

@@ -53,3 +53,20 @@ def test_the_table_has_a_line_a_run_under_its_headings_with_a_dash_for_no_takers
     assert lines[2].split() == ["3", "20", "0", "123.5", "12.0", "80.0", "4.5", "600", "0"]
     assert lines[3].split() == ["5", "20", "5", "50.0", "12.0", "80.0", "4.5", "–", "2"]
     assert len({len(line) for line in lines[1:]}) == 1  # the columns line up
+
+
+def test_repeated_runs_take_every_distinct_setting_once_a_round_so_drift_meets_them_alike():
+    settings = sizing.settings_tried(sizing.parse_args([]), {"workers": 5, "pool": 20})
+    assert sizing.rounds(settings, 1) == [(1, setting) for setting in settings]  # as listed: (5, 20, 0) thrice
+    repeated = sizing.rounds(settings, 3)
+    distinct = [(3, 20, 0), (5, 20, 0), (9, 20, 0), (5, 5, 0), (5, 20, 1), (5, 20, 5)]
+    assert repeated == [(round_, setting) for round_ in (1, 2, 3) for setting in distinct]
+
+
+def test_the_medians_table_gives_each_setting_s_median_throughput_and_save_p50_over_its_runs():
+    rows = [{"workers": 5, "pool": 20, "think_s": 0, "rps": rps, "change_page_p50_ms": p50}
+            for rps, p50 in ((300.0, 130.0), (390.0, 110.0), (310.0, 150.0))]
+    rows.append({"workers": 5, "pool": 20, "think_s": 5, "rps": 23.4, "change_page_p50_ms": None})
+    text = sizing.medians_table(rows)
+    assert "      5    20       0        310.0           130.0   300.0 390.0 310.0" in text
+    assert "      5    20       5         23.4               –   23.4" in text

@@ -79,16 +79,16 @@ def test_a_retried_attempt_is_a_success_that_acknowledges_nothing(saved):
 # ---------------------------------------------------------------- a JMeter run's figures
 
 
-def statistics(label, *, samples, errors, throughput, p50, p95, p99):
-    return {label: {"sampleCount": samples, "errorCount": errors, "throughput": throughput, "medianResTime": p50,
-                    "pct2ResTime": p95, "pct3ResTime": p99}}
+def statistics(label, *, samples, errors, throughput, mean, p50, p95, p99):
+    return {label: {"sampleCount": samples, "errorCount": errors, "throughput": throughput, "meanResTime": mean,
+                    "medianResTime": p50, "pct2ResTime": p95, "pct3ResTime": p99}}
 
 
 def test_a_run_s_figures_come_from_its_report_its_results_and_the_load_s_own_cpu(tmp_path):
     (tmp_path / "report").mkdir()
     (tmp_path / "report" / "statistics.json").write_text(json.dumps({
-        **statistics("Total", samples=4, errors=1, throughput=12.5, p50=10.04, p95=20.06, p99=30.0),
-        **statistics("change_page", samples=2, errors=1, throughput=6.2, p50=15.0, p95=25.0, p99=31.0)}))
+        **statistics("Total", samples=4, errors=1, throughput=12.5, mean=12.345, p50=10.04, p95=20.06, p99=30.0),
+        **statistics("change_page", samples=2, errors=1, throughput=6.2, mean=16.0, p50=15.0, p95=25.0, p99=31.0)}))
     jtl(tmp_path / "results.jtl", [
         [1_000, 50, "login", "302", "true", "A", ""],
         [1_200, 900, "change_page", "503", "true", "A", "1"],  # retried: a success the person waited for
@@ -99,8 +99,8 @@ def test_a_run_s_figures_come_from_its_report_its_results_and_the_load_s_own_cpu
     figures = stack.jmeter_figures("survey_taking", tmp_path)
     assert figures["rps"] == 12.5 and figures["samples"] == 4 and figures["failed"] == 1 and figures["retried"] == 1
     assert figures["duration_s"] == 2.0  # from the first sample's start (1.0 s) to the last one's end (3.0 s)
-    assert figures["latency"]["Total"] == {"p50": 10.0, "p95": 20.1, "p99": 30.0}
-    assert figures["latency"]["change_page"] == {"p50": 15.0, "p95": 25.0, "p99": 31.0}
+    assert figures["latency"]["Total"] == {"mean": 12.3, "p50": 10.0, "p95": 20.1, "p99": 30.0}
+    assert figures["latency"]["change_page"] == {"mean": 16.0, "p50": 15.0, "p95": 25.0, "p99": 31.0}
     assert figures["jmeter_cpu_s"] == 4.0
     assert figures["jtl"] == tmp_path / "results.jtl"
 

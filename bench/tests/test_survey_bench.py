@@ -11,7 +11,7 @@ from bench import stack, survey_bench
 
 def figures(*, rps, samples, failed=0, retried=0, jmeter_cpu_s=1.0, duration_s=60.0, cpu_ms=None):
     """A run's figures as stack.jmeter_run (and cpu_measured_run, with ``cpu_ms``) return them."""
-    latency = {view: {"p50": 10.0, "p95": 20.0, "p99": 30.0} for view in stack.VIEWS if view != "complete"}
+    latency = {view: {"mean": 12.0, "p50": 10.0, "p95": 20.0, "p99": 30.0} for view in stack.VIEWS if view != "complete"}
     run = {"jtl": "results.jtl", "rps": rps, "samples": samples, "failed": failed, "retried": retried,
            "duration_s": duration_s, "latency": latency, "jmeter_cpu_s": jmeter_cpu_s}
     return run if cpu_ms is None else {**run, "gunicorn_cpu_ms_per_request": cpu_ms}
@@ -26,16 +26,32 @@ def bench_args(**changes):
                                  "compare_duration": 20, **changes})
 
 
+PLAIN = {"slug": "bench-1", "count": 2450, "expected_per_page": {page: 5 for page in range(1, 21)}}
+FOOTPRINT = {"bytes_per_row": {"respondent": 300.0, "page_save": 120.0, "answer": 150.5}, "bytes_per_session": 900,
+             "sessions": 40, "wal_bytes": 3_000_000, "cached_bytes_per_page": 4000, "gunicorn_rss_mb_per_worker": 80.5,
+             "replica_tps": 200.04, "backup_compression": 6.5}
+SETTINGS = {"cores": 2, "gunicorn_workers": 5, "pgbouncer_pool": 20, "celery_concurrency": 2, "synchronous": False}
+
+
+def report_of(**changes):
+    return survey_bench.bench_report(**{
+        "args": bench_args(), "plain": PLAIN, "survey": figures(rps=400.0, samples=24_000, jmeter_cpu_s=30.0),
+        "floor": figures(rps=800.0, samples=48_000, cpu_ms=2.0),
+        "ceiling": figures(rps=1600.0, samples=96_000, cpu_ms=0.5), "check": CHECK,
+        "cpu_spent": {"gunicorn": 120.004, "postgresql_master": 30.0}, "master_tps": 1234.56, "replica_lag": 0.01,
+        "conditional": {}, "machine": "2 cores", "footprint": FOOTPRINT, "pgbench_tps": {"async": 4000, "sync": 3600},
+        "paced": {**figures(rps=23.0, samples=690, cpu_ms=4.9, duration_s=30.0), "gunicorn_idle_cpu_per_s": 0.023},
+        "settings": SETTINGS, **changes})
+
+
 def test_the_report_sets_the_survey_against_its_floor_and_ceiling_per_request_and_per_hour():
-    report = survey_bench.bench_report(
-        bench_args(), {"slug": "bench-1", "count": 2450},
-        survey=figures(rps=400.0, samples=24_000, jmeter_cpu_s=30.0),
-        floor=figures(rps=800.0, samples=48_000, cpu_ms=2.0), ceiling=figures(rps=1600.0, samples=96_000, cpu_ms=0.5),
-        check=CHECK, cpu_spent={"gunicorn": 120.004, "postgresql_master": 30.0}, master_tps=1234.56, replica_lag=0.01,
-        conditional={}, machine="2 cores")
+    report = report_of()
     assert (report["survey_rps"], report["floor_rps"], report["ceiling_rps"]) == (400.0, 800.0, 1600.0)
     assert report["ratio"] == 0.25 and report["floor_ratio"] == 0.5
-    assert report["gunicorn_cpu_ms_per_request"] == {"survey": 5.0, "floor": 2.0, "ping": 0.5}
+    # At a human pace 4.9 ms a request, of which 0.023 CPU s a second with no load over 30 s and 690 requests: 1.0
+    assert report["gunicorn_cpu_ms_per_request"] == {"survey": 5.0, "floor": 2.0, "ping": 0.5, "paced": 3.9}
+    assert report["gunicorn_idle_cpu_per_s"] == 0.023
+    assert report["paced_rps"] == 23.0 and report["paced_think_s"] == 5
     assert report["jmeter_cpu_ms_per_request"] == {"survey": 1.25, "floor": 0.021, "ping": 0.01}
     assert report["cpu_s"] == {"gunicorn": 120.0, "postgresql_master": 30.0, "jmeter": 30.0}
     assert report["surveys_per_s"] == 0.25 and report["surveys_per_hour"] == 900 and report["answers_per_s"] == 25.0
@@ -44,12 +60,25 @@ def test_the_report_sets_the_survey_against_its_floor_and_ceiling_per_request_an
     assert survey_bench.problems(report, smoke=False) == []
 
 
+def test_the_report_carries_the_survey_s_cpu_over_the_floor_s_and_what_the_planner_sizes_from():
+    report = report_of()
+    assert report["survey_cpu_over_floor"] == 2.5  # 5.0 ms against the floor's 2.0, same run
+    assert report["requests_per_respondent"] == 44 and report["answers_per_page"] == 5.0
+    # 400 requests a second: 1234.56 and 200.04 transactions a second on the master and the replica
+    assert report["master_transactions_per_request"] == 3.086 and report["replica_transactions_per_request"] == 0.5
+    assert report["wal_bytes_per_save"] == 10_000  # 3 MB of WAL over CHECK's 300 acknowledged saves
+    assert report["bytes_per_row"]["answer"] == 150.5 and report["bytes_per_session"] == 900
+    assert report["cached_bytes_per_page"] == 4000 and report["gunicorn_rss_mb_per_worker"] == 80.5
+    assert report["pgbench_page_saves_per_s"] == {"async": 4000, "sync": 3600} and report["settings"] == SETTINGS
+    assert report["backup_compression"] == 6.5
+    assert report["jmeter_runs"] == [{"samples": 24_000, "jmeter_cpu_s": 30.0, "duration_s": 60.0}]
+
+
 def test_a_ceiling_that_answered_nothing_gives_no_ratio_rather_than_a_division_by_zero():
-    report = survey_bench.bench_report(
-        bench_args(), {"slug": "bench-1", "count": 2450}, survey=figures(rps=400.0, samples=10),
-        floor=figures(rps=0.0, samples=0, cpu_ms=0.0), ceiling=figures(rps=0.0, samples=0, cpu_ms=0.0), check=CHECK,
-        cpu_spent={"gunicorn": 1.0}, master_tps=0, replica_lag=None, conditional={}, machine="2 cores")
-    assert report["ratio"] is None and report["floor_ratio"] is None
+    report = report_of(survey=figures(rps=400.0, samples=10), floor=figures(rps=0.0, samples=0, cpu_ms=0.0),
+                       ceiling=figures(rps=0.0, samples=0, cpu_ms=0.0), cpu_spent={"gunicorn": 1.0}, master_tps=0,
+                       replica_lag=None)
+    assert report["ratio"] is None and report["floor_ratio"] is None and report["survey_cpu_over_floor"] is None
 
 
 BENCH_REPORT = {**CHECK, "failed_samples": 0, "respondents_created": 2450}
@@ -124,3 +153,5 @@ def test_the_comparison_with_skip_logic_alternates_which_goes_first_and_takes_th
     assert result["conditional_failed_samples"] == 3 and result["conditional_lost_answers"] == 3
     assert result["conditional_acknowledged_saves"] == 300 and result["conditional_survey"] == "ruled"
     assert result["conditional_change_page_p99_ms"] == [30.0, 30.0, 30.0]
+    # JMeter's cost of each run without skip logic (the plain survey's, as the main run)
+    assert result["unconditional_jmeter_runs"] == [{"samples": 1000, "jmeter_cpu_s": 1.0, "duration_s": 60.0}] * 3
