@@ -26,6 +26,7 @@ import time
 from django.db import connections
 
 from bench import stack, survey_bench
+from deploy import capacity
 
 
 def main(argv=None):
@@ -73,11 +74,8 @@ def rounds(settings, repeat):
 
 def medians_table(runs):
     """Return each setting's median req/s and save p50 over its runs, one line a setting."""
-    groups = {}
-    for run in runs:
-        groups.setdefault((run["workers"], run["pool"], run["think_s"]), []).append(run)
     lines = [f"{'workers':>7} {'pool':>5} {'think s':>7} {'median req/s':>12} {'median save p50':>15}   runs req/s"]
-    for (workers, pool, think), group in groups.items():
+    for (workers, pool, think), group in capacity.by_setting(runs).items():
         rps = statistics.median(run["rps"] for run in group)
         p50 = [run["change_page_p50_ms"] for run in group if run["change_page_p50_ms"] is not None]
         lines.append(f"{workers:>7} {pool:>5} {think:>7} {rps:>12.1f} "
@@ -141,13 +139,19 @@ def configure(*, workers, pool):
     connections.close_all()  # this process's own, cut by pgbouncer's restart
 
 
-def measured(args, taking, *, workers, pool, think):
+def configured_and_warm(args, taking, *, workers, pool, duration):
+    """Restart gunicorn and pgbouncer with the setting, warm every worker (one survey a thread: each worker's
+    definition memo), and return fresh respondents enough for a run of ``duration``."""
     configure(workers=workers, pool=pool)
-    print(f"workers {workers}, pool {pool}, think {think} s: warming, then {args.duration} s...")
     warm = survey_bench.respondents_csv(taking, args.threads, f"sizing-warm-{time.time_ns()}")
     stack.jmeter_run("survey_taking", f"{taking['slug']}-sizing-warm", threads=args.threads, iterations=1,
-                     duration=60, think=0, respondents=warm)  # every worker's definition memo warm
-    codes = survey_bench.respondents_csv(taking, args.threads + args.duration * 40, f"sizing-{time.time_ns()}")
+                     duration=60, think=0, respondents=warm)
+    return survey_bench.respondents_csv(taking, args.threads + duration * 40, f"sizing-{time.time_ns()}")
+
+
+def measured(args, taking, *, workers, pool, think):
+    print(f"workers {workers}, pool {pool}, think {think} s: warming, then {args.duration} s...")
+    codes = configured_and_warm(args, taking, workers=workers, pool=pool, duration=args.duration)
     run = survey_bench.cpu_measured_run("survey_taking", f"{taking['slug']}-w{workers}-p{pool}-t{think}",
                                  threads=args.threads, iterations=-1, duration=args.duration, think=think,
                                  respondents=codes)
@@ -159,13 +163,9 @@ def reference(args, taking, defaults):
     """Run the bench's main measurement (the survey at the stack's defaults, think 0, for --reference-duration)
     with each process's CPU: `deploy/plan check` takes the capacity model's CPU inputs from these, measured in the
     same rounds as the runs it predicts, so that the shared machine's drift falls on both alike."""
-    configure(workers=defaults["workers"], pool=defaults["pool"])
     print(f"{args.reference_duration} s...")
-    warm = survey_bench.respondents_csv(taking, args.threads, f"sizing-warm-{time.time_ns()}")
-    stack.jmeter_run("survey_taking", f"{taking['slug']}-reference-warm", threads=args.threads, iterations=1,
-                     duration=60, think=0, respondents=warm)
-    codes = survey_bench.respondents_csv(taking, args.threads + args.reference_duration * 40,
-                                         f"reference-{time.time_ns()}")
+    codes = configured_and_warm(args, taking, workers=defaults["workers"], pool=defaults["pool"],
+                                duration=args.reference_duration)
     before = stack.cpu_seconds()
     run = stack.jmeter_run("survey_taking", f"{taking['slug']}-reference", threads=args.threads, iterations=-1,
                            duration=args.reference_duration, think=0, respondents=codes)

@@ -12,9 +12,11 @@ It needs neither Django nor a database: only the measurement file. Three laws ca
 - **utilisation** (U = X D): the CPU a request costs on each tier (measured per request by the bench) times the
   rate is the cores that tier needs; the database's commits are held against pgbench's page-save ceiling.
 """
+import copy
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from statistics import median
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +31,7 @@ def requests_by_kind(pages):
 # The bench's CPU lines (bench.stack.cpu_seconds) by the tier that runs them in the deployment (roles): nginx,
 # gunicorn and pgbouncer on each web host; PostgreSQL's leader and replicas; Redis and memcached on the cache hosts.
 TIERS = {"web": ("gunicorn", "nginx", "pgbouncer"), "leader": ("postgresql_master",),
-         "replica": ("postgresql_replica",), "cache": ("redis", "memcached")}
+         "replica": ("postgresql_replica",)}
 # pgbouncer's reserve pool (deploy/templates/pgbouncer.ini: reserve_pool_size) above its pool, per pool.
 PGBOUNCER_RESERVE = 5
 # Server connections that are not the app's: PostgreSQL's superuser reserve (3), Patroni (2), pgBackRest's backup
@@ -124,16 +126,15 @@ class Measurements:
         the rounds of the runs the check predicts)."""
         if not references:
             return self
-        copy = object.__new__(Measurements)
-        copy.__dict__.update(self.__dict__)
+        adjusted = copy.copy(self)
         names = {name for run in references for name in run["cpu_s"]}
-        copy.cpu_ms = {name: median([1000 * run["cpu_s"].get(name, 0.0) / run["samples"] for run in references])
+        adjusted.cpu_ms = {name: median([1000 * run["cpu_s"].get(name, 0.0) / run["samples"] for run in references])
                        for name in names}
-        copy.cpu_ms["jmeter"] = median([1000 * run["jmeter_cpu_s"] / run["samples"] for run in references])
-        copy.busy_cores = median([(sum(run["cpu_s"].values()) + run["jmeter_cpu_s"]) / run["duration_s"]
+        adjusted.cpu_ms["jmeter"] = median([1000 * run["jmeter_cpu_s"] / run["samples"] for run in references])
+        adjusted.busy_cores = median([(sum(run["cpu_s"].values()) + run["jmeter_cpu_s"]) / run["duration_s"]
                                   for run in references])
-        copy.references = len(references)
-        return copy
+        adjusted.references = len(references)
+        return adjusted
 
     def tier_ms(self, tier):
         """CPU ms a survey request costs ``tier`` (TIERS), as measured."""
@@ -379,11 +380,10 @@ def group_vars(result, *, command):
 
 def as_json(result):
     """Return the plan as plain data (deploy/plan --json)."""
-    inputs, measured = result["inputs"], result["measured"]
+    measured = result["measured"]
     return {**{key: value for key, value in result.items() if key not in ("inputs", "measured")},
-            "inputs": vars(inputs) if not hasattr(inputs, "__dataclass_fields__")
-            else {name: getattr(inputs, name) for name in inputs.__dataclass_fields__},
-            "measurements": {"source": measured.source, "machine": measured.machine}}
+            "inputs": asdict(result["inputs"]),
+            "measurements": {"source": str(measured.source), "machine": measured.machine}}
 
 
 # ---------------------------------------------------------------- the model against this machine's runs
@@ -470,19 +470,18 @@ WORKER_PATH = ("gunicorn", "pgbouncer", "postgresql_master", "postgresql_replica
 DATABASE_PATH = ("pgbouncer", "postgresql_master")
 
 
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+def by_setting(runs):
+    """Return `make sizing`'s runs grouped by their setting, (workers, pool, think), in their first order."""
+    groups = {}
+    for run in runs:
+        groups.setdefault((run["workers"], run["pool"], run["think_s"]), []).append(run)
+    return groups
 
 
 def check(measured, sizing):
     """Return, for each setting of a `make sizing` run (its repeats' medians), the prediction and the error."""
-    groups = {}
-    for run in sizing["runs"]:
-        groups.setdefault((run["workers"], run["pool"], run["think_s"]), []).append(run)
     rows = []
-    for (workers, pool, think), runs in groups.items():
+    for (workers, pool, think), runs in by_setting(sizing["runs"]).items():
         predicted_rps, predicted_p50 = predict_run(
             measured, workers=workers, pool=pool, think_s=think, threads=sizing["threads"],
             duration_s=sizing["duration_s"], rampup_s=sizing.get("rampup_s", min(5, max(1, sizing["threads"] // 10))),

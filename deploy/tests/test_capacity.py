@@ -3,6 +3,7 @@ report of round numbers, the settings it writes for the inventory, its warnings,
 runs. No database: the planner needs none."""
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -138,6 +139,25 @@ def test_an_input_outside_what_was_measured_is_warned_about(inputs, changes, exp
     assert any(expected in warning for warning in result["warnings"]), result["warnings"]
 
 
+def test_the_plan_says_what_its_hosts_carry_with_one_lost_and_warns_when_the_given_hosts_are_too_few():
+    result = planned(takers_per_hour=36_000, pages=10, web_cores=4, spare_web_hosts=1)
+    # 3 cores a web host of 4 after the headroom, 7 ms a request, 24 requests a respondent; one of two hosts lost
+    assert result["carries"]["web"] == pytest.approx(4 * 0.7 * 1000 / 7 / 24 * 3600)  # 60,000 an hour
+    assert result["carries"]["database"] == pytest.approx(2000 * 0.7 / 10 * 3600)  # the sync ceiling: 504,000
+    short = planned(takers_per_hour=200_000, pages=10, web_cores=4, web_hosts=2)
+    assert short["web"]["hosts"] == 2 and short["web"]["needed_hosts"] == 5
+    assert any("2 web hosts carry 60,000 takers an hour with one lost, not 200,000: 5 are needed" in warning
+               for warning in short["warnings"]), short["warnings"]
+
+
+def test_more_requests_in_flight_than_the_workers_take_is_warned_about():
+    # 9 ms a request unqueued; one 1-core host's 3 workers (70% usable: 2.1) take 233 requests a second.
+    result = planned(takers_per_hour=36_000, pages=10, web_cores=1, web_hosts=2)  # 240 a second
+    assert result["rates"]["requests_in_flight"] == pytest.approx(240 * 0.009)
+    assert any("requests in flight at once for 1 x 3 workers" in warning for warning in result["warnings"])
+    assert not any("in flight" in warning for warning in planned(takers_per_hour=36_000, pages=10)["warnings"])
+
+
 def test_inputs_inside_what_was_measured_bring_no_warning():
     result = planned(takers_per_hour=3_000, pages=20, questions=5, think_s=0.1, web_cores=2)
     assert result["warnings"] == []
@@ -253,7 +273,7 @@ def run_plan(*args):
     return subprocess.run([sys.executable, str(ROOT / "deploy" / "plan"), *args], capture_output=True, text=True)
 
 
-def test_the_command_plans_from_the_tracked_measurements_without_a_database(tmp_path):
+def test_the_command_plans_from_the_tracked_measurements_without_a_database():
     run = run_plan("--takers-per-hour", "50000", "--pages", "55", "--think", "20")
     assert run.returncode == 0, run.stderr
     assert "web hosts" in run.stdout and "deploy/plan.bench.json" in run.stdout
@@ -336,3 +356,34 @@ def test_reference_runs_of_the_check_replace_the_cpu_a_request_and_the_busy_core
     assert adjusted.busy_cores == pytest.approx(0.8) and adjusted.references == 3
     assert adjusted.mean_ms == measured().mean_ms  # the rest from the bench
     assert measured().with_references([]).references == 0
+
+
+PLAYBOOK = """- hosts: all
+  gather_facts: true
+  tasks:
+    - ansible.builtin.include_tasks: {tasks}
+"""
+
+
+def test_the_playbook_refuses_an_inventory_with_fewer_web_hosts_or_less_redis_memory_than_the_plan(tmp_path):
+    playbook_bin = ROOT / ".venv" / "bin" / "ansible-playbook"
+    if not playbook_bin.exists():
+        if os.environ.get("CI"):
+            pytest.fail("ansible-playbook is missing: make install-lab (.ci/run runs make lint-ansible first)")
+        pytest.skip("ansible-playbook is not installed (make install-lab)")
+    (tmp_path / "play.yml").write_text(PLAYBOOK.format(
+        tasks=ROOT / "deploy" / "ansible" / "roles" / "common" / "tasks" / "plan.yml"))
+    (tmp_path / "hosts.yml").write_text(
+        "all:\n  hosts:\n    h1: {ansible_connection: local, ansible_python_interpreter: /usr/bin/python3}\n"
+        "  children:\n    web: {hosts: {h1: {}}}\n    redis: {hosts: {h1: {}}}\n")
+
+    def play(**plan):
+        extra = [arg for name, value in plan.items() for arg in ("-e", f"{name}={value}")]
+        return subprocess.run([str(playbook_bin), "-i", str(tmp_path / "hosts.yml"), str(tmp_path / "play.yml"),
+                               *extra], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+    assert play(plan_web_hosts=1, plan_redis_memory_mb=1).returncode == 0
+    short = play(plan_web_hosts=3, plan_redis_memory_mb=1)
+    assert short.returncode != 0 and "asks for 3 web hosts (the spare included) and the inventory has 1" in short.stdout
+    small = play(plan_web_hosts=1, plan_redis_memory_mb=10**9)
+    assert small.returncode != 0 and "MB for Redis's sessions and h1 has" in small.stdout
