@@ -128,6 +128,8 @@ class SurveyDocument(TypedDict, total=False):
     languages: list[str]  # default: the site's LANGUAGE_CODE
     choice_lists: dict[str, list[ChoiceDocument]]
     pages: Required[list[PageDocument]]
+    form_version: str  # the source form's own version (an XLSForm's settings), kept as written
+    warnings: list[str]  # what loading the source noted without refusing it (surveys/xlsform.py)
 
 
 # A checked document, as ``parse_survey_document`` returns it: every key present, texts in the first language
@@ -179,6 +181,8 @@ class CheckedSurvey(TypedDict):
     languages: list[str]
     translations: Translations
     pages: list[CheckedPage]
+    form_version: str
+    warnings: list[str]
 
 
 _KINDS = set(Question.Kind.values)
@@ -198,6 +202,8 @@ MAX_CHOICE_ROWS = 20_000
 MAX_PROBLEMS = 200
 # Question.constraint_message and required_message are TextFields: this bound is the document's own.
 MAX_MESSAGE_LENGTH = 500
+# What loading a source noted (Survey.load_warnings): one a column or a feature, never one a row of a big form.
+MAX_WARNINGS = 200
 
 
 def column_range(model: type[models.Model], name: str) -> tuple[int, int]:
@@ -230,6 +236,7 @@ _PAGE_TITLE_LENGTH = Page._meta.get_field("title").max_length
 _CODE_LENGTH = Question._meta.get_field("code").max_length
 _VALUE_LENGTH = Choice._meta.get_field("value").max_length
 _LABEL_LENGTH = Choice._meta.get_field("label").max_length
+_FORM_VERSION_LENGTH = Survey._meta.get_field("form_version").max_length
 
 
 class DocumentError(ValueError):
@@ -357,6 +364,8 @@ def parse_survey_document(data: SurveyDocument) -> CheckedSurvey:
         "languages": list(check.languages),
         "translations": translations,
         "pages": [],
+        "form_version": check.text(data, "form_version", "survey", max_length=_FORM_VERSION_LENGTH),
+        "warnings": _warnings(check, data.get("warnings", [])),
     }
 
     choice_lists: dict[str, list[CheckedChoice]] = {}
@@ -396,6 +405,15 @@ def parse_survey_document(data: SurveyDocument) -> CheckedSurvey:
     if check.problems:
         raise DocumentError(check.problems)
     return survey
+
+
+def _warnings(check: _Checker, warnings: RawJSON) -> list[str]:
+    if not check.need(isinstance(warnings, list) and all(isinstance(w, str) for w in warnings), "survey.warnings",
+                      "must be a list of texts"):
+        return []
+    assert isinstance(warnings, list)
+    check.need(len(warnings) <= MAX_WARNINGS, "survey.warnings", f"{len(warnings):,} warnings: at most {MAX_WARNINGS}")
+    return [str(warning)[:MAX_MESSAGE_LENGTH] for warning in warnings[:MAX_WARNINGS]]
 
 
 def _refuse_oversized(check: _Checker, data: Mapping[str, RawJSON]) -> None:

@@ -98,6 +98,10 @@ class Survey(CachingMixin, Translated, models.Model):
     opens_at = models.DateTimeField(null=True, blank=True)
     closes_at = models.DateTimeField(null=True, blank=True)
     version = models.PositiveIntegerField(default=1)
+    # An XLSForm's own version (its settings sheet's), kept as written: ours counts revisions here.
+    form_version = models.CharField(max_length=100, blank=True, help_text=_("The source form's own version."))
+    # What loading the source noted without refusing it (columns ignored, how pages were made): the preview shows it.
+    load_warnings = models.JSONField(default=list, blank=True)
     languages = models.JSONField(default=list, blank=True, validators=[language_validator],
                                  help_text=_("The languages the survey is offered in, its default first."))
     created_at = models.DateTimeField(auto_now_add=True)

@@ -33,6 +33,7 @@ def survey_create(*, document: SurveyDocument) -> Survey:
         survey = Survey.objects.create(
             slug=data["slug"], title=data["title"], intro=data["intro"], thank_you=data["thank_you"],
             status=data["status"], languages=data["languages"], translations=data["translations"],
+            form_version=data["form_version"], load_warnings=data["warnings"],
         )
         pages = Page.objects.bulk_create(
             Page(survey=survey, position=number, title=page["title"], intro=page["intro"], show_if=page["show_if"],
@@ -103,8 +104,9 @@ def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Sur
             raise DocumentError([f"question '{code}' has answers: it cannot be removed" for code in
                                  sorted({codes[pk] for pk in question_ids})]) from error
         survey.version += 1
+        survey.form_version, survey.load_warnings = data["form_version"], data["warnings"]
         survey.save(update_fields=["title", "intro", "thank_you", "languages", "translations", "version",
-                                   "updated_at"])
+                                   "form_version", "load_warnings", "updated_at"])
         if survey.status == Survey.Status.OPEN:
             gaps = survey_translation_gaps(survey=survey)
             if gaps:
@@ -249,7 +251,8 @@ def survey_document_read(*, source: str | os.PathLike[str] | IO[bytes], filename
         if len(raw) > xlsform.XLSFORM_MAX_BYTES:
             raise DocumentError([f"{filename}: a survey workbook is at most {xlsform.XLSFORM_MAX_BYTES / 1e6:g} MB; "
                                  "this one is larger"])
-        return xlsform.xlsform_document(raw, status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
+        return xlsform.xlsform_document(raw, filename=filename,
+                                        status=Survey.Status.OPEN if publish else Survey.Status.DRAFT)
     document = survey_document_loads(raw, filename=filename)
     if publish and isinstance(document, dict):
         document["status"] = Survey.Status.OPEN

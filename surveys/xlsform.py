@@ -1,35 +1,17 @@
 """XLSForm workbooks as survey documents: read with pyxform's workbook reader, turned into ``surveys.documents``.
 
-Supported (anything else is a problem, and nothing is written):
+What is read, how a form becomes pages, what is ignored (with a warning, in
+the document's ``warnings``) and what is refused: ``docs/xlsform.md``, the
+survey office's guide, kept in step with this module.
 
-- sheets ``survey``, ``choices``, ``settings`` (``form_id`` is the slug,
-  ``form_title`` the title, ``default_language`` the first language);
-- a page is a ``begin group``/``end group`` with ``appearance`` ``field-list``
-  (its ``label`` is the page's title, its ``relevant`` the page's show_if);
-  every question is on a page;
-- a Likert grid is a group with ``appearance`` ``table-list`` inside a page:
-  consecutive ``select_one`` rows sharing one list (the group's ``name`` is
-  the grid's code, its ``label`` the grid's prompt; a row with ``appearance``
-  ``label``, ODK's header row, is left out);
-- types ``select_one L``, ``select_multiple L``, ``integer``, ``decimal``
-  (``min``/``max`` from the constraint's ``. >= n`` and ``. <= n``), ``text``
-  (``appearance`` ``multiline``: long text), ``date``, and ``note`` before a
-  page's first question (the page's intro);
-- columns ``type``, ``name``, ``label``, ``hint``, ``required``,
-  ``required_message``, ``constraint``, ``constraint_message``, ``relevant``,
-  ``appearance``; ``label::Español (es)``-style columns for each language;
-- ``relevant`` and ``constraint`` in the usual XPath forms, compiled into the
-  rule language of ``surveys/rules.py`` by ``surveys/xpath.py``: ``${q} =
-  'v'``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` (with a text, a number or
-  another ``${q}``; ``.`` for the question's own value), ``${q} != ''``
-  (answered), ``selected(${q}, 'v')``, ``count-selected(${q}) >= n``,
-  ``and``, ``or``, ``not(...)`` and brackets. Nothing is evaluated: the
-  expression is parsed into the tree.
+``relevant`` and ``constraint`` are compiled into the rule language of
+``surveys/rules.py`` by ``surveys/xpath.py``; nothing is evaluated here.
 
 Every problem names its sheet, row and column: ``survey sheet, row 12,
 column relevant: ...``. Problems the survey document's own checks find (a
 rule reading a later question, a duplicate choice value) are named the same
-way, through the rows each element came from.
+way, through the rows each element came from. A feature refused is one line
+naming the row and the feature (``_Reader.refuse``).
 """
 import functools
 import os
@@ -55,7 +37,55 @@ TRANSLATED = ("label", "hint", "required_message", "constraint_message", "form_t
 SURVEY_COLUMNS = {"type", "name", "required", "constraint", "relevant", "appearance", "label", "hint",
                   "required_message", "constraint_message"}
 CHOICE_COLUMNS = {"list_name", "name", "label"}
-SETTINGS_COLUMNS = {"form_id", "form_title", "default_language", "version"}
+SETTINGS_COLUMNS = {"form_id", "form_title", "default_language", "version", "style"}
+# Other spellings pyxform reads for the same column.
+_ALIASES = {SURVEY: {"caption": "label", "relevance": "relevant", "constraining_message": "constraint_message",
+                     "command": "type", "tag": "name", "value": "name"},
+            CHOICES: {"list name": "list_name", "value": "name", "caption": "label"},
+            SETTINGS: {"set_form_id": "form_id", "set_form_title": "form_title"}}
+# Columns that, where a row fills them in, change what people are asked or what is stored, and are not read: the
+# row is refused, naming the feature. Any other column not read is ignored with a warning, as ODK's tools do.
+REFUSED_COLUMNS = {"calculation": "calculations", "choice_filter": "cascading selects (choice_filter)",
+                   "default": "default values", "repeat_count": "repeats", "trigger": "triggers",
+                   "parameters": "question parameters"}
+# Types that collect what a browser survey cannot, or need what is not read: refused, naming the feature.
+REFUSED_TYPES = {
+    **dict.fromkeys(("geopoint", "geotrace", "geoshape", "start-geopoint", "background-geopoint", "location",
+                     "gps", "q geopoint", "q geoshape", "q geotrace", "q location", "add location prompt"),
+                    "location capture"),
+    **dict.fromkeys(("image", "photo", "audio", "video", "file", "background-audio", "q picture", "q image",
+                     "q audio", "q video", "add image prompt", "add photo prompt", "add audio prompt",
+                     "add video prompt", "add file prompt"), "media capture"),
+    **dict.fromkeys(("barcode", "q barcode", "add barcode prompt"), "barcode scanning"),
+    **dict.fromkeys(("xml-external", "csv-external"), "external data"),
+    **dict.fromkeys(("select_one_from_file", "select_multiple_from_file", "select one from file",
+                     "select multiple from file", "select_one_external"), "choices from an external file"),
+    **dict.fromkeys(("begin repeat", "begin_repeat", "begin loop", "begin_loop"), "repeats"),
+    "calculate": "calculations", "hidden": "hidden fields", "range": "range questions", "rank": "ranking",
+    "osm": "OpenStreetMap questions", "time": "time questions", "datetime": "date-time questions",
+    "audit": "audit logs",
+}
+# Metadata a device records: start and end are this system's own timestamps; the rest has nothing to record.
+METADATA_TYPES = {"start": "recorded as each respondent's started_at", "end": "recorded as completed_at",
+                  "today": "recorded as started_at (its date)",
+                  **dict.fromkeys(("deviceid", "imei", "username", "phonenumber", "simserial", "subscriberid",
+                                   "email", "simid", "get device id", "get phone number", "get sim id",
+                                   "get subscriber id"), "")}
+_TYPE_ALIASES = {"select one": "select_one", "select1": "select_one", "select one from": "select_one",
+                 "add select one prompt using": "select_one", "select all that apply": "select_multiple",
+                 "select all that apply from": "select_multiple", "select multiple from": "select_multiple",
+                 "add select multiple prompt using": "select_multiple", "string": "text", "int": "integer",
+                 "add note prompt": "note", "q note": "note", "trigger": "acknowledge", "begin_group": "begin group",
+                 "end_group": "end group", "end_repeat": "end repeat", "end_loop": "end loop",
+                 "q integer": "integer", "q int": "integer", "q decimal": "decimal", "q date": "date",
+                 "q string": "text", "add text prompt": "text", "add integer prompt": "integer",
+                 "add decimal prompt": "decimal", "add date prompt": "date", "q acknowledge": "acknowledge",
+                 "add acknowledge prompt": "acknowledge", "datetime": "datetime", "q date time": "datetime",
+                 "add date time prompt": "datetime", "get start time": "start", "start time": "start",
+                 "get end time": "end", "end time": "end", "get today": "today", "begin loop": "begin loop"}
+# A run of questions outside any field-list group is cut into pages of at most this many: a page is what one save
+# keeps, and a long one on a slow school network loses more when it fails.
+RUN_PAGE_QUESTIONS = 10
 _TRUE, _FALSE = {"yes", "true", "1", "true()"}, {"no", "false", "0", "false()", ""}
 _LANGUAGE_COLUMN = re.compile(r"^(?P<column>[a-z_]+)::(?P<name>.*?)\s*(?:\((?P<code>[A-Za-z-]+)\))?$")
 # Where a document's element came from, and which column each of its keys is read from.
@@ -71,18 +101,35 @@ class XLSFormError(DocumentError):
     """An XLSForm that cannot be turned into a survey; ``problems`` lists why, by sheet, row and column."""
 
 
+def _where(sheet: str, row: int | None, column: str | None) -> str:
+    return f"{sheet} sheet" + (f", row {row}" if row else "") + (f", column {column}" if column else "")
+
+
 @dataclass
 class _Reader:
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     # document path -> (sheet, row, column or None), so that the document's own checks point at the workbook.
     origins: dict[str, tuple[str, int, str | None]] = field(default_factory=dict)
     languages: tuple[str, ...] = ()
     # sheet -> {column: (base column, language or None)}
     columns: dict[str, dict[str, tuple[str, str | None]]] = field(default_factory=dict)
+    # sheet -> {column as written: the column it is read as}, for the columns written another way (_ALIASES)
+    renamed: dict[str, dict[str, str]] = field(default_factory=dict)
+    # appearance -> the rows that give it, where it changes only how a question looks and is not read
+    ignored_appearances: dict[str, list[int]] = field(default_factory=dict)
 
     def problem(self, sheet: str, row: int | None, column: str | None, message: str) -> None:
-        where = f"{sheet} sheet" + (f", row {row}" if row else "") + (f", column {column}" if column else "")
-        self.problems.append(f"{where}: {message}")
+        self.problems.append(f"{_where(sheet, row, column)}: {message}")
+
+    def warning(self, sheet: str, row: int | None, column: str | None, message: str) -> None:
+        warning = f"{_where(sheet, row, column)}: {message}"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
+    def refuse(self, sheet: str, row: int, column: str | None, feature: str, what: str) -> None:
+        """Refuse a row for a feature of XLSForm this system does not run, in one line that names it."""
+        self.problem(sheet, row, column, f"{what}: not supported ({feature}; docs/xlsform.md lists what is not)")
 
 
 # pyxform reads a workbook through openpyxl, which holds every XML element it reads as an object (some hundred
@@ -93,11 +140,13 @@ XLSFORM_MAX_ELEMENTS = 1_000_000
 XLSFORM_STYLES_MAX_ELEMENTS = 20_000
 
 
-def xlsform_document(source: str | os.PathLike[str] | bytes | IO[bytes], *,
+def xlsform_document(source: str | os.PathLike[str] | bytes | IO[bytes], *, filename: str = "",
                      status: str = Survey.Status.DRAFT) -> SurveyDocument:
     """Return the survey document of the XLSForm workbook ``source`` (a path, a binary file or bytes), checked whole.
 
-    Raise XLSFormError listing every problem by sheet, row and column.
+    ``filename`` gives the form's id when its settings sheet has none (as pyxform takes it). What is read and
+    left aside is noted in the document's ``warnings``. Raise XLSFormError listing every problem by sheet, row and
+    column.
     """
     # pyxform (openpyxl under it) takes half a second to import; only the survey office's uploads read workbooks.
     from pyxform.errors import PyXFormError
@@ -112,27 +161,32 @@ def xlsform_document(source: str | os.PathLike[str] | bytes | IO[bytes], *,
     except (WorkbookError, PyXFormError, ParseError, ValueError) as error:
         raise XLSFormError([f"workbook: cannot be read as an XLSForm (.xlsx): {error}"]) from error
     reader = _Reader()
-    for sheet in (SURVEY, CHOICES, SETTINGS):
-        if sheet not in book:
-            reader.problem(sheet, None, None, "is missing" if sheet != SETTINGS else "is missing (form_id, "
-                           "form_title)")
-    if reader.problems:
-        raise XLSFormError(reader.problems)
+    if SURVEY not in book:
+        raise XLSFormError([f"{SURVEY} sheet: is missing: an XLSForm's questions are on a sheet named survey"])
+    if "entities" in book and any(book["entities"]):
+        reader.refuse("entities", 2, None, "entities (creating or updating entity lists)", "an entities sheet")
     reader.columns = {sheet: _columns(reader, sheet, book.get(f"{sheet}_header") or [{}])
                       for sheet in (SURVEY, CHOICES, SETTINGS)}
-    settings_row = (book[SETTINGS] or [{}])[0]
+    settings_row = {reader.renamed[SETTINGS].get(k, k): v for k, v in ((book.get(SETTINGS) or [{}])[0]).items()}
     reader.languages = _languages(reader, settings_row)
+    slug = settings_row.get("form_id") or _slug_of(filename)
+    if not settings_row.get("form_id") and slug:
+        reader.warning(SETTINGS, None, "form_id", f"none given: '{slug}', from the file's name, is the survey's slug")
     document: SurveyDocument = {
-        "slug": settings_row.get("form_id", ""),
-        "title": _texts(reader, SETTINGS, settings_row, "form_title"),
+        "slug": slug,
+        "title": _texts(reader, SETTINGS, settings_row, "form_title") or slug,
         "status": status,
         "languages": list(reader.languages),
-        "choice_lists": _choice_lists(reader, book[CHOICES]),
+        "choice_lists": _choice_lists(reader, _renamed(reader, CHOICES, book.get(CHOICES) or [])),
         "pages": [],
+        "form_version": settings_row.get("version", ""),
     }
     reader.origins["survey.slug"] = (SETTINGS, 2, "form_id")
     reader.origins["survey.title"] = (SETTINGS, 2, "form_title")
-    _pages(reader, book[SURVEY], document)
+    reader.origins["survey.form_version"] = (SETTINGS, 2, "version")
+    style = settings_row.get("style", "").split()
+    _Walk(reader, document, pages_style="pages" in style).rows(_renamed(reader, SURVEY, book[SURVEY]))
+    document["warnings"] = reader.warnings
     try:
         parse_survey_document(document)
     except DocumentError as error:
@@ -144,18 +198,44 @@ def xlsform_document(source: str | os.PathLike[str] | bytes | IO[bytes], *,
     return document
 
 
+def _slug_of(filename: str) -> str:
+    """Return the slug a file's name gives a form without a form_id (pyxform takes the name without its suffix)."""
+    stem = os.path.splitext(os.path.basename(filename))[0]
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", stem).strip("_-")[:50]
+
+
+def _renamed(reader: _Reader, sheet: str, rows: Iterable[_Row]) -> list[_Row]:
+    """Return ``rows`` with the columns written another way (``_ALIASES``) under the names they are read as."""
+    renamed = reader.renamed.get(sheet)
+    if not renamed:
+        return list(rows)
+    return [{renamed.get(column, column): value for column, value in row.items()} for row in rows]
+
+
 def _columns(reader: _Reader, sheet: str,
              header: Sequence[Mapping[str, object]]) -> dict[str, tuple[str, str | None]]:
-    """Map each column of ``sheet`` to (its base column, its language); note the columns not supported."""
+    """Map each column of ``sheet`` read to (its base column, its language); warn of those ignored.
+
+    A column written another way (``_ALIASES``) is read under its usual name; a column whose cells would change
+    what is asked (``REFUSED_COLUMNS``) is kept, so that a row filling it in is refused.
+    """
     supported = {SURVEY: SURVEY_COLUMNS, CHOICES: CHOICE_COLUMNS, SETTINGS: SETTINGS_COLUMNS}[sheet]
+    aliases = _ALIASES[sheet]
     columns: dict[str, tuple[str, str | None]] = {}
+    reader.renamed[sheet] = {}
     for name in header[0]:
         match = _LANGUAGE_COLUMN.match(name)
         base, language = (match["column"], name.split("::", 1)[1].strip()) if match else (name, None)
-        if base not in supported or (language and base not in TRANSLATED):
-            reader.problem(sheet, 1, name, f"is not supported (columns read: {', '.join(sorted(supported))})")
-            continue
-        columns[name] = (base, language)
+        if base in aliases:
+            read_as = aliases[base] + (f"::{language}" if language else "")
+            reader.renamed[sheet][name] = read_as
+            base, name = aliases[base], read_as
+        if sheet == SURVEY and base in REFUSED_COLUMNS and not language:
+            columns[name] = (base, None)
+        elif base not in supported or (language and base not in TRANSLATED):
+            reader.warning(sheet, None, name, "ignored: this survey system does not use it")
+        else:
+            columns[name] = (base, language)
     return columns
 
 
@@ -207,96 +287,280 @@ def _choice_lists(reader: _Reader, rows: Iterable[_Row]) -> dict[str, list[Choic
         if not name:
             reader.problem(CHOICES, index, "list_name", "is empty")
             continue
-        choice: ChoiceDocument = {"value": value, "label": _texts(reader, CHOICES, row, "label")}
+        # A choice without a label shows its name, as ODK's clients show it.
+        label = _texts(reader, CHOICES, row, "label") or _in_every_language(reader, value)
+        choice: ChoiceDocument = {"value": value, "label": label}
         path = f"choice_lists.{name}[{len(lists.get(name, [])) + 1}]"
         reader.origins[path] = (CHOICES, index, None)
         lists.setdefault(name, []).append(choice)
     return lists
 
 
+def _in_every_language(reader: _Reader, text: str) -> DocumentText:
+    return text if len(reader.languages) == 1 else dict.fromkeys(reader.languages, text)
+
+
+def _all_of(rules: Iterable[RuleJSON | None]) -> RuleJSON | None:
+    """Return the rule that holds when every one of ``rules`` does (None: no rule)."""
+    parts: list[RuleJSON] = []
+    for rule in rules:
+        if rule:
+            parts += rule["rules"] if rule["op"] == "and" else [rule]
+    return None if not parts else parts[0] if len(parts) == 1 else {"op": "and", "rules": parts}
+
+
 @dataclass
 class _Group:
-    kind: str  # "page", "grid", or "other" (a group refused)
+    kind: str  # "page" (a field-list group), "grid" (table-list), "organise" (flattened) or "refused"
     row: int
-    element: PageDocument | QuestionDocument | None  # the page, or the grid's question
-    path: str
+    element: PageDocument | QuestionDocument | None = None  # the page, or the grid's question
+    path: str = ""
+    condition: RuleJSON | None = None  # its relevant: an organising group's applies to what it holds
+    label: DocumentText = ""
     list_name: str = ""
+    opens_page: bool = False  # a grid outside any page: its page closes with it
 
 
-def _pages(reader: _Reader, rows: Iterable[_Row], document: SurveyDocument) -> None:
-    """Walk the survey sheet into pages, questions and grids."""
-    stack: list[_Group] = []
-    page: PageDocument | None = None  # the page being read: set whenever a page's or a grid's group is open
-    for index, row in enumerate(rows, start=2):
-        if not row:
-            continue
-        type_ = re.sub(r"\s+", " ", row.get("type", "")).strip()
+@dataclass
+class _Walk:
+    """Walk the survey sheet into pages, questions and grids (docs/xlsform.md, "Pages").
+
+    A group with appearance field-list (or table-list, a grid) outside a page is a page. With the style setting
+    ``pages`` (Enketo's), every top-level group is a page too, and every question outside a group a page of its
+    own. Otherwise questions outside any page are taken in runs: a run is one page, ended by the begin or end of a
+    group or by a note, and cut every RUN_PAGE_QUESTIONS questions; its title is the label of the group it is in.
+    Groups inside a page, and groups a run is in, only organise: their relevant applies to what they hold (to the
+    page when it holds the whole page). Notes outside a page introduce the next page; those after the last question
+    are the survey's thank-you text.
+    """
+
+    reader: _Reader
+    document: SurveyDocument
+    pages_style: bool = False
+    stack: list[_Group] = field(default_factory=list)
+    page: PageDocument | None = None
+    page_path: str = ""
+    inner_from: int = 0  # stack[inner_from:] are the groups opened inside the page being read
+    run: bool = False  # the page being read is a run of questions outside any page's group
+    pending_intro: DocumentText = ""
+    run_pages: list[int] = field(default_factory=list)
+    refused_groups: int = 0
+
+    def rows(self, rows: Iterable[_Row]) -> None:
+        for index, row in enumerate(rows, start=2):
+            if row:
+                self.row(index, row)
+        for group in self.stack:
+            if group.kind != "refused":
+                self.reader.problem(SURVEY, group.row, "type", "this group is never ended (end group)")
+        self.close_page()
+        if self.pending_intro:
+            self.document["thank_you"] = self.pending_intro
+            self.reader.warning(SURVEY, None, None, "the notes after the last question are the survey's thank-you "
+                                "text, shown when it is completed")
+        for value, numbers in sorted(self.reader.ignored_appearances.items()):
+            self.reader.warning(SURVEY, None, "appearance", f"'{value}' ignored ({_numbers('row', numbers)}): shown "
+                                "the usual way")
+        if self.run_pages:
+            self.reader.warning(SURVEY, None, None, f"{_numbers('page', self.run_pages)} made of questions outside "
+                                "any field-list group: a run of them is a page, ended by a group or a note, and cut "
+                                f"every {RUN_PAGE_QUESTIONS} questions")
+        if not self.document["pages"] and not self.reader.problems:
+            self.reader.problem(SURVEY, None, None, "has no question")
+
+    def row(self, index: int, row: _Row) -> None:
+        reader = self.reader
+        type_ = _type(row.get("type", ""))
         head, _, rest = type_.partition(" ")
-        if type_ in ("begin group", "begin_group"):
-            appearance = row.get("appearance", "")
-            if not stack and appearance == "field-list":
-                page = {"title": _texts(reader, SURVEY, row, "label"), "questions": []}
-                path = f"pages[{len(document['pages']) + 1}]"
-                if row.get("relevant"):
-                    page["show_if"] = _rule(reader, row, index, "relevant")
-                reader.origins[path] = (SURVEY, index, None)
-                document["pages"].append(page)
-                stack.append(_Group("page", index, page, path))
-            elif stack and stack[-1].kind == "page" and appearance == "table-list":
-                assert page is not None
-                grid: QuestionDocument = {"code": row.get("name", ""), "kind": Question.Kind.GRID,
-                                          "prompt": _texts(reader, SURVEY, row, "label"), "rows": []}
-                _common(reader, row, index, grid)
-                path = f"{stack[-1].path}.questions[{len(page['questions']) + 1}]"
-                reader.origins[path] = (SURVEY, index, None)
-                page["questions"].append(grid)
-                stack.append(_Group("grid", index, grid, path))
-            elif stack:
-                reader.problem(SURVEY, index, "appearance", "a group inside a page must be a grid (appearance "
-                               "table-list) of select_one rows")
-                stack.append(_Group("other", index, None, ""))
+        if type_ in ("begin group", "end group", "end repeat", "end loop"):
+            if type_ == "begin group":
+                self.begin_group(index, row)
             else:
-                reader.problem(SURVEY, index, "appearance", "a page is a group with appearance field-list")
-                stack.append(_Group("other", index, None, ""))
-            continue
-        if type_ in ("end group", "end_group"):
-            if not stack:
-                reader.problem(SURVEY, index, "type", "ends a group that was not begun")
-            else:
-                group = stack.pop()
-                if group.kind == "grid" and not cast(QuestionDocument, group.element)["rows"]:
-                    reader.problem(SURVEY, group.row, "type", "a grid (table-list) needs select_one rows")
-            continue
-        if not stack or stack[-1].kind == "other":
-            if stack or not type_:
-                continue  # inside a group already refused; or a row with no type
-            reader.problem(SURVEY, index, "type", f"'{type_}' is outside any page: put every question in a group "
-                           "with appearance field-list")
-            continue
-        group = stack[-1]
-        if group.kind == "grid":
-            _grid_row(reader, row, index, group, head, rest)
-            continue
-        assert page is not None
+                self.end_group(index, type_)
+            return
+        if self.stack and self.stack[-1].kind == "refused":
+            return  # inside a repeat already refused: one line says so
+        for column, feature in REFUSED_COLUMNS.items():
+            if row.get(column):
+                reader.refuse(SURVEY, index, column, feature, f"'{row.get('name') or type_}' has a {column}")
+                return
+        if type_ in REFUSED_TYPES or head in REFUSED_TYPES:
+            feature = REFUSED_TYPES.get(type_) or REFUSED_TYPES[head]
+            reader.refuse(SURVEY, index, "type", feature, f"'{row.get('type')}'")
+            if feature == "repeats":
+                self.close_run()
+                self.stack.append(_Group("refused", index))
+            return
+        if type_ in METADATA_TYPES:
+            recorded = METADATA_TYPES[type_]
+            reader.warning(SURVEY, index, "type", f"'{type_}' is not a question: {recorded}" if recorded else
+                           f"'{type_}' is not a question: ignored (a browser survey has nothing to record)")
+            return
+        if not type_:
+            if row.get("label") or any(reader.columns[SURVEY].get(c, ("",))[0] == "label" for c in row):
+                reader.problem(SURVEY, index, "type", "is empty: every row with a label needs a type")
+            return
+        if self.stack and self.stack[-1].kind == "grid":
+            _grid_row(reader, row, index, self.stack[-1], head, rest)
+            return
         if head == "note":
-            if page["questions"]:
-                reader.problem(SURVEY, index, "type", "a note is shown as its page's introduction: put it before "
-                               "the page's first question")
-            elif row.get("relevant"):
-                reader.problem(SURVEY, index, "relevant", "a note is the page's introduction: it has no condition")
-            else:
-                intro = _texts(reader, SURVEY, row, "label")
-                page["intro"] = _joined(page.get("intro", ""), intro)
-            continue
+            self.note(index, row)
+            return
         question = _question(reader, row, index, head, rest)
-        if question is not None:
-            path = f"{group.path}.questions[{len(page['questions']) + 1}]"
-            reader.origins[path] = (SURVEY, index, None)
-            page["questions"].append(question)
-    for group in stack:
-        reader.problem(SURVEY, group.row, "type", "this group is never ended (end group)")
-    if not document["pages"] and not reader.problems:
-        reader.problem(SURVEY, None, None, "has no page: a page is a group with appearance field-list")
+        if question is None:
+            return
+        if self.page is None or (self.run and len(self.page["questions"]) >= RUN_PAGE_QUESTIONS):
+            self.open_run(index)
+        assert self.page is not None
+        question["show_if"] = _all_of([*self.inner_conditions(), question.get("show_if")])
+        if not question["show_if"]:
+            question.pop("show_if")
+        self.add(question, index)
+        if rest.endswith(" or_other"):
+            self.add(_other_question(reader, question, self.document["choice_lists"]), index)
+        if self.run and self.pages_style and not self.stack:
+            self.close_page()  # Enketo's pages: a question outside a group is a page of its own
+
+    def add(self, question: QuestionDocument, index: int) -> None:
+        assert self.page is not None
+        path = f"{self.page_path}.questions[{len(self.page['questions']) + 1}]"
+        self.reader.origins[path] = (SURVEY, index, None)
+        self.page["questions"].append(question)
+
+    def inner_conditions(self) -> list[RuleJSON | None]:
+        return [group.condition for group in self.stack[self.inner_from:] if group.kind == "organise"]
+
+    def begin_group(self, index: int, row: _Row) -> None:
+        reader = self.reader
+        appearance = set(row.get("appearance", "").split())
+        condition = _rule(reader, row, index, "relevant") if row.get("relevant") else None
+        label = _texts(reader, SURVEY, row, "label")
+        if self.stack and self.stack[-1].kind == "refused":
+            self.stack.append(_Group("refused", index))
+            return
+        self.close_run()
+        if self.stack and self.stack[-1].kind == "grid":
+            reader.problem(SURVEY, index, "type", "a grid (table-list) holds only select_one rows, not a group")
+            self.stack.append(_Group("refused", index))
+            return
+        if self.page is not None:
+            if "table-list" in appearance:
+                self.begin_grid(index, row)
+            else:
+                self.stack.append(_Group("organise", index, condition=condition, label=label))
+            return
+        if "field-list" in appearance or "table-list" in appearance or (self.pages_style and not self.stack):
+            self.open_page(index, title=label, condition=condition)
+            self.stack.append(_Group("page", index, self.page, self.page_path))
+            if "table-list" in appearance:
+                self.begin_grid(index, row, opens_page=True)
+            return
+        self.stack.append(_Group("organise", index, condition=condition, label=label))
+
+    def begin_grid(self, index: int, row: _Row, *, opens_page: bool = False) -> None:
+        assert self.page is not None
+        grid: QuestionDocument = {"code": row.get("name", ""), "kind": Question.Kind.GRID,
+                                  "prompt": _texts(self.reader, SURVEY, row, "label"), "rows": []}
+        _common(self.reader, row, index, grid)
+        if opens_page:
+            grid.pop("show_if", None)  # the page's already
+        grid["show_if"] = _all_of([*self.inner_conditions(), grid.get("show_if")])
+        if not grid["show_if"]:
+            grid.pop("show_if")
+        path = f"{self.page_path}.questions[{len(self.page['questions']) + 1}]"
+        self.reader.origins[path] = (SURVEY, index, None)
+        self.page["questions"].append(grid)
+        self.stack.append(_Group("grid", index, grid, path, opens_page=opens_page))
+
+    def end_group(self, index: int, type_: str) -> None:
+        if not self.stack:
+            self.reader.problem(SURVEY, index, "type", f"'{type_}' ends a group that was not begun")
+            return
+        group = self.stack.pop()
+        if group.kind == "grid":
+            if not cast(QuestionDocument, group.element)["rows"]:
+                self.reader.problem(SURVEY, group.row, "type", "a grid (table-list) needs select_one rows")
+            if group.opens_page:
+                self.stack.pop()
+                self.close_page()
+        elif group.kind == "page":
+            self.close_page()
+        elif group.kind == "organise":
+            self.close_run()
+
+    def note(self, index: int, row: _Row) -> None:
+        text = _texts(self.reader, SURVEY, row, "label")
+        if not text:
+            return  # a note without a label shows nothing (ODK's forms use them to hold a calculation's display)
+        if self.page is not None and not self.run:
+            if self.page["questions"]:
+                self.reader.problem(SURVEY, index, "type", "a note is shown as its page's introduction: put it "
+                                    "before the page's first question")
+            elif row.get("relevant"):
+                self.reader.problem(SURVEY, index, "relevant", "a note is the page's introduction: it has no "
+                                    "condition")
+            else:
+                self.page["intro"] = _joined(self.page.get("intro", ""), text)
+            return
+        if row.get("relevant"):
+            self.reader.problem(SURVEY, index, "relevant", "a note outside a page introduces the next page: it has "
+                                "no condition")
+            return
+        self.close_run()
+        self.pending_intro = _joined(self.pending_intro, text)
+
+    def open_page(self, index: int, *, title: DocumentText, condition: RuleJSON | None, run: bool = False) -> None:
+        """Open a page at row ``index``; the conditions of the groups around it and its own are its show_if."""
+        self.close_page()
+        page: PageDocument = {"title": title, "questions": []}
+        show_if = _all_of([*(g.condition for g in self.stack if g.kind == "organise"), condition])
+        if show_if:
+            page["show_if"] = show_if
+        if self.pending_intro:
+            page["intro"], self.pending_intro = self.pending_intro, ""
+        self.page_path = f"pages[{len(self.document['pages']) + 1}]"
+        self.reader.origins[self.page_path] = (SURVEY, index, None)
+        self.document["pages"].append(page)
+        self.page, self.run = page, run
+        self.inner_from = len(self.stack) + (0 if run else 1)
+        if run and not self.pages_style:
+            self.run_pages.append(len(self.document["pages"]))
+
+    def open_run(self, index: int) -> None:
+        labels = [g.label for g in self.stack if g.kind == "organise" and g.label]
+        self.open_page(index, title=labels[-1] if labels else "", condition=None, run=True)
+
+    def close_run(self) -> None:
+        if self.run:
+            self.close_page()
+
+    def close_page(self) -> None:
+        self.page, self.run = None, False
+
+
+def _numbers(noun: str, numbers: Sequence[int]) -> str:
+    """Return ``pages 2-5, 9`` for [2, 3, 4, 5, 9]."""
+    spans: list[list[int]] = []
+    for number in numbers:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    text = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in spans)
+    return f"{noun}s {text}" if len(numbers) > 1 else f"{noun} {text}"
+
+
+def _type(text: str) -> str:
+    """Return a row's type with its spaces made single and its usual other spellings (``_TYPE_ALIASES``) read."""
+    type_ = re.sub(r"\s+", " ", text).strip()
+    lowered = type_.lower()
+    if lowered in _TYPE_ALIASES or lowered in REFUSED_TYPES or lowered in METADATA_TYPES:
+        return _TYPE_ALIASES.get(lowered, lowered)
+    for alias in sorted(_TYPE_ALIASES, key=len, reverse=True):  # "select one from L": the longest first
+        if lowered.startswith(alias + " "):
+            return f"{_TYPE_ALIASES[alias]} {type_[len(alias) + 1:]}"
+    head, _, rest = type_.partition(" ")
+    return f"{head.lower()} {rest}" if rest else head.lower()
 
 
 def _joined(first: DocumentText, second: DocumentText) -> DocumentText:
@@ -317,26 +581,47 @@ _KINDS = {"integer": Question.Kind.INTEGER, "decimal": Question.Kind.DECIMAL, "d
 def _question(reader: _Reader, row: _Row, index: int, head: str, rest: str) -> QuestionDocument | None:
     code, prompt = row.get("name", ""), _texts(reader, SURVEY, row, "label")
     question: QuestionDocument
+    appearance = row.get("appearance", "").split()
     if head in ("select_one", "select_multiple"):
-        if not rest or " " in rest:
-            reader.problem(SURVEY, index, "type", f"write '{head} LIST' with the name of a list of the choices sheet")
+        list_name, _, other = rest.partition(" ")
+        if not list_name or other not in ("", "or_other"):
+            reader.problem(SURVEY, index, "type", f"write '{head} LIST' (or '{head} LIST or_other') with the name of "
+                           "a list of the choices sheet")
             return None
-        question = {"kind": _KINDS[head], "choices": rest, "code": code, "prompt": prompt}
-    elif head == "text":
-        long = "multiline" in row.get("appearance", "").split()
+        question = {"kind": _KINDS[head], "choices": list_name, "code": code, "prompt": prompt}
+    elif head == "acknowledge" and not rest:
+        # ODK's acknowledge stores OK when ticked, nothing otherwise.
+        question = {"kind": Question.Kind.SINGLE, "code": code, "prompt": prompt,
+                    "choices": [{"value": "OK", "label": _in_every_language(reader, "OK")}]}
+    elif head == "text" and not rest:
+        long = "multiline" in appearance
         question = {"kind": Question.Kind.LONG_TEXT if long else Question.Kind.SHORT_TEXT, "code": code,
                     "prompt": prompt}
+        appearance = [a for a in appearance if a != "multiline"]
     elif head in _KINDS and not rest:
         question = {"kind": _KINDS[head], "code": code, "prompt": prompt}
     else:
-        reader.problem(SURVEY, index, "type", f"'{row.get('type')}' is not supported (types read: select_one, "
-                       "select_multiple, integer, decimal, text, date, note, begin/end group)")
+        reader.problem(SURVEY, index, "type", f"'{row.get('type')}' is not a type of XLSForm this survey system "
+                       "reads (docs/xlsform.md lists them)")
         return None
     _common(reader, row, index, question)
-    appearance = row.get("appearance", "")
-    if appearance and appearance not in ("multiline",) or (appearance == "multiline" and head != "text"):
-        reader.problem(SURVEY, index, "appearance", f"'{appearance}' is not supported here")
+    for value in appearance:
+        reader.ignored_appearances.setdefault(value, []).append(index)
     return question
+
+
+def _other_question(reader: _Reader, question: QuestionDocument, lists: dict[str, list[ChoiceDocument]]) -> (
+        QuestionDocument):
+    """Give a ``select_one L or_other`` question its choice 'other' and return the text question that follows it,
+    asked when 'other' is chosen (``CODE_other``, as pyxform makes it)."""
+    name = cast(str, question["choices"])
+    if name in lists:
+        other_list = f"{name} or_other"
+        lists[other_list] = [*lists[name], {"value": "other", "label": _in_every_language(reader, "Other")}]
+        question["choices"] = other_list
+    return {"code": f"{question['code']}_other", "kind": Question.Kind.SHORT_TEXT,
+            "prompt": _in_every_language(reader, "Specify other."),
+            "show_if": _all_of([question.get("show_if"), {"op": "selected", "q": question["code"], "value": "other"}])}
 
 
 def _common(reader: _Reader, row: _Row, index: int, element: QuestionDocument | RowDocument) -> None:
@@ -375,8 +660,9 @@ def _grid_row(reader: _Reader, row: _Row, index: int, group: _Group, head: str, 
         return
     group.list_name = rest
     grid["choices"] = rest
-    if row.get("appearance") not in (None, "", "list-nolabel"):
-        reader.problem(SURVEY, index, "appearance", f"'{row.get('appearance')}' is not supported in a grid")
+    for value in row.get("appearance", "").split():
+        if value != "list-nolabel":
+            reader.ignored_appearances.setdefault(value, []).append(index)
     grid_row: RowDocument = {"code": row.get("name", ""), "prompt": _texts(reader, SURVEY, row, "label")}
     _common(reader, row, index, grid_row)
     grid_row.pop("help_text", None)

@@ -220,11 +220,12 @@ def test_the_survey_office_loads_a_workbook_sees_its_problems_previews_it_as_a_t
     rows = [*xls_page(row("select_one role", "role", "Who are you?", "¿Quién es?", required="yes")),
             *xls_page(row("text", "lesson", "Your best lesson?", "¿Su mejor clase?"), relevant="${role} = 'teacher'"),
             *xls_page(row("integer", "years", "Years here?", "¿Años aquí?", constraint=". >= 0 and . <= 40"))]
-    broken = workbook(tmp_path / "broken.xlsx", [*rows[:2], row("calculate", "x", "X", "X"), *rows[2:]], CHOICES)
+    broken = workbook(tmp_path / "broken.xlsx", [*rows[:2], row("geopoint", "x", "X", "X"), *rows[2:]], CHOICES)
     page.get_by_label("Survey (XLSForm .xlsx, or a .json survey document)").set_input_files(str(broken))
     page.get_by_role("button", name="Load").click()
     expect(page.get_by_role("alert")).to_contain_text("The survey has 1 problem: nothing was written")
-    expect(page.get_by_role("alert")).to_contain_text("survey sheet, row 4, column type: 'calculate' is not supported")
+    expect(page.get_by_role("alert")).to_contain_text(
+        "survey sheet, row 4, column type: 'geopoint': not supported (location capture")
 
     good = workbook(tmp_path / "good.xlsx", rows, CHOICES)
     page.get_by_label("Survey (XLSForm .xlsx, or a .json survey document)").set_input_files(str(good))

@@ -1,5 +1,6 @@
 """The staff screens through Django's test client: sign-in, roster import, people, codes, and scoping by URL."""
 import csv
+import html
 import io
 import re
 
@@ -487,17 +488,34 @@ def test_the_survey_office_loads_an_xlsform_previews_it_and_publishes_it(office,
     assert AuditEntry.objects.filter(action="survey_published").count() == 1
 
 
+def test_the_preview_lists_what_loading_a_form_noted_and_the_forms_own_version(office, tmp_path):
+    from surveys.tests.helpers import workbook
+
+    header = ["type", "name", "label", "media::image"]
+    path = workbook(tmp_path / "Clinic visits.xlsx", [["text", "village", "Village", "v.png"]], None,
+                    [["form_title", "version"], ["Clinic visits", "2026-11"]], survey_header=header)
+    response = office.post("/staff/surveys/import/", {"file": SimpleUploadedFile(path.name, path.read_bytes())})
+    assert response["Location"] == "/staff/surveys/Clinic_visits/preview/"
+    page = html.unescape(office.get(response["Location"]).content.decode())
+    assert "The form's own version: 2026-11." in page
+    assert "What loading the form noted (3): nothing here was refused" in page
+    for warning in ("survey sheet, column media::image: ignored: this survey system does not use it",
+                    "settings sheet, column form_id: none given: 'Clinic_visits', from the file's name",
+                    "survey sheet: page 1 made of questions outside any field-list group"):
+        assert warning in page, warning
+
+
 def test_a_workbook_with_problems_lists_every_one_and_writes_nothing(office, tmp_path):
     from surveys.models import Survey
     from surveys.tests.helpers import page, row
 
-    rows = [*page(row("select_one role", "role", "Role?", "¿Rol?"), row("calculate", "x", "X", "X"),
+    rows = [*page(row("select_one role", "role", "Role?", "¿Rol?"), row("geoshape", "x", "X", "X"),
                   row("text", "t", "T", "T", relevant="${nobody} = 'a'"))]
     file = SimpleUploadedFile("form.xlsx", xlsform(tmp_path, rows=rows))
     response = office.post("/staff/surveys/import/", {"file": file})
     page_html = response.content.decode()
     assert response.status_code == 400 and "The survey has 2 problems: nothing was written" in page_html
-    assert "survey sheet, row 4, column type: &#x27;calculate&#x27; is not supported" in page_html
+    assert "survey sheet, row 4, column type: &#x27;geoshape&#x27;: not supported (location capture" in page_html
     assert "survey sheet, row 5, column relevant: there is no question &#x27;nobody&#x27;" in page_html
     assert not Survey.objects.exists()
 

@@ -21,21 +21,30 @@ def row(type_, name="", en="", es="", *, hint=("", ""), required="", required_me
 
 
 def workbook(path, survey, choices, settings=None, *, survey_header=SURVEY_HEADER, choices_header=CHOICES_HEADER):
+    """Write an XLSForm at ``path``: ``choices`` None leaves the choices sheet out, ``settings`` False the settings
+    sheet (None: the climate survey's settings)."""
     book = openpyxl.Workbook()
     sheet = book.active
     sheet.title = "survey"
     for values in [survey_header, *survey]:
         sheet.append(values)
-    sheet = book.create_sheet("choices")
-    for values in [choices_header, *choices]:
-        sheet.append(values)
-    sheet = book.create_sheet("settings")
-    for values in settings or [["form_id", "form_title::English (en)", "form_title::Español (es)",
-                                "default_language"],
-                               ["climate_xls", "School climate", "Clima escolar", "English (en)"]]:
-        sheet.append(values)
+    if choices is not None:
+        sheet = book.create_sheet("choices")
+        for values in [choices_header, *choices]:
+            sheet.append(values)
+    if settings is not False:
+        sheet = book.create_sheet("settings")
+        for values in settings or [["form_id", "form_title::English (en)", "form_title::Español (es)",
+                                    "default_language"],
+                                   ["climate_xls", "School climate", "Clima escolar", "English (en)"]]:
+            sheet.append(values)
     book.save(path)
     return path
+
+
+def sheet_rows(header, *rows):
+    """Rows for ``workbook``'s ``survey_header``: each row a {column: value} of ``header``'s columns."""
+    return [[values.get(column, "") for column in header] for values in rows]
 
 
 CHOICES = [

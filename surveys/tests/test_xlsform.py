@@ -11,7 +11,7 @@ from surveys.documents import DocumentError
 from surveys.models import Page, Question, Survey
 from surveys.services import survey_check, survey_import, survey_publish
 from surveys.tests.factories import DEMO_DOCUMENT
-from surveys.tests.helpers import CHOICES, ROLE, SURVEY_HEADER, page, problems_of, row, workbook
+from surveys.tests.helpers import CHOICES, ROLE, SURVEY_HEADER, page, problems_of, row, sheet_rows, workbook
 
 pytestmark = pytest.mark.django_db
 
@@ -115,13 +115,17 @@ def test_a_dry_run_checks_and_writes_nothing(tmp_path):
 
 
 @pytest.mark.parametrize(("rows", "expected"), [
-    (page(ROLE, row("calculate", "total", "Total", "Total")),
-     "survey sheet, row 4, column type: 'calculate' is not supported (types read: select_one, select_multiple, "
-     "integer, decimal, text, date, note, begin/end group)"),
-    (page(ROLE, row("geopoint", "where", "Where?", "¿Dónde?")), "survey sheet, row 4, column type: 'geopoint' is not "
-                                                              "supported"),
-    ([ROLE, *page(row("text", "t", "T", "T"))], "survey sheet, row 2, column type: 'select_one role' is outside any "
-                                                "page: put every question in a group with appearance field-list"),
+    (page(ROLE, row("geopoint", "where", "Where?", "¿Dónde?")),
+     "survey sheet, row 4, column type: 'geopoint': not supported (location capture; docs/xlsform.md lists what is "
+     "not)"),
+    (page(ROLE, row("begin repeat", "kids", "Children", "Hijos"), row("text", "kid", "Name", "Nombre"),
+          row("end repeat")),
+     "survey sheet, row 4, column type: 'begin repeat': not supported (repeats; docs/xlsform.md lists what is not)"),
+    (page(ROLE, row("text", "t", "T", "T", appearance="multiline"), row("select_one agree or_others", "a", "A", "A")),
+     "survey sheet, row 5, column type: write 'select_one LIST' (or 'select_one LIST or_other') with the name of a "
+     "list of the choices sheet"),
+    (page(ROLE, row("photograph", "p", "P", "P")),
+     "survey sheet, row 4, column type: 'photograph' is not a type of XLSForm this survey system reads"),
     (page(row("select_one colours", "c", "Colour?", "¿Color?")),
      "survey sheet, row 3, column type: no choice list named 'colours'"),
     (page(ROLE, row("text", "t", "T", "T", relevant="${role} == 'teacher'")),
@@ -141,9 +145,10 @@ def test_a_dry_run_checks_and_writes_nothing(tmp_path):
     (page(row("begin group", "g", "Grid", "Cuadrícula", appearance="table-list"),
           row("select_one agree", "a", "A", "A"), row("select_one role", "b", "B", "B"), row("end group")),
      "survey sheet, row 5, column type: every row of a grid shares one list: this one is 'role', the grid's is 'agree'"),
-    (page(row("begin group", "g", "Group", "Grupo", appearance="minimal"), ROLE, row("end group")),
-     "survey sheet, row 3, column appearance: a group inside a page must be a grid (appearance table-list) of "
-     "select_one rows"),
+    (page(row("begin group", "g", "Grid", "Cuadrícula", appearance="table-list"),
+          row("begin group", "h", "Group", "Grupo"), row("end group"), row("select_one agree", "a", "A", "A"),
+          row("end group")),
+     "survey sheet, row 4, column type: a grid (table-list) holds only select_one rows, not a group"),
     (page(ROLE)[:-1], "survey sheet, row 2, column type: this group is never ended (end group)"),
     (page(ROLE, row("note", "n", "A note", "Una nota")),
      "survey sheet, row 4, column type: a note is shown as its page's introduction: put it before the page's first "
@@ -154,8 +159,6 @@ def test_a_dry_run_checks_and_writes_nothing(tmp_path):
     (page(ROLE, row("text", "t", "T", "")), "page 1, question 't', prompt: no Spanish (es) text"),
     (page(ROLE, row("text", "bad-name", "T", "T")),
      "survey sheet, row 4, column name: starts with a letter and holds only letters, digits and '_' (at most 64)"),
-    (page(ROLE, row("text", "t", "T", "T", appearance="minimal")),
-     "survey sheet, row 4, column appearance: 'minimal' is not supported here"),
 ])
 def test_every_kind_of_problem_is_reported_by_sheet_row_and_column_and_nothing_is_written(tmp_path, rows, expected):
     if "no Spanish" in expected:
@@ -170,12 +173,10 @@ def test_every_kind_of_problem_is_reported_by_sheet_row_and_column_and_nothing_i
     assert any(problem.startswith(expected) for problem in problems), problems
 
 
-def test_unsupported_columns_sheets_and_languages_are_reported(tmp_path):
-    header = [*SURVEY_HEADER, "choice_filter", "label::Deutsch (de)"]
-    rows = [[*r, "", ""] for r in page(ROLE)]
+def test_unsupported_languages_are_reported(tmp_path):
+    header = [*SURVEY_HEADER, "label::Deutsch (de)"]
+    rows = [[*r, ""] for r in page(ROLE)]
     problems = problems_of(tmp_path, rows, survey_header=header)
-    assert "survey sheet, row 1, column choice_filter: is not supported (columns read: appearance, constraint, " \
-           "constraint_message, hint, label, name, relevant, required, required_message, type)" in problems
     assert "survey sheet, row 1, column label::Deutsch (de): 'Deutsch (de)' is not a language of this site: write " \
            "it 'Name (code)' with a code of en, es" in problems
 
@@ -242,11 +243,161 @@ def test_the_command_imports_a_workbook_or_a_json_document_and_prints_every_prob
     path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
     call_command("import_survey", str(path), "--dry-run")
     assert "'climate_xls', 60 pages" in capsys.readouterr().out and not Survey.objects.exists()
+    noted = one_language(tmp_path, {"type": "text", "name": "village", "label": "Village"})
+    call_command("import_survey", str(noted), "--dry-run")
+    out = capsys.readouterr().out
+    assert "  warning: settings sheet, column form_id: none given: 'household_survey'" in out
+    assert "'household_survey', 1 pages, 1 questions, languages en. Dry run: nothing was written." in out
     call_command("import_survey", str(path), "--publish")
     assert Survey.objects.get(slug="climate_xls").status == "open"
     call_command("import_survey", str(DEMO_DOCUMENT))
     assert Survey.objects.filter(slug="school-climate-demo").exists()
-    broken = workbook(tmp_path / "broken.xlsx", page(ROLE, row("calculate", "x", "X", "X")), CHOICES)
+    broken = workbook(tmp_path / "broken.xlsx", page(ROLE, row("geotrace", "x", "X", "X")), CHOICES)
     with pytest.raises(CommandError, match="1 problem; nothing was written"):
         call_command("import_survey", str(broken))
-    assert "survey sheet, row 4, column type: 'calculate' is not supported" in capsys.readouterr().err
+    assert "survey sheet, row 4, column type: 'geotrace': not supported (location capture" in capsys.readouterr().err
+
+
+# The shapes forms written for other XLSForm clients take (docs/xlsform.md).
+
+ONE_LANGUAGE = ["type", "name", "label", "hint", "required", "relevant", "appearance", "constraint"]
+
+
+def one_language(tmp_path, *rows, choices=None, settings=False, name="household survey.xlsx",
+                 choices_header=("list_name", "name", "label")):
+    """A form in one language, its rows {column: value}: no settings sheet unless given, as people write them."""
+    return workbook(tmp_path / name, sheet_rows(ONE_LANGUAGE, *rows), choices, settings,
+                    survey_header=ONE_LANGUAGE, choices_header=list(choices_header))
+
+
+def test_a_form_without_settings_or_choices_sheets_takes_its_slug_and_title_from_the_file_name(tmp_path):
+    path = one_language(tmp_path, {"type": "text", "name": "village", "label": "Village"},
+                        {"type": "integer", "name": "people", "label": "People in the household"})
+    survey = survey_import(source=str(path), filename=path.name)
+    assert (survey.slug, survey.title, survey.languages, survey.form_version) == (
+        "household_survey", "household_survey", ["en"], "")
+    assert "settings sheet, column form_id: none given: 'household_survey', from the file's name, is the survey's " \
+           "slug" in survey.load_warnings
+    assert [q.code for q in Question.objects.filter(survey=survey).order_by("position")] == ["village", "people"]
+
+
+def test_choices_without_labels_show_their_names_and_the_form_version_is_kept(tmp_path):
+    path = one_language(tmp_path, {"type": "select_one yn", "name": "ok", "label": "All right?"},
+                        choices=[["yn", "yes", ""], ["yn", "no", ""]],
+                        settings=[["form_id", "version"], ["checkin", "2026112501"]])
+    survey = survey_import(source=str(path), filename=path.name)
+    assert (survey.slug, survey.title, survey.form_version) == ("checkin", "checkin", "2026112501")
+    question = Question.objects.get(survey=survey, code="ok")
+    assert [(c.value, c.label) for c in question.choices.order_by("position")] == [("yes", "yes"), ("no", "no")]
+
+
+def test_columns_this_system_does_not_use_are_ignored_with_a_warning(tmp_path):
+    header = [*ONE_LANGUAGE, "media::image", "read_only"]
+    settings = [["form_id", "form_title", "instance_name", "submission_url"],
+                ["visits", "Visits", "concat(${village})", "https://example.org/submit"]]
+    path = workbook(tmp_path / "visits.xlsx", sheet_rows(header, {"type": "text", "name": "village",
+                                                                  "label": "Village", "media::image": "v.png",
+                                                                  "read_only": "no"}),
+                    [["yn", "yes", "Yes", "1"]], settings, survey_header=header,
+                    choices_header=["list_name", "name", "label", "region"])
+    survey = survey_import(source=str(path), filename=path.name)
+    assert survey.load_warnings == [
+        "survey sheet, column media::image: ignored: this survey system does not use it",
+        "survey sheet, column read_only: ignored: this survey system does not use it",
+        "choices sheet, column region: ignored: this survey system does not use it",
+        "settings sheet, column instance_name: ignored: this survey system does not use it",
+        "settings sheet, column submission_url: ignored: this survey system does not use it",
+        "survey sheet: page 1 made of questions outside any field-list group: a run of them is a page, ended by a "
+        "group or a note, and cut every 10 questions",
+    ]
+
+
+def test_a_form_for_odk_collect_becomes_pages_of_runs_cut_by_groups_notes_and_ten_questions(tmp_path):
+    rows = [{"type": "start", "name": "start"}, {"type": "deviceid", "name": "device"},
+            {"type": "note", "name": "hello", "label": "Welcome to the household survey."},
+            *({"type": "integer", "name": f"n{i}", "label": f"Number {i}"} for i in range(1, 13)),
+            {"type": "begin group", "name": "health", "label": "Health", "relevant": "${n1} > 0"},
+            {"type": "text", "name": "clinic", "label": "Nearest clinic"},
+            {"type": "begin group", "name": "vacc", "label": "Vaccinations", "relevant": "${n2} > 1"},
+            {"type": "select_one yn", "name": "vaccinated", "label": "Vaccinated?"},
+            {"type": "end group"},
+            {"type": "end group"},
+            {"type": "begin group", "name": "water", "label": "Water", "appearance": "field-list",
+             "relevant": "${n3} > 2"},
+            {"type": "text", "name": "source", "label": "Source"},
+            {"type": "begin group", "name": "inner", "label": "Inner", "relevant": "${source} != ''"},
+            {"type": "integer", "name": "minutes", "label": "Minutes to it", "appearance": "numbers"},
+            {"type": "end group"},
+            {"type": "end group"},
+            {"type": "select_one yn or_other", "name": "more", "label": "Anything more?"},
+            {"type": "acknowledge", "name": "sure", "label": "I am sure"},
+            {"type": "note", "name": "bye", "label": "Thank you!"}]
+    path = one_language(tmp_path, *rows, choices=[["yn", "yes", "Yes"], ["yn", "no", "No"]])
+    survey = survey_import(source=str(path), filename=path.name)
+    pages = list(Page.objects.filter(survey=survey).order_by("position"))
+    codes = [list(Question.objects.filter(page=p, grid=None).order_by("position").values_list("code", flat=True))
+             for p in pages]
+    assert codes == [[f"n{i}" for i in range(1, 11)], ["n11", "n12"], ["clinic"], ["vaccinated"],
+                     ["source", "minutes"], ["more", "more_other", "sure"]]
+    assert pages[0].intro == "Welcome to the household survey." and survey.thank_you == "Thank you!"
+    assert [p.title for p in pages] == ["", "", "Health", "Vaccinations", "Water", ""]
+    n1 = {"op": "gt", "q": "n1", "value": 0}
+    assert pages[2].show_if == n1
+    assert pages[3].show_if == {"op": "and", "rules": [n1, {"op": "gt", "q": "n2", "value": 1}]}
+    assert pages[4].show_if == {"op": "gt", "q": "n3", "value": 2}
+    assert Question.objects.get(survey=survey, code="minutes").show_if == {"op": "answered", "q": "source"}
+    more = Question.objects.get(survey=survey, code="more")
+    assert [c.value for c in more.choices.order_by("position")] == ["yes", "no", "other"]
+    other = Question.objects.get(survey=survey, code="more_other")
+    assert (other.kind, other.show_if) == ("short_text", {"op": "selected", "q": "more", "value": "other"})
+    sure = Question.objects.get(survey=survey, code="sure")
+    assert (sure.kind, [c.value for c in sure.choices.all()]) == ("single", ["OK"])
+    assert survey.load_warnings == [
+        "settings sheet, column form_id: none given: 'household_survey', from the file's name, is the survey's slug",
+        "survey sheet, row 2, column type: 'start' is not a question: recorded as each respondent's started_at",
+        "survey sheet, row 3, column type: 'deviceid' is not a question: ignored (a browser survey has nothing to "
+        "record)",
+        "survey sheet: the notes after the last question are the survey's thank-you text, shown when it is completed",
+        "survey sheet, column appearance: 'numbers' ignored (row 26): shown the usual way",
+        "survey sheet: pages 1-4, 6 made of questions outside any field-list group: a run of them is a page, ended "
+        "by a group or a note, and cut every 10 questions",
+    ]
+
+
+def test_with_enketos_pages_style_every_top_level_group_and_question_is_a_page(tmp_path):
+    rows = [{"type": "text", "name": "a", "label": "A"}, {"type": "text", "name": "b", "label": "B"},
+            {"type": "begin group", "name": "g", "label": "G", "relevant": "${a} != ''"},
+            {"type": "text", "name": "c", "label": "C"},
+            {"type": "begin group", "name": "h", "label": "H", "relevant": "${b} != ''"},
+            {"type": "text", "name": "d", "label": "D"},
+            {"type": "end group"},
+            {"type": "end group"},
+            {"type": "begin group", "name": "t", "label": "Agree?", "appearance": "table-list"},
+            {"type": "select_one yn", "name": "t1", "label": "One"},
+            {"type": "select_one yn", "name": "t2", "label": "Two"},
+            {"type": "end group"}]
+    path = one_language(tmp_path, *rows, choices=[["yn", "yes", "Yes"], ["yn", "no", "No"]],
+                        settings=[["form_id", "style"], ["paged", "pages theme-grid"]])
+    survey = survey_import(source=str(path), filename=path.name)
+    pages = list(Page.objects.filter(survey=survey).order_by("position"))
+    assert [list(Question.objects.filter(page=p, grid=None).values_list("code", flat=True)) for p in pages] == [
+        ["a"], ["b"], ["c", "d"], ["t"]]
+    assert pages[2].show_if == {"op": "answered", "q": "a"}
+    assert Question.objects.get(survey=survey, code="d").show_if == {"op": "answered", "q": "b"}
+    assert [r.code for r in Question.objects.get(survey=survey, code="t").rows.order_by("position")] == ["t1", "t2"]
+    assert not any("made of questions" in warning for warning in survey.load_warnings)
+
+
+@pytest.mark.parametrize(("rows", "expected"), [
+    ([{"type": "select_one c", "name": "c", "label": "C", "choice_filter": "region=${r}"}],
+     "survey sheet, row 2, column choice_filter: 'c' has a choice_filter: not supported (cascading selects"),
+    ([{"type": "text", "name": "t", "label": "T", "default": "x"}],
+     "survey sheet, row 2, column default: 't' has a default: not supported (default values"),
+])
+def test_a_row_that_fills_in_a_column_that_would_change_what_is_asked_is_refused(tmp_path, rows, expected):
+    header = [*ONE_LANGUAGE, "choice_filter", "default"]
+    path = workbook(tmp_path / "f.xlsx", sheet_rows(header, *rows), [["c", "a", "A"]], False, survey_header=header,
+                    choices_header=["list_name", "name", "label"])
+    with pytest.raises(DocumentError) as refused:
+        survey_import(source=str(path), filename=path.name)
+    assert refused.value.problems[0].startswith(expected), refused.value.problems

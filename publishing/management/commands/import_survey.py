@@ -15,7 +15,8 @@ from surveys.services import survey_check
 
 class Command(BaseCommand):
     help = ("Load a survey from our JSON document (.json) or an XLSForm workbook (.xlsx: sheets survey, choices, "
-            "settings). A file with any problem writes nothing: every problem is printed (by sheet, row and column "
+            "settings; only survey is required). Columns and features that change nothing asked or stored are ignored "
+            "with a warning, printed. A file with any problem writes nothing: every problem is printed (by sheet, row and column "
             "for a workbook) and the exit status is 1. A workbook makes a draft unless --publish. --new-version "
             "revises the survey of the same slug (form_id) for everyone taking it, refusing what would strand "
             "saved answers.")
@@ -43,6 +44,8 @@ class Command(BaseCommand):
                 self.stderr.write(f"  {problem}")
             count = len(error.problems)
             raise CommandError(f"{file}: {count} problem{'s' if count > 1 else ''}; nothing was written.") from error
+        for warning in checked["warnings"] if dry_run else survey.load_warnings:
+            self.stdout.write(f"  warning: {warning}")
         if dry_run:
             questions = sum(len(q["rows"]) or 1 for page in checked["pages"] for q in page["questions"])
             self.stdout.write(f"{file}: '{checked['slug']}', {len(checked['pages'])} pages, {questions} questions, "
