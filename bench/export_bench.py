@@ -54,6 +54,10 @@ def question_values(survey):
             values[question.pk] = ["7.5", "8", "6.25", "9.75"]
         elif question.kind == "date":
             values[question.pk] = ["2014-03-04", "2013-11-30", "2015-01-02"]
+        elif question.kind == "time":
+            values[question.pk] = ["21:30", "22:05", "07:45"]
+        elif question.kind == "datetime":
+            values[question.pk] = ["2026-11-02T08:15", "2026-10-30T14:00"]
         else:
             values[question.pk] = ["A few words, with a comma", "Más o menos", "=1+1 is not a formula here", ""]
     return values

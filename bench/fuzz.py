@@ -248,6 +248,15 @@ def value_for(rng, field):
         if wrong:
             return [f"{rng.randrange(1, 3000):04d}-{rng.randrange(0, 14):02d}-{rng.randrange(0, 33):02d}"]
         return [f"{rng.randrange(1900, 2100):04d}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"]
+    if kind == "time":
+        if wrong:
+            return [rng.choice([f"{rng.randrange(20, 99)}:{rng.randrange(0, 99):02d}", "7pm", "12:60", "-1:00"])]
+        return [f"{rng.randrange(0, 24):02d}:{rng.randrange(0, 60):02d}" + rng.choice(["", ":00"])]
+    if kind == "datetime":
+        day = f"{rng.randrange(1900, 2100):04d}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
+        if wrong:
+            return [rng.choice([f"{day} 08:00", f"{day}T24:00", "2026-02-30T08:00", f"{day}T08:00+02:00", day])]
+        return [f"{day}T{rng.randrange(0, 24):02d}:{rng.randrange(0, 60):02d}"]
     length = rng.randrange((max_length or 50) + 1, (max_length or 50) + 20) if wrong else rng.randrange(0, 60)
     return ["".join(chr(rng.randrange(32, 0x2FFF)) for _ in range(length))]
 

@@ -1,5 +1,5 @@
-"""The bench survey: shaped like the state-wide one (pages of five answerable questions, every kind), with or
-without skip logic."""
+"""The bench survey: shaped like the state-wide one (pages of five answerable questions, every kind that takes
+an answer), with or without skip logic."""
 
 AGREE = [{"value": str(n), "label": label} for n, label in
          enumerate(["Strongly disagree", "Disagree", "Agree", "Strongly agree"], start=1)]
@@ -12,6 +12,8 @@ LAST_QUESTION = [
     {"kind": "date", "prompt": "About when did this last happen?"},
     {"kind": "long_text", "prompt": "Is there anything else you want to tell us?", "max_length": 1000},
     {"kind": "decimal", "prompt": "About how many hours do you sleep on a school night?", "min": 0, "max": 24},
+    {"kind": "time", "prompt": "About when do you go to bed on a school night?"},
+    {"kind": "datetime", "prompt": "When did you last use the school library?"},
 ]
 
 

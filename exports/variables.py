@@ -213,6 +213,10 @@ def variables_plan(*, survey: Survey, roster_fields: Iterable[str], multiple: st
     return VariablePlan(variables=variables, definition_version=_definition_version(survey, variables))
 
 
+# Answers written one way (YYYY-MM-DD, HH:MM, YYYY-MM-DDTHH:MM): text of a fixed width, no code among them.
+_FIXED_WIDTHS: dict[str, int] = {Question.Kind.DATE: 10, Question.Kind.TIME: 5, Question.Kind.DATETIME: 16}
+
+
 def _question_reading(question: Question, choices: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """Return how SPSS and Stata read ``question``: numeric, level, width, value labels, missing codes."""
     kind, codes = question.kind, {m.code for m in MISSING_CODES}
@@ -235,8 +239,8 @@ def _question_reading(question: Question, choices: tuple[tuple[str, str], ...]) 
             return {**reading, "width": max([len(value) + 1 for value in values] + [3]), "value_labels": choices}
         # The chosen values joined by spaces: a combination has no label (the codebook lists the choices).
         return {**reading, "width": max(sum(len(value) + 1 for value in values) + 1, 3)}
-    if kind == Question.Kind.DATE:
-        return {"numeric": False, "level": NOMINAL, "width": 10, "missing": MISSING_CODES}
+    if kind in _FIXED_WIDTHS:
+        return {"numeric": False, "level": NOMINAL, "width": _FIXED_WIDTHS[kind], "missing": MISSING_CODES}
     # Free text: any answer is legal, so no code is safe. 4 bytes a character holds its escapes too (a character
     # escaped in the data file is one byte, written as two).
     return {"numeric": False, "level": NOMINAL, "width": min(4 * (question.text_max_length or 255), 32767)}

@@ -16,6 +16,7 @@ from surveys.models import Choice, Question
 
 _INTEGER = re.compile(r"^-?[0-9]+$")
 _DECIMAL = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,6})?$")
+_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 
 
 def answer_value_problem(question: Question, value: str, choice_values: Sequence[str]) -> str | None:
@@ -49,6 +50,14 @@ def answer_value_problem(question: Question, value: str, choice_values: Sequence
         except ValueError:
             return f"{value!r} is not an ISO date"
         return None if len(value) == 10 else f"{value!r} is not written YYYY-MM-DD"
+    if kind == Question.Kind.TIME:
+        return None if _TIME.match(value) else f"{value!r} is not a time written HH:MM"
+    if kind == Question.Kind.DATETIME:
+        try:
+            written = datetime.datetime.fromisoformat(value).isoformat(timespec="minutes") == value
+        except ValueError:
+            written = False
+        return None if written and len(value) == 16 else f"{value!r} is not a date and time written YYYY-MM-DDTHH:MM"
     if kind in (Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT):
         if value != value.strip():
             return "is not trimmed of surrounding white space"

@@ -9,7 +9,13 @@ The shape (see ``surveys/demo/school_climate.json`` for a whole one)::
          {"code": "safety", "kind": "grid", "prompt": "...", "choices": "agree4",
           "rows": [{"code": "safe_class", "prompt": "..."}]},
          {"code": "age", "kind": "integer", "min": 5, "max": 99},
-         {"code": "comments", "kind": "long_text", "max_length": 2000}]}]}
+         {"code": "comments", "kind": "long_text", "max_length": 2000},
+         {"code": "thanks", "kind": "note", "prompt": "Thank you: one page to go."}]}]}
+
+Kinds: single, multiple, grid, short_text, long_text, integer, decimal, date,
+time (stored ``HH:MM``), datetime (``YYYY-MM-DDTHH:MM``, the respondent's
+wall-clock time) and note (its prompt is shown; it takes no answer, but may
+have a ``show_if``).
 
 ``choices`` is either the name of a list in ``choice_lists`` or a list inline.
 A grid's ``required`` applies to each of its rows unless a row says otherwise.
@@ -576,6 +582,11 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
     else:
         for key in ("min", "max"):
             check.need(key not in raw, f"{path}.{key}", "only a number question (integer, decimal) has min and max")
+
+    if kind == Question.Kind.NOTE:
+        check.need(not question["required"], f"{path}.required", "a note takes no answer: it is never required")
+        check.need(raw.get("constraint") is None, f"{path}.constraint", "a note takes no answer: it has no "
+                   "constraint")
 
     if kind in _TEXT_KINDS:
         max_length = raw.get("max_length")

@@ -121,6 +121,8 @@ class SurveyFlow:
     # Every answerable question, in survey order.
     questions: Mapping[str, FlowQuestion]
     reads: frozenset[str]
+    # Every note with a show_if (a note takes no answer: it is only shown or not), in survey order.
+    notes: Mapping[str, FlowQuestion] = field(default_factory=dict)
     # The prompts (code to text) and choice labels ((code, value) to text) rules are described with, per language.
     prompts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     choice_labels: Mapping[str, Mapping[tuple[str, str], str]] = field(default_factory=dict)
@@ -158,8 +160,9 @@ class SurveyFlow:
         return self.prompts.get(language, {}), self.choice_labels.get(language, {})
 
     def asks(self, code: str, answers: Mapping[str, str]) -> bool:
-        """Return whether question ``code`` is asked, given ``answers`` as rules read them (``effective``)."""
-        question = self.questions[code]
+        """Return whether question ``code`` is asked (a note: shown), given ``answers`` as rules read them
+        (``effective``)."""
+        question = self.questions[code] if code in self.questions else self.notes[code]
         page_rule = self.page_rules.get(question.page)
         if page_rule is not None and not rule_evaluate(page_rule, answers):
             return False
@@ -188,7 +191,7 @@ class SurveyFlow:
         key = (code, language)
         words = self._described.get(key)
         if words is None:
-            rule = self.questions[code].rule
+            rule = (self.questions[code] if code in self.questions else self.notes[code]).rule
             if rule is None:
                 raise ValueError(f"question '{code}' is always asked: it has no condition to put in words")
             prompts, choice_labels = self.texts(language)
@@ -279,15 +282,27 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
             reads_own_page=reads_own_page,
         )
 
+    flow_notes: dict[str, FlowQuestion] = {}
+    for question in ordered:
+        if question.kind == Question.Kind.NOTE and question.show_if is not None:
+            rule = compiled(question.show_if, question.code)
+            page = position[question.page_id]
+            flow_notes[question.code] = FlowQuestion(
+                code=question.code, page=page, kind=question.kind, rules=(rule,),
+                reads_own_page=any(page_of.get(code) == page for code in rule_codes(rule)))
+
     by_page = {number: [code for code, q in flow_questions.items() if q.page == number]
                for number in range(1, page_count + 1)}
+    notes_on = {number: [note for note in flow_notes.values() if note.page == number]
+                for number in range(1, page_count + 1)}
     # Where Back, Next and the progress lead: every page's rule, read whichever page is shown or saved.
     routing = set().union(*(rule_codes(rule) for rule in page_rules.values()))
     reads = _with_deciders(routing.union(*(_rule_reads(q) for q in flow_questions.values())), flow_questions,
                            page_rules)
     # The other pages' answers that showing or saving page n needs: empty when no rule is at work on it.
     page_reads = {
-        number: frozenset(_with_deciders(routing.union(*(_rule_reads(flow_questions[c]) for c in codes)),
+        number: frozenset(_with_deciders(routing.union(*(_rule_reads(flow_questions[c]) for c in codes),
+                                                       *map(_rule_reads, notes_on[number])),
                                          flow_questions, page_rules) - set(codes))
         for number, codes in by_page.items()
     }
@@ -298,6 +313,7 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
     script_other_reads: dict[int, frozenset[str]] = {}
     for number, codes in by_page.items():
         dynamic = [flow_questions[code] for code in codes if flow_questions[code].reads_own_page]
+        dynamic += [note for note in notes_on[number] if note.reads_own_page]
         if dynamic:
             read = set().union(*(rule_codes(rule) for q in dynamic for rule in q.rules))
             script_kinds[number] = json.dumps({code: flow_questions[code].kind for code in sorted(read)},
@@ -307,13 +323,15 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
                                    by_page=by_page, order=evaluation_order)
     languages = languages or ("",)
     return SurveyFlow(
-        page_count=page_count, page_rules=page_rules, questions=flow_questions, reads=frozenset(reads),
+        page_count=page_count, page_rules=page_rules, questions=flow_questions, notes=flow_notes,
+        reads=frozenset(reads),
         prompts={lang: {q.code: q.translated("prompt", lang) for q in questions} for lang in languages},
         choice_labels={lang: {
             (q.code, c.value): c.translated("label", lang) for q in questions for c in choices.get(q.grid_id or q.pk, ())
         } for lang in languages},
         page_reads=page_reads,
-        ruled_pages=frozenset(q.page for q in flow_questions.values() if q.rules or q.constraint),
+        ruled_pages=frozenset(q.page for q in [*flow_questions.values(), *flow_notes.values()]
+                              if q.rules or q.constraint),
         session_codes=frozenset().union(*page_reads.values()),
         evaluation_order=evaluation_order, script_kinds=script_kinds, script_other_reads=script_other_reads,
         route_scripts=route_scripts,

@@ -180,8 +180,13 @@ class Question(CachingMixin, Translated, models.Model):
         INTEGER = "integer", _("Integer")
         DECIMAL = "decimal", _("Decimal number")
         DATE = "date", _("Date")
+        TIME = "time", _("Time of day")
+        DATETIME = "datetime", _("Date and time")
+        NOTE = "note", _("Note (text shown, nothing asked)")
 
     CHOICE_KINDS = (Kind.SINGLE, Kind.MULTIPLE, Kind.GRID)
+    # Kinds that take no answer: a grid's rows do; a note is only read.
+    UNANSWERED_KINDS = (Kind.GRID, Kind.NOTE)
     NUMBER_KINDS = (Kind.INTEGER, Kind.DECIMAL)
     DEFAULT_MAX_LENGTH: dict[str, int] = {Kind.SHORT_TEXT: 255, Kind.LONG_TEXT: 5000}
 
@@ -236,8 +241,8 @@ class Question(CachingMixin, Translated, models.Model):
 
     @property
     def is_answerable(self) -> bool:
-        """Return whether the question takes an answer (a grid's rows do, the grid does not)."""
-        return self.kind != self.Kind.GRID
+        """Return whether the question takes an answer (a grid's rows do, the grid does not; a note never)."""
+        return self.kind not in self.UNANSWERED_KINDS
 
     @property
     def text_max_length(self) -> int | None:

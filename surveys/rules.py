@@ -111,10 +111,15 @@ _KEYS: dict[str, tuple[str, ...]] = {
 
 # How each kind's answer is read; a kind missing here (a grid) takes no answer.
 _NUMBER, _DATE, _TEXT, _CHOICE, _CHOICES = "number", "date", "text", "choice", "choices"
+# A time of day (HH:MM) and a date and time (YYYY-MM-DDTHH:MM) as stored: fixed-width text, ordered as written.
+_TIME, _DATETIME = "time", "datetime"
+_ORDERED = (_NUMBER, _DATE, _TIME, _DATETIME)
 _READ_AS: dict[str, str] = {
     Question.Kind.INTEGER: _NUMBER,
     Question.Kind.DECIMAL: _NUMBER,
     Question.Kind.DATE: _DATE,
+    Question.Kind.TIME: _TIME,
+    Question.Kind.DATETIME: _DATETIME,
     Question.Kind.SHORT_TEXT: _TEXT,
     Question.Kind.LONG_TEXT: _TEXT,
     Question.Kind.SINGLE: _CHOICE,
@@ -123,10 +128,13 @@ _READ_AS: dict[str, str] = {
 _KIND_NAMES: dict[str, str] = {
     Question.Kind.SINGLE: "single-choice", Question.Kind.MULTIPLE: "multiple-choice", Question.Kind.GRID: "grid",
     Question.Kind.INTEGER: "integer", Question.Kind.DECIMAL: "decimal", Question.Kind.DATE: "date",
-    Question.Kind.SHORT_TEXT: "short text", Question.Kind.LONG_TEXT: "long text",
+    Question.Kind.SHORT_TEXT: "short text", Question.Kind.LONG_TEXT: "long text", Question.Kind.TIME: "time",
+    Question.Kind.DATETIME: "date-time", Question.Kind.NOTE: "note",
 }
 _NUMBER_TEXT = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 _DATE_TEXT = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+_TIME_TEXT = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+_DATETIME_TEXT = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})T(([01][0-9]|2[0-3]):[0-5][0-9])$")
 
 
 class RuleError(ValueError):
@@ -361,8 +369,8 @@ class _Parser:
         if read_as == _CHOICES:
             self.refuse(f"{path}.op", _not_multiple(op, question))
             return None
-        if op in ORDERINGS and not self.need(read_as in (_NUMBER, _DATE), f"{path}.op",
-                                             f"'{op}' compares integer or date answers; {_named(question)}"):
+        if op in ORDERINGS and not self.need(read_as in _ORDERED, f"{path}.op",
+                                             f"'{op}' compares number, date or time answers; {_named(question)}"):
             return None
         if isinstance(raw_value, dict):
             if not self.need(set(raw_value) == {"q"}, f"{path}.value",
@@ -420,6 +428,11 @@ class _Parser:
                 self.refuse(path, f"must be a date written YYYY-MM-DD, as {_named(question)}")
             else:
                 return Literal(json=raw, typed=day)
+        elif read_as in (_TIME, _DATETIME):
+            written = "HH:MM" if read_as == _TIME else "YYYY-MM-DDTHH:MM"
+            if self.need(isinstance(raw, str) and _typed(raw, read_as) is not None, path,
+                         f"must be written {written}, as {_named(question)}"):
+                return Literal(json=raw, typed=raw)
         elif read_as == _TEXT:
             if (self.need(isinstance(raw, str), path, f"must be text, as {_named(question)}")
                     and self.need(raw != "", path, "must not be empty: ask whether there is an answer with 'answered'")
@@ -542,6 +555,11 @@ def _typed(text: str, read_as: str) -> Decimal | datetime.date | str | None:
         return Decimal(text) if _NUMBER_TEXT.match(text) else None
     if read_as == _DATE:
         return _date(text)
+    if read_as == _TIME:
+        return text if _TIME_TEXT.match(text) else None
+    if read_as == _DATETIME:
+        match = _DATETIME_TEXT.match(text)
+        return text if match and _date(match[1]) else None
     return text
 
 
@@ -645,7 +663,7 @@ class _Describer:
 
 
 def _comparison_texts(read_as: str) -> dict[str, str]:
-    if read_as == _DATE:
+    if read_as in (_DATE, _TIME, _DATETIME):
         return {
             "equals": gettext("%(answer)s is %(value)s"), "not_equals": gettext("%(answer)s is not %(value)s"),
             "gt": gettext("%(answer)s is after %(value)s"), "ge": gettext("%(answer)s is on or after %(value)s"),
@@ -692,6 +710,8 @@ _DEFAULT_MESSAGES: dict[str, dict[str | None, "StrOrPromise"]] = {
         _K.INTEGER: forms.IntegerField.default_error_messages["invalid"],
         _K.DECIMAL: forms.DecimalField.default_error_messages["invalid"],
         _K.DATE: forms.DateField.default_error_messages["invalid"],
+        _K.TIME: forms.TimeField.default_error_messages["invalid"],
+        _K.DATETIME: forms.DateTimeField.default_error_messages["invalid"],
     },
     "min_value": {_K.INTEGER: MinValueValidator.message, _K.DECIMAL: MinValueValidator.message},
     "max_value": {_K.INTEGER: MaxValueValidator.message, _K.DECIMAL: MaxValueValidator.message},

@@ -62,8 +62,7 @@ REFUSED_TYPES = {
                      "select multiple from file", "select_one_external"), "choices from an external file"),
     **dict.fromkeys(("begin repeat", "begin_repeat", "begin loop", "begin_loop"), "repeats"),
     "calculate": "calculations", "hidden": "hidden fields", "range": "range questions", "rank": "ranking",
-    "osm": "OpenStreetMap questions", "time": "time questions", "datetime": "date-time questions",
-    "audit": "audit logs",
+    "osm": "OpenStreetMap questions", "audit": "audit logs",
 }
 # Metadata a device records: start and end are this system's own timestamps; the rest has nothing to record.
 METADATA_TYPES = {"start": "recorded as each respondent's started_at", "end": "recorded as completed_at",
@@ -343,6 +342,9 @@ class _Walk:
     inner_from: int = 0  # stack[inner_from:] are the groups opened inside the page being read
     run: bool = False  # the page being read is a run of questions outside any page's group
     pending_intro: DocumentText = ""
+    # The notes (row number, row) the pending introduction and the open page's introduction were made of.
+    pending_notes: list[tuple[int, _Row]] = field(default_factory=list)
+    intro_notes: list[tuple[int, _Row]] = field(default_factory=list)
     run_pages: list[int] = field(default_factory=list)
     refused_groups: int = 0
 
@@ -489,25 +491,37 @@ class _Walk:
             self.close_run()
 
     def note(self, index: int, row: _Row) -> None:
+        """A note before a page's first question (or outside any page, without a condition) introduces the page;
+        any other is shown where it stands, as a question that takes no answer."""
         text = _texts(self.reader, SURVEY, row, "label")
         if not text:
             return  # a note without a label shows nothing (ODK's forms use them to hold a calculation's display)
-        if self.page is not None and not self.run:
-            if self.page["questions"]:
-                self.reader.problem(SURVEY, index, "type", "a note is shown as its page's introduction: put it "
-                                    "before the page's first question")
-            elif row.get("relevant"):
-                self.reader.problem(SURVEY, index, "relevant", "a note is the page's introduction: it has no "
-                                    "condition")
-            else:
-                self.page["intro"] = _joined(self.page.get("intro", ""), text)
+        conditional = bool(row.get("relevant"))
+        if self.page is not None and not self.run and not self.page["questions"] and not conditional:
+            self.page["intro"] = _joined(self.page.get("intro", ""), text)
+            self.intro_notes.append((index, row))
             return
-        if row.get("relevant"):
-            self.reader.problem(SURVEY, index, "relevant", "a note outside a page introduces the next page: it has "
-                                "no condition")
-            return
-        self.close_run()
-        self.pending_intro = _joined(self.pending_intro, text)
+        if self.page is None or self.run:
+            if not conditional:
+                self.close_run()
+                self.pending_intro = _joined(self.pending_intro, text)
+                self.pending_notes.append((index, row))
+                return
+            if self.page is None:
+                self.open_run(index)
+        self.add(self.note_question(index, row), index)
+
+    def note_question(self, index: int, row: _Row) -> QuestionDocument:
+        note: QuestionDocument = {"code": row.get("name", ""), "kind": Question.Kind.NOTE,
+                                  "prompt": _texts(self.reader, SURVEY, row, "label")}
+        hint = _texts(self.reader, SURVEY, row, "hint")
+        if hint:
+            note["help_text"] = hint
+        own = _rule(self.reader, row, index, "relevant") if row.get("relevant") else None
+        show_if = _all_of([*self.inner_conditions(), own])
+        if show_if:
+            note["show_if"] = show_if
+        return note
 
     def open_page(self, index: int, *, title: DocumentText, condition: RuleJSON | None, run: bool = False) -> None:
         """Open a page at row ``index``; the conditions of the groups around it and its own are its show_if."""
@@ -518,6 +532,7 @@ class _Walk:
             page["show_if"] = show_if
         if self.pending_intro:
             page["intro"], self.pending_intro = self.pending_intro, ""
+        self.intro_notes, self.pending_notes = self.pending_notes, []
         self.page_path = f"pages[{len(self.document['pages']) + 1}]"
         self.reader.origins[self.page_path] = (SURVEY, index, None)
         self.document["pages"].append(page)
@@ -535,7 +550,13 @@ class _Walk:
             self.close_page()
 
     def close_page(self) -> None:
-        self.page, self.run = None, False
+        """Close the page being read; one of nothing but notes shows them as notes (a page asks something or
+        shows something, and the introduction alone is not an item)."""
+        if self.page is not None and not self.page["questions"] and self.intro_notes:
+            self.page.pop("intro", None)
+            for index, row in self.intro_notes:
+                self.add(self.note_question(index, row), index)
+        self.page, self.run, self.intro_notes = None, False, []
 
 
 def _numbers(noun: str, numbers: Sequence[int]) -> str:
@@ -575,7 +596,8 @@ def _joined(first: DocumentText, second: DocumentText) -> DocumentText:
 
 
 _KINDS = {"integer": Question.Kind.INTEGER, "decimal": Question.Kind.DECIMAL, "date": Question.Kind.DATE,
-          "select_one": Question.Kind.SINGLE, "select_multiple": Question.Kind.MULTIPLE}
+          "time": Question.Kind.TIME, "datetime": Question.Kind.DATETIME, "select_one": Question.Kind.SINGLE,
+          "select_multiple": Question.Kind.MULTIPLE}
 
 
 def _question(reader: _Reader, row: _Row, index: int, head: str, rest: str) -> QuestionDocument | None:

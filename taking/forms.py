@@ -1,4 +1,5 @@
 """Forms of the survey-taking views: the login form and the form of one survey page."""
+import datetime
 import json
 from dataclasses import dataclass, field
 
@@ -142,6 +143,29 @@ def _page_fields(definition):
         PageForm.answer_name(code): _field_for(question) for code, question in definition.answerable.items()})
 
 
+class WallClockDateTimeField(forms.Field):
+    """A date and time as the respondent's clock showed it (a ``datetime-local`` input): naive, never converted.
+
+    Django's DateTimeField makes the value aware in the site's time zone; what was asked is the time the person
+    read on their clock, wherever they were, and a time the site's zone skips (a spring-forward hour) is still
+    a time someone may have written.
+    """
+
+    default_error_messages = {"invalid": forms.DateTimeField.default_error_messages["invalid"]}
+    input_formats = ("%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S")
+
+    def to_python(self, value):
+        value = (value or "").strip()
+        if not value:
+            return None
+        for format in self.input_formats:
+            try:
+                return datetime.datetime.strptime(value, format)
+            except ValueError:
+                continue
+        raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+
+
 def _field_for(question):
     kind = question.kind
     if kind == Question.Kind.SINGLE:
@@ -159,6 +183,11 @@ def _field_for(question):
                                   max_digits=DECIMAL_DIGITS, decimal_places=DECIMAL_PLACES, error_messages=messages)
     if kind == Question.Kind.DATE:
         return forms.DateField(required=False, input_formats=["%Y-%m-%d"])
+    if kind == Question.Kind.TIME:
+        # A browser's time input sends HH:MM, with seconds only when its step asks for them.
+        return forms.TimeField(required=False, input_formats=["%H:%M", "%H:%M:%S"])
+    if kind == Question.Kind.DATETIME:
+        return WallClockDateTimeField(required=False)
     return forms.CharField(required=False, max_length=question.text_max_length)
 
 
@@ -170,6 +199,10 @@ def _to_stored(question, value):
         return " ".join(c.value for c in question.choice_list if c.value in chosen)
     if question.kind == Question.Kind.DATE:
         return value.isoformat()
+    if question.kind == Question.Kind.TIME:
+        return value.strftime("%H:%M")
+    if question.kind == Question.Kind.DATETIME:
+        return value.isoformat(timespec="minutes")
     if question.kind == Question.Kind.DECIMAL:
         return format(value, "f")  # 1E+3 typed is stored 1000
     return str(value)
@@ -228,14 +261,17 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
         )
         if not ruled:
             return bound
-        if question.is_answerable:
-            rule = flow.questions[question.code]
+        if question.is_answerable or question.code in flow.notes:
+            rule = flow.questions.get(question.code) or flow.notes[question.code]
             if rule.reads_own_page:
                 bound.show_if = rule.show_if_text
-                bound.condition = gettext("Answer if %(condition)s.") % {
-                    "condition": flow.condition_words(question.code, get_language())}
+                words = flow.condition_words(question.code, get_language())
+                bound.condition = (gettext("Applies if %(condition)s.") if question.kind == Question.Kind.NOTE
+                                   else gettext("Answer if %(condition)s.")) % {"condition": words}
             elif not flow.asks(question.code, answers):
                 return None
+        elif question.kind == Question.Kind.NOTE:
+            return bound  # always shown
         elif not bound.rows:
             return None
         else:

@@ -16,11 +16,11 @@ pytestmark = pytest.mark.django_db
 
 
 def test_every_value_seeded_keeps_its_question_s_rules_and_every_answerable_question_gets_some():
-    survey = survey_create(document=bench_document(slug="export-bench-test", pages=5))  # every kind of last question
+    survey = survey_create(document=bench_document(slug="export-bench-test", pages=7))  # every kind of last question
     values = export_bench.question_values(survey)
     questions = {q.pk: q for q in answerable_questions(survey=survey)}
-    assert set(values) == set(questions) and len(values) == 25
-    assert {questions[pk].kind for pk in values} == set(Question.Kind.values) - {Question.Kind.GRID}
+    assert set(values) == set(questions) and len(values) == 35
+    assert {questions[pk].kind for pk in values} == set(Question.Kind.values) - set(Question.UNANSWERED_KINDS)
     for pk, options in values.items():
         question = questions[pk]
         choices = list(Choice.objects.filter(question_id=question.grid_id or pk).order_by("position")

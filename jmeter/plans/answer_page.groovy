@@ -1,6 +1,6 @@
 // JSR223 PreProcessor of survey_taking.jmx's change_page sampler.
 // Answer the page the previous sample (its content) showed, as a person might:
-// one choice per radio group, a few checkboxes, numbers within min..max, dates, short texts.
+// one choice per radio group, a few checkboxes, numbers within min..max, dates, times, short texts.
 // A retry (retry.groovy) sends exactly what the first attempt sent, save_id included.
 import java.util.concurrent.ThreadLocalRandom
 
@@ -41,6 +41,13 @@ groups.each { key, values ->
 }
 (html =~ /<input type="date"[^>]*>/).each { String tag ->
     add(attr(tag, "name"), String.format("20%02d-%02d-%02d", 10 + random.nextInt(15), 1 + random.nextInt(12), 1 + random.nextInt(28)))
+}
+(html =~ /<input type="time"[^>]*>/).each { String tag ->
+    add(attr(tag, "name"), String.format("%02d:%02d", random.nextInt(24), random.nextInt(60)))
+}
+(html =~ /<input type="datetime-local"[^>]*>/).each { String tag ->
+    add(attr(tag, "name"), String.format("20%02d-%02d-%02dT%02d:%02d", 10 + random.nextInt(15), 1 + random.nextInt(12),
+            1 + random.nextInt(28), random.nextInt(24), random.nextInt(60)))
 }
 def words = ["more", "time", "help", "with", "reading", "friends", "quiet", "space", "clubs", "teachers", "math", "art"]
 (html =~ /<(?:input type="text"|textarea)[^>]*>/).each { String tag ->

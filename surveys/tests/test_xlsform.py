@@ -150,9 +150,6 @@ def test_a_dry_run_checks_and_writes_nothing(tmp_path):
           row("end group")),
      "survey sheet, row 4, column type: a grid (table-list) holds only select_one rows, not a group"),
     (page(ROLE)[:-1], "survey sheet, row 2, column type: this group is never ended (end group)"),
-    (page(ROLE, row("note", "n", "A note", "Una nota")),
-     "survey sheet, row 4, column type: a note is shown as its page's introduction: put it before the page's first "
-     "question"),
     (page(ROLE, row("integer", "n", "N", "N", constraint=". > 'ten'")),
      "survey sheet, row 4, column constraint: must be a whole number, as 'n' is an integer question"),
     (page(ROLE, row("text", "t", "", "")), "survey sheet, row 4, column label: is required"),
@@ -401,3 +398,34 @@ def test_a_row_that_fills_in_a_column_that_would_change_what_is_asked_is_refused
     with pytest.raises(DocumentError) as refused:
         survey_import(source=str(path), filename=path.name)
     assert refused.value.problems[0].startswith(expected), refused.value.problems
+
+
+def test_notes_anywhere_times_and_dates_with_times_are_shown_asked_and_stored_as_written(tmp_path, client):
+    rows = [{"type": "begin group", "name": "day", "label": "Your day", "appearance": "field-list"},
+            {"type": "note", "name": "intro", "label": "About yesterday."},
+            {"type": "time", "name": "bedtime", "label": "When did you go to bed?", "required": "yes"},
+            {"type": "note", "name": "late", "label": "That is late!", "relevant": "${bedtime} > '23:00'"},
+            {"type": "dateTime", "name": "arrived", "label": "When did you arrive at school?"},
+            {"type": "note", "name": "thanks", "label": "Thanks for these."},
+            {"type": "end group"},
+            {"type": "begin group", "name": "last", "label": "The end", "appearance": "field-list"},
+            {"type": "note", "name": "done", "label": "Nothing more to answer."},
+            {"type": "end group"}]
+    path = one_language(tmp_path, *rows, name="day.xlsx")
+    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    first, last = Page.objects.filter(survey=survey).order_by("position")
+    assert first.intro == "About yesterday." and last.intro == ""
+    assert [(q.code, q.kind) for q in first.questions.order_by("position")] == [
+        ("bedtime", "time"), ("late", "note"), ("arrived", "datetime"), ("thanks", "note")]
+    assert [(q.code, q.kind, q.prompt) for q in last.questions.all()] == [("done", "note", "Nothing more to answer.")]
+    login(client, make_respondents(survey))
+    page = html.unescape(client.get("/take/").content.decode())
+    assert '<input type="time" id="input-q-bedtime"' in page and 'type="datetime-local"' in page
+    assert "That is late!" in page and "Applies if your answer to" in page and "Thanks for these." in page
+    body = save_page(client, 1, {"q-bedtime": "25:00", "q-arrived": "2026-02-30T08:00"}).json()
+    assert set(body["errors"]) == {"q-bedtime", "q-arrived"}
+    assert save_page(client, 1, {"q-bedtime": "23:15:00", "q-arrived": "2026-11-25T07:55"}).json()["next_page"] == 2
+    stored = dict(Answer.objects.values_list("question__code", "value"))
+    assert stored == {"bedtime": "23:15", "arrived": "2026-11-25T07:55"}
+    assert "Nothing more to answer." in html.unescape(client.get("/take/page/2/").content.decode())
+    assert save_page(client, 2, {}, nav="finish").status_code == 200

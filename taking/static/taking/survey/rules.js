@@ -7,8 +7,11 @@
   "use strict";
   var NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
   var DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+  var TIME = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+  var DATETIME = /^([0-9]{4}-[0-9]{2}-[0-9]{2})T(([01][0-9]|2[0-3]):[0-5][0-9])$/;
   var READ_AS = {
-    integer: "number", decimal: "number", date: "date", short_text: "text", long_text: "text", single: "choice", multiple: "choices"
+    integer: "number", decimal: "number", date: "date", time: "time", datetime: "datetime", short_text: "text",
+    long_text: "text", single: "choice", multiple: "choices"
   };
 
   function answer(code, answers, own) {
@@ -28,6 +31,11 @@
     if (value === "") { return null; }
     if (readAs === "number") { return NUMBER.test(value) ? parseFloat(value) : null; }
     if (readAs === "date") { return isDate(value) ? value : null; }
+    if (readAs === "time") { return TIME.test(value) ? value : null; }
+    if (readAs === "datetime") {
+      var match = DATETIME.exec(value);
+      return match && isDate(match[1]) ? value : null;
+    }
     return value;
   }
 
