@@ -152,7 +152,8 @@ def _stage(roster: Roster, table: Table, scope: Scope) -> Errors:
     """Stage the good rows and record the problems, a batch at a time; return {(school, role): rows with errors}."""
     schools = dict(School.objects.values_list("code", "pk"))
     roles = set(Respondent.Role.values)
-    languages = {code for code, _ in settings.LANGUAGES}
+    # The site's languages and the survey's own (a survey may be in a language the interface does not speak).
+    languages = {code for code, _ in settings.LANGUAGES} | set(roster.survey.languages or ())
     errors = Errors()
     rows: list[StagedRow] = []
     problems: list[Problem] = []

@@ -33,6 +33,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from surveys.caching import CachingMixin, DefinitionManager
+from surveys.languages import is_language
 
 question_code_validator = RegexValidator(
     r"^[A-Za-z][A-Za-z0-9_]{0,63}$",
@@ -78,10 +79,11 @@ class Translated(models.Model):
 
 
 def language_validator(value: object) -> None:
-    codes = {code for code, _name in settings.LANGUAGES}
-    if not isinstance(value, list) or not value or any(code not in codes for code in value):
-        raise ValidationError(_("A list of one or more of the languages the site speaks: %(codes)s."),
-                              params={"codes": ", ".join(sorted(codes))})
+    """Accept a list of one or more language codes CLDR knows (``surveys.languages``): the site's interface
+    speaks settings.LANGUAGES; a survey may be written in any language."""
+    if not isinstance(value, list) or not value or not all(map(is_language, value)):
+        raise ValidationError(_("A list of one or more language codes, written as Django writes them (en, es, "
+                                "pt-br, zh-hans)."))
 
 
 class Survey(CachingMixin, Translated, models.Model):

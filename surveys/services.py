@@ -4,7 +4,6 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import IO, cast
 
-from django.conf import settings
 from django.db import models, transaction
 from django.db.models import ProtectedError
 
@@ -14,6 +13,7 @@ from surveys.documents import (
     survey_document_loads,
 )
 from surveys.invalidation import definitions_changed
+from surveys.languages import language_name
 from surveys.models import Choice, Page, Question, Survey
 
 # A question of a checked document, by code: (page number, its grid's code or None, position, its data).
@@ -306,7 +306,6 @@ def survey_translation_gaps(*, survey: Survey) -> list[str]:
     Each gap names where the text is, which text, and the language:
     ``"page 2, question 'safe_hallways', prompt: no Spanish (es) text"``.
     """
-    names = dict(settings.LANGUAGES)
     others = survey.languages[1:]
     if not others:
         return []
@@ -328,7 +327,7 @@ def survey_translation_gaps(*, survey: Survey) -> list[str]:
                 continue
             for language in others:
                 if not row.translations.get(language, {}).get(field):
-                    gaps.append(f"{where}, {field}: no {names.get(language, language)} ({language}) text")
+                    gaps.append(f"{where}, {field}: no {language_name(language)} ({language}) text")
     return gaps
 
 

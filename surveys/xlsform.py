@@ -28,6 +28,7 @@ from surveys.documents import (
     ChoiceDocument, DocumentError, DocumentText, PageDocument, QuestionDocument, RowDocument, SurveyDocument,
     parse_survey_document,
 )
+from surveys.languages import language_code
 from surveys.models import Question, Survey
 from surveys.rules import RuleJSON
 from surveys.xpath import XPathError, xpath_rule
@@ -240,17 +241,12 @@ def _columns(reader: _Reader, sheet: str,
 
 def _languages(reader: _Reader, settings_row: _Row) -> tuple[str, ...]:
     """Return the survey's languages: ``default_language`` first, then each language a column is written in."""
-    known = dict(settings.LANGUAGES)
-    names = {name.lower(): code for code, name in settings.LANGUAGES}
 
     def code_of(text: str, sheet: str, row: int, column: str) -> str | None:
-        match = re.match(r"^(?P<name>.*?)\s*(?:\((?P<code>[A-Za-z-]+)\))?$", text.strip())
-        # A line break inside the text (a default_language cell's) matches nothing: no language of this site either.
-        code = (match["code"] or names.get(match["name"].lower()) or match["name"]) if match else None
-        if code not in known:
-            reader.problem(sheet, row, column, f"{text!r} is not a language of this site: write it 'Name (code)' "
-                           f"with a code of {', '.join(known)}")
-            return None
+        code = language_code(text)
+        if code is None:
+            reader.problem(sheet, row, column, f"{text!r} names no language CLDR knows: write it 'Name (code)' "
+                           "with the language's ISO 639 code, as 'Kiswahili (sw)'")
         return code
 
     default = settings_row.get("default_language")

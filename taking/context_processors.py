@@ -1,6 +1,7 @@
 """What every respondent page's header needs: the languages the person may switch to."""
 from django.conf import settings
-from django.utils.translation import get_language_info
+
+from surveys.languages import local_name
 
 
 def switch_languages(request):
@@ -8,4 +9,4 @@ def switch_languages(request):
     session, else every language the site speaks (the login page)."""
     survey = getattr(request, "survey", None)
     codes = survey.languages if survey is not None and survey.languages else [code for code, _ in settings.LANGUAGES]
-    return {"switch_languages": [(code, get_language_info(code)["name_local"].capitalize()) for code in codes]}
+    return {"switch_languages": [(code, local_name(code)) for code in codes]}

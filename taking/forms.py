@@ -4,12 +4,12 @@ import json
 from dataclasses import dataclass, field
 
 from django import forms
-from django.conf import settings
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from respondents.models import Nav
 from surveys.caching import definition_memo
+from surveys.languages import is_language
 from surveys.models import Question
 from surveys.rules import default_message, rule_evaluate
 
@@ -25,10 +25,15 @@ class LoginForm(forms.Form):
 DECIMAL_DIGITS, DECIMAL_PLACES = 18, 6
 
 
-class LanguageForm(forms.Form):
-    """The language switcher: one of the site's languages, and the page to go back to."""
+def language_code_validator(value):
+    if not is_language(value):
+        raise forms.ValidationError(_("That is not a language this site knows."))
 
-    language = forms.ChoiceField(choices=settings.LANGUAGES)
+
+class LanguageForm(forms.Form):
+    """The language switcher: a language (the site's, or one a survey is written in), and the page to go back to."""
+
+    language = forms.CharField(max_length=20, validators=[language_code_validator])
     next = forms.CharField(required=False, max_length=2000)
 
 

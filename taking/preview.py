@@ -5,6 +5,7 @@ It is a respondent screen shown to staff, so it lives with the respondent screen
 the door is the staff area's permission (``can_manage_surveys``), read through ``accounts.scopes``.
 """
 from django import forms
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, render
@@ -12,13 +13,13 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language_info
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from accounts.scopes import NotStaff, staff_scope
 from config.login_limits import client_ip
 from respondents.models import Nav
+from surveys.languages import has_interface, is_right_to_left, language_name
 from surveys.models import Question, Survey
 from surveys.selectors import page_count, page_definition, survey_flow
 from taking.forms import bound_questions, page_rules_data
@@ -32,7 +33,7 @@ class PreviewForm(forms.Form):
         self.fields["page"] = forms.TypedChoiceField(
             label="Page", coerce=int, required=False, choices=[(n, n) for n in range(1, flow.page_count + 1)])
         self.fields["language"] = forms.ChoiceField(label="Language", required=False, choices=[
-            (code, get_language_info(code)["name"]) for code in survey.languages or [survey.default_language]])
+            (code, language_name(code)) for code in survey.languages or [survey.default_language]])
         self.deciders = []
         for code in (code for code in flow.questions if code in flow.session_codes):  # in survey order
             question = Question.objects.select_related("grid").get(survey=survey, code=code)
@@ -86,4 +87,7 @@ def survey_preview(request, slug):
         return render(request, "taking/preview.html", {
             "survey": survey, "form": form, "page_html": mark_safe(page_html), "pages": pages, "route": route,
             "applies": definition.number in route.pages, "language": language, "switch_languages": [],
+            "languages": [(code, language_name(code), has_interface(code)) for code in survey.languages],
+            "interface_language": language_name(settings.LANGUAGE_CODE),
+            "language_dir": "rtl" if is_right_to_left(language) else "ltr",
         })

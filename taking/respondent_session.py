@@ -32,6 +32,7 @@ from django.utils.translation import gettext as _
 from config.errors import ajax_error, is_ajax, try_again
 from config.faults import RETRY_AFTER_SECONDS
 from respondents.selectors import respondent_get
+from surveys.languages import is_language
 from surveys.selectors import page_count, survey_get
 
 RESPONDENT_KEY = "respondent_id"
@@ -84,7 +85,7 @@ def session_keep_rule_answers(request, answers, *, forget=()):
 def chosen_language(request):
     """The language the person chose with the switcher before logging in (its cookie), or None."""
     language = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
-    return language if language in dict(settings.LANGUAGES) else None
+    return language if is_language(language) else None
 
 
 def survey_language(survey, respondent, request):

@@ -35,6 +35,7 @@ from taking.respondent_session import (
     session_keep_rule_answers, session_rule_answers, session_seen, session_start, survey_closed, survey_is_open,
     survey_language,
 )
+from surveys.languages import has_interface
 from surveys.rules import default_message
 from surveys.selectors import page_count, page_definition, survey_flow, survey_get
 
@@ -303,6 +304,10 @@ def survey_switch_language(request):
         return render(request, "taking/message.html", {"message": form.errors.as_text()}, status=400)
     language = form.cleaned_data["language"]
     survey = survey_get(survey_id=request.session.get(SURVEY_KEY)) if request.session.get(RESPONDENT_KEY) else None
+    if survey is None and not has_interface(language):
+        # Before logging in there is no survey to speak it: only the interface's own languages.
+        return render(request, "taking/message.html", {"message": _("That is not a language this site knows.")},
+                      status=400)
     if survey is not None:
         if not survey.offers(language):
             return render(request, "taking/message.html", {"survey": survey, "message": _(

@@ -505,6 +505,20 @@ def test_the_preview_lists_what_loading_a_form_noted_and_the_forms_own_version(o
         assert warning in page, warning
 
 
+def test_the_preview_says_which_languages_the_interface_lacks(office, tmp_path):
+    from surveys.tests.helpers import workbook
+
+    header = ["type", "name", "label::English (en)", "label::Kiswahili (sw)"]
+    path = workbook(tmp_path / "ustawi.xlsx", [["text", "village", "Village", "Kijiji"]], None, False,
+                    survey_header=header)
+    office.post("/staff/surveys/import/", {"file": SimpleUploadedFile(path.name, path.read_bytes())})
+    page = html.unescape(office.get("/staff/surveys/ustawi/preview/?language=sw").content.decode())
+    assert "Offered in English (en), Swahili (sw)." in page and "Kijiji" in page
+    assert "Swahili (sw): the site's interface has no catalogue in it. Respondents read the survey's own texts in " \
+           "Swahili, and the interface's words (buttons, messages) in English." in page
+    assert "English (en): the site's interface" not in page
+
+
 def test_a_workbook_with_problems_lists_every_one_and_writes_nothing(office, tmp_path):
     from surveys.models import Survey
     from surveys.tests.helpers import page, row

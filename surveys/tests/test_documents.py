@@ -89,7 +89,7 @@ def test_every_problem_is_reported_at_once():
 def test_a_malformed_element_gets_a_clear_problem(change, expected):
     document = small_document()
     change(document)
-    assert expected in problems_of(document)
+    assert any(problem.startswith(expected) for problem in problems_of(document)), problems_of(document)
 
 
 def test_a_document_that_is_not_an_object_is_refused():
@@ -165,7 +165,7 @@ def test_rules_are_stored_canonical_with_their_messages():
 def test_a_rule_that_reads_what_it_cannot_is_refused_with_its_path_and_nothing_is_written(change, expected):
     document = ruled_document()
     change(document)
-    assert expected in problems_of(document)
+    assert any(problem.startswith(expected) for problem in problems_of(document)), problems_of(document)
 
 
 def test_every_rule_problem_is_reported_with_the_other_problems():
@@ -240,10 +240,10 @@ def test_a_draft_may_lack_translations_and_is_published_once_it_has_them():
 
 
 @pytest.mark.parametrize(("change", "expected"), [
-    (lambda d: d.update(languages=["en", "fr"]), "survey.languages: A list of one or more of the languages the site "
-                                                 "speaks: en, es."),
-    (lambda d: d.update(languages="es"), "survey.languages: A list of one or more of the languages the site speaks: "
-                                         "en, es."),
+    (lambda d: d.update(languages=["en", "tlh"]), "survey.languages: A list of one or more language codes, written "
+                                                  "as Django writes them (en, es, pt-br, zh-hans)."),
+    (lambda d: d.update(languages=["en", "pt_BR"]), "survey.languages: A list of one or more language codes"),
+    (lambda d: d.update(languages="es"), "survey.languages: A list of one or more language codes"),
     (lambda d: d.update(languages=["es", "es"]), "survey.languages: lists a language twice"),
     (lambda d: d["pages"][0]["questions"][0].update(prompt={"en": "Colour?", "de": "Farbe?"}),
      "pages[1].questions[1].prompt: de is not one of the survey's languages (en, es)"),
@@ -254,7 +254,7 @@ def test_a_draft_may_lack_translations_and_is_published_once_it_has_them():
 def test_a_malformed_language_or_translation_is_refused(change, expected):
     document = two_languages()
     change(document)
-    assert expected in problems_of(document)
+    assert any(problem.startswith(expected) for problem in problems_of(document)), problems_of(document)
 
 
 # Bounds taken from the models' fields
@@ -275,7 +275,7 @@ def test_a_malformed_language_or_translation_is_refused(change, expected):
 def test_a_code_value_slug_or_text_longer_than_its_column_gets_the_same_clear_problem(change, expected):
     document = small_document()
     change(document)
-    assert expected in problems_of(document)
+    assert any(problem.startswith(expected) for problem in problems_of(document)), problems_of(document)
 
 
 def test_a_translation_longer_than_its_column_is_refused_in_its_language():

@@ -170,20 +170,22 @@ def test_every_kind_of_problem_is_reported_by_sheet_row_and_column_and_nothing_i
     assert any(problem.startswith(expected) for problem in problems), problems
 
 
-def test_unsupported_languages_are_reported(tmp_path):
-    header = [*SURVEY_HEADER, "label::Deutsch (de)"]
-    rows = [[*r, ""] for r in page(ROLE)]
+def test_a_language_cldr_does_not_know_is_reported(tmp_path):
+    header = [*SURVEY_HEADER, "label::Klingon (tlh)", "hint::Elvish"]
+    rows = [[*r, "", ""] for r in page(ROLE)]
     problems = problems_of(tmp_path, rows, survey_header=header)
-    assert "survey sheet, row 1, column label::Deutsch (de): 'Deutsch (de)' is not a language of this site: write " \
-           "it 'Name (code)' with a code of en, es" in problems
+    assert "survey sheet, row 1, column label::Klingon (tlh): 'Klingon (tlh)' names no language CLDR knows: write it 'Name " \
+           "(code)' with the language's ISO 639 code, as 'Kiswahili (sw)'" in problems
+    assert "survey sheet, row 1, column hint::Elvish: 'Elvish' names no language CLDR knows: write it 'Name (code)' with " \
+           "the language's ISO 639 code, as 'Kiswahili (sw)'" in problems
 
 
 def test_a_default_language_on_two_lines_is_a_problem_reported_not_a_crash(tmp_path):
     settings = [["form_id", "form_title::English (en)", "default_language"],
                 ["climate_xls", "School climate", "English (en)\nSpanish (es)"]]
     problems = problems_of(tmp_path, page(ROLE), settings=settings)
-    assert "settings sheet, row 2, column default_language: 'English (en)\\nSpanish (es)' is not a language of " \
-           "this site: write it 'Name (code)' with a code of en, es" in problems
+    assert "settings sheet, row 2, column default_language: 'English (en)\\nSpanish (es)' names no language CLDR " \
+           "knows: write it 'Name (code)' with the language's ISO 639 code, as 'Kiswahili (sw)'" in problems
 
 
 def test_choice_problems_point_at_the_choices_sheet(tmp_path):
@@ -429,3 +431,24 @@ def test_notes_anywhere_times_and_dates_with_times_are_shown_asked_and_stored_as
     assert stored == {"bedtime": "23:15", "arrived": "2026-11-25T07:55"}
     assert "Nothing more to answer." in html.unescape(client.get("/take/page/2/").content.decode())
     assert save_page(client, 2, {}, nav="finish").status_code == 200
+
+
+def test_languages_are_named_any_way_xlsforms_name_them_and_a_survey_may_be_in_one_the_interface_lacks(
+        tmp_path, client):
+    header = ["type", "name", "label::English (en)", "label::Kiswahili", "label::chinese"]
+    rows = [["select_one yn", "ok", "Are you well?", "Hujambo?", "你好吗?"]]
+    choices_header = ["list_name", "name", "label::English (en)", "label::Kiswahili", "label::chinese"]
+    choices = [["yn", "yes", "Yes", "Ndiyo", "是"], ["yn", "no", "No", "Hapana", "不"]]
+    path = workbook(tmp_path / "wellbeing.xlsx", rows, choices,
+                    [["form_id", "form_title::English (en)", "form_title::Kiswahili", "form_title::chinese"],
+                     ["wellbeing", "Wellbeing", "Ustawi", "健康"]],
+                    survey_header=header, choices_header=choices_header)
+    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    assert survey.languages == ["en", "sw", "zh"]
+    login(client, make_respondents(survey, language="sw"))
+    page = html.unescape(client.get("/take/").content.decode())
+    assert '<html lang="sw" dir="ltr">' in page and "Hujambo?" in page and "Ndiyo" in page
+    assert "Next" in page or "Finish" in page  # the interface's own words: English, its catalogue lacking Swahili
+    assert ">中文</button>" in page and ">English</button>" in page  # the switcher names each in itself
+    client.post("/language/", {"language": "zh", "next": "/take/"})
+    assert "你好吗?" in html.unescape(client.get("/take/").content.decode())

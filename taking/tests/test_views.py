@@ -562,7 +562,7 @@ class TestLanguages:
         response = client.get("/take/")
         page = response.content.decode()
         assert response["Content-Language"] == "es"
-        assert '<html lang="es">' in page and 'lang="es"' in page
+        assert '<html lang="es" dir="ltr">' in page and 'lang="es"' in page
         assert "Página 1 de 12" in page and "¿Qué le describe mejor?" in page and "Siguiente" in page
         assert "Encuesta sobre el clima escolar (demostración)" in page and "Maestro o maestra" in page
         # The words of a condition, and the script's messages, are Spanish too.
