@@ -118,6 +118,17 @@ def browser_type_launch_args(browser_type_launch_args):
     }
 
 
+@pytest.fixture(scope="session")
+def slip_fonts():
+    """Debian's Noto and Droid fonts, which PDFs embed for scripts Helvetica lacks (deploy/packages.txt, tests)."""
+    from fileformats.pdf import FALLBACK_FONTS, NOTO_DIR
+
+    if not (NOTO_DIR.is_dir() and all(path.exists() for path in FALLBACK_FONTS)):
+        if os.environ.get("CI"):
+            pytest.fail("the slip fonts are missing: deploy/install-packages tests installs them")
+        pytest.skip("the slip fonts are not installed: deploy/install-packages tests")
+
+
 @pytest.fixture(autouse=True)
 def _media_root(request, tmp_path_factory):
     """Keep uploads (rosters) of the local suite in a temporary directory; on the stack they go where

@@ -35,7 +35,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import Scope, staff_scope
-from fileformats.pdf import fitted_text
+from fileformats.pdf import draw_text, font_for
 from fileformats.tables import spreadsheet_safe
 from respondents import access_codes
 from respondents.handout import handout_group, in_handout_order
@@ -156,9 +156,7 @@ def _cover_sheet(canvas: Canvas, *, survey: Survey, school: School, name: str, g
                  login_url: str) -> None:
     width, height = letter
     y = height - MARGIN - 20
-    canvas.setFont("Helvetica-Bold", 16)
-    canvas.drawString(MARGIN, y, survey.title)
-    canvas.setFont("Helvetica", 12)
+    draw_text(canvas, MARGIN, y, survey.title, size=16, bold=True)
     who = "For the teacher" if graded else "For whoever hands them out"
     for line in [f"{school.name} ({school.code})", f"{name}: {len(slips)} slip{'s' if len(slips) != 1 else ''}", "",
                  f"{who}: give each person the slip with their name, and nobody else's.",
@@ -166,20 +164,18 @@ def _cover_sheet(canvas: Canvas, *, survey: Survey, school: School, name: str, g
                  "A lost slip: ask your school coordinator for a new code (the old one then stops working;",
                  "answers already saved are kept).", f"Address: {login_url}", ""]:
         y -= 18
-        canvas.drawString(MARGIN, y, line)
+        draw_text(canvas, MARGIN, y, line, size=12)
     canvas.setFont("Helvetica-Bold", 10)
     y -= 6
     canvas.drawString(MARGIN, y, "External id")
     canvas.drawString(MARGIN + 2 * inch, y, "Name")
-    canvas.setFont("Helvetica", 10)
     for slip in slips:
         y -= 13
         if y < MARGIN:
             canvas.showPage()
-            canvas.setFont("Helvetica", 10)
             y = height - MARGIN - 13
-        canvas.drawString(MARGIN, y, slip.external_id[:30])
-        canvas.drawString(MARGIN + 2 * inch, y, slip.display_name[:70])
+        draw_text(canvas, MARGIN, y, slip.external_id[:30], size=10)
+        draw_text(canvas, MARGIN + 2 * inch, y, slip.display_name[:70], size=10)
     canvas.showPage()
 
 
@@ -193,12 +189,13 @@ def _slip(canvas: Canvas, x: float, y: float, w: float, h: float, *, survey: Sur
     top = y + h - pad
     # The title in the slip's language, a little smaller (never under 9 points) before it is cut.
     title, room = survey.translated("title", slip.language), w - 2 * pad
-    size = next((size for size in (11, 10) if stringWidth(title, "Helvetica-Bold", size) <= room), 9)
-    canvas.setFont("Helvetica-Bold", size)
-    canvas.drawString(x + pad, top - 11, fitted_text(title, "Helvetica-Bold", size, room))
+    font = font_for(title, bold=True)
+    size = next((size for size in (11, 10) if stringWidth(title, font, size) <= room), 9)
+    draw_text(canvas, x + pad, top - 11, title, size=size, bold=True, room=room)
+    draw_text(canvas, x + pad, top - 25, f"{slip.display_name or slip.external_id}"[:40], size=9)
+    draw_text(canvas, x + pad, top - 37, f"{school.name}"[:40] + (f" · grade {slip.grade}" if slip.grade else ""),
+              size=9)
     canvas.setFont("Helvetica", 9)
-    canvas.drawString(x + pad, top - 25, f"{slip.display_name or slip.external_id}"[:40])
-    canvas.drawString(x + pad, top - 37, f"{school.name}"[:40] + (f" · grade {slip.grade}" if slip.grade else ""))
     language = slip.language if slip.language in INSTRUCTIONS else "en"
     canvas.drawString(x + pad, top - 57, CODE_LABEL[language])
     canvas.setFont("Courier-Bold", 18)

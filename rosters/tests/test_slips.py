@@ -100,3 +100,19 @@ def test_people_without_a_grade_get_a_cover_named_for_their_role_not_a_blank_gra
     assert "Grade 7: 3 slips" in pages[4] and "For the teacher" in pages[4]
     assert all(s.formatted_access_code in pages[5] for s in students)
     assert "Grade —" not in "".join(pages)
+
+
+def test_slips_in_a_script_helvetica_lacks_embed_a_font_that_has_it(lincoln, slip_fonts):
+    from surveys.services import survey_create
+
+    survey = survey_create(document={
+        "slug": "wellbeing", "title": {"en": "Wellbeing", "zh": "健康调查"}, "languages": ["en", "zh"],
+        "pages": [{"questions": [{"code": "ok", "kind": "short_text", "prompt": {"en": "Well?", "zh": "好吗?"}}]}]})
+    make_respondents(survey, 1, school=lincoln, grade="7", language="zh", display_name="王芳")
+    make_respondents(survey, 1, school=lincoln, grade="7", language="en", display_name="Анна Иванова")
+    out = io.BytesIO()
+    slips_write_pdf(stream=out, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                    slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
+    cover, slips = (page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages)
+    assert "王芳" in cover and "Анна Иванова" in cover
+    assert "健康调查" in slips and "王芳" in slips and "Wellbeing" in slips and "Анна Иванова" in slips
