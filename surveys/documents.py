@@ -12,6 +12,10 @@ The shape (see ``surveys/demo/school_climate.json`` for a whole one)::
          {"code": "comments", "kind": "long_text", "max_length": 2000},
          {"code": "thanks", "kind": "note", "prompt": "Thank you: one page to go."}]}]}
 
+A question's ``default`` is written as its answer is stored (``"cat dog"``
+for a multiple choice) and checked against it: shown filled in until the
+person saves the page.
+
 Kinds: single, multiple, grid, short_text, long_text, integer, decimal, date,
 time (stored ``HH:MM``), datetime (``YYYY-MM-DDTHH:MM``, the respondent's
 wall-clock time) and note (its prompt is shown; it takes no answer, but may
@@ -62,9 +66,12 @@ SQLite, holding 64 bits in any integer column, would not refuse. The slug,
 codes, choice values, titles and labels keep their model fields' validators
 and ``max_length`` (read from the fields, so the two never disagree).
 """
+import datetime
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Required, TypedDict, TypeVar
 
 from django.conf import settings
@@ -116,6 +123,7 @@ class QuestionDocument(TypedDict, total=False):
     constraint: RuleJSON | None
     constraint_message: DocumentText
     required_message: DocumentText
+    default: str | int  # the answer shown filled in until the person answers, written as it is stored
 
 
 class PageDocument(TypedDict, total=False):
@@ -168,6 +176,7 @@ class CheckedQuestion(TypedDict):
     translations: Translations
     choices: list[CheckedChoice]
     rows: list["CheckedQuestion"]
+    default: str
 
 
 class CheckedPage(TypedDict):
@@ -537,6 +546,7 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
         "translations": translations,
         "choices": [],
         "rows": [],
+        "default": "",
     }
     if grid:
         if not question["required_message"] and question["required"]:
@@ -597,4 +607,52 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
             question["max_length"] = max_length
     else:
         check.need("max_length" not in raw, f"{path}.max_length", "only a text question has max_length")
+
+    if "default" in raw:
+        default = raw["default"]
+        default = str(default) if isinstance(default, int) and not isinstance(default, bool) else default
+        if check.need(isinstance(default, str), f"{path}.default", "must be text, written as the answer is stored"):
+            problem = _default_problem(question, default)
+            if check.need(problem is None, f"{path}.default", f"{problem}"):
+                question["default"] = default
     return question
+
+
+_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+
+
+def _default_problem(question: CheckedQuestion, value: str) -> str | None:
+    """Return why ``value`` cannot be ``question``'s default (an answer it could store), or None."""
+    kind, values = question["kind"], [choice["value"] for choice in question["choices"]]
+    if kind in (Question.Kind.GRID, Question.Kind.NOTE):
+        return f"a {kind} takes no answer, so no default"
+    if value == "" or value != value.strip():
+        return "must be an answer, without spaces around it"
+    if kind == Question.Kind.SINGLE:
+        return None if value in values else f"{value!r} is not a choice"
+    if kind == Question.Kind.MULTIPLE:
+        chosen = value.split(" ")
+        return None if all(v in values for v in chosen) and len(set(chosen)) == len(chosen) else (
+            f"{value!r} is not choice values separated by single spaces")
+    if kind in Question.NUMBER_KINDS:
+        try:
+            number = Decimal(value) if kind == Question.Kind.DECIMAL else int(value)
+        except (ValueError, ArithmeticError):
+            return f"{value!r} is not {'a number' if kind == Question.Kind.DECIMAL else 'a whole number'}"
+        low, high = question["min_value"], question["max_value"]
+        return None if (low is None or number >= low) and (high is None or number <= high) else (
+            f"{value} is outside the question's min and max")
+    readers: dict[str, Callable[[str], object]] = {
+        Question.Kind.DATE: datetime.date.fromisoformat, Question.Kind.DATETIME: datetime.datetime.fromisoformat}
+    written: dict[str, str] = {
+        Question.Kind.DATE: "YYYY-MM-DD", Question.Kind.TIME: "HH:MM", Question.Kind.DATETIME: "YYYY-MM-DDTHH:MM"}
+    if kind == Question.Kind.TIME:
+        return None if _TIME.match(value) else f"{value!r} is not a time written HH:MM"
+    if kind in readers:
+        try:
+            readers[kind](value)
+        except ValueError:
+            return f"{value!r} is not written {written[kind]}"
+        return None if len(value) == len(written[kind]) else f"{value!r} is not written {written[kind]}"
+    limit = question["max_length"] or Question.DEFAULT_MAX_LENGTH.get(kind)
+    return None if limit is None or len(value) <= limit else f"is longer than {limit} characters"

@@ -218,6 +218,8 @@ class Question(CachingMixin, Translated, models.Model):
         null=True, blank=True, help_text=_("A rule the answer must keep ('.' is the answer itself)."))
     constraint_message = models.TextField(blank=True, help_text=_("Shown when the constraint does not hold."))
     required_message = models.TextField(blank=True, help_text=_("Shown when a required question is left blank."))
+    # Stored as an answer is ("cat dog" for a multiple choice); checked against the question when imported.
+    default_value = models.TextField(blank=True, help_text=_("Shown filled in until the person answers."))
 
     objects = models.Manager()
     cached = DefinitionManager()

@@ -83,6 +83,7 @@ class QuestionDefinition(_Translated):
     constraint_message: str
     required_message: str
     translations: Translations
+    default_value: str
     # Read from the row's own properties, so that they say what Question says.
     is_answerable: bool
     text_max_length: int | None
@@ -192,7 +193,7 @@ def _question_definition(question: Question, *, choices: Iterable[ChoiceDefiniti
         help_text=question.help_text, required=question.required, min_value=question.min_value,
         max_value=question.max_value, max_length=question.max_length, constraint_message=question.constraint_message,
         required_message=question.required_message, translations=_frozen_translations(question.translations),
-        is_answerable=question.is_answerable, text_max_length=question.text_max_length, choice_list=tuple(choices),
+        default_value=question.default_value, is_answerable=question.is_answerable, text_max_length=question.text_max_length, choice_list=tuple(choices),
         row_list=tuple(rows),
     )
 

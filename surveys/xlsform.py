@@ -36,7 +36,7 @@ from surveys.xpath import XPathError, xpath_rule
 SURVEY, CHOICES, SETTINGS = "survey", "choices", "settings"
 TRANSLATED = ("label", "hint", "required_message", "constraint_message", "form_title")
 SURVEY_COLUMNS = {"type", "name", "required", "constraint", "relevant", "appearance", "label", "hint",
-                  "required_message", "constraint_message"}
+                  "required_message", "constraint_message", "default"}
 CHOICE_COLUMNS = {"list_name", "name", "label"}
 SETTINGS_COLUMNS = {"form_id", "form_title", "default_language", "version", "style"}
 # Other spellings pyxform reads for the same column.
@@ -47,7 +47,7 @@ _ALIASES = {SURVEY: {"caption": "label", "relevance": "relevant", "constraining_
 # Columns that, where a row fills them in, change what people are asked or what is stored, and are not read: the
 # row is refused, naming the feature. Any other column not read is ignored with a warning, as ODK's tools do.
 REFUSED_COLUMNS = {"calculation": "calculations", "choice_filter": "cascading selects (choice_filter)",
-                   "default": "default values", "repeat_count": "repeats", "trigger": "triggers",
+                   "repeat_count": "repeats", "trigger": "triggers",
                    "parameters": "question parameters"}
 # Types that collect what a browser survey cannot, or need what is not read: refused, naming the feature.
 REFUSED_TYPES = {
@@ -92,7 +92,8 @@ _LANGUAGE_COLUMN = re.compile(r"^(?P<column>[a-z_]+)::(?P<name>.*?)\s*(?:\((?P<c
 _KEY_COLUMNS = {"code": "name", "kind": "type", "choices": "type", "prompt": "label", "help_text": "hint",
                 "required": "required", "show_if": "relevant", "constraint": "constraint", "title": "label",
                 "min": "constraint", "max": "constraint", "required_message": "required_message",
-                "constraint_message": "constraint_message", "value": "name", "label": "label", "rows": "type"}
+                "constraint_message": "constraint_message", "value": "name", "label": "label", "rows": "type",
+                "default": "default"}
 # A row of a sheet as pyxform reads it: the text of each of its non-empty cells (trimmed), by column.
 _Row = Mapping[str, str]
 
@@ -623,6 +624,12 @@ def _question(reader: _Reader, row: _Row, index: int, head: str, rest: str) -> Q
                        "reads (docs/xlsform.md lists them)")
         return None
     _common(reader, row, index, question)
+    default = row.get("default", "")
+    if default and re.search(r"\$\{|\(", default):
+        reader.refuse(SURVEY, index, "default", "default values computed from an expression",
+                      f"'{code}' has the default {default!r}")
+    elif default:
+        question["default"] = default
     for value in appearance:
         reader.ignored_appearances.setdefault(value, []).append(index)
     return question

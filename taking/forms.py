@@ -258,7 +258,8 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
             raw = data.getlist(name)
             text = raw[-1] if raw else ""
         else:
-            text = saved.get(question.pk, "")
+            # A question never saved shows its default; once saved, what was saved (a blank too).
+            text = saved.get(question.pk, question.default_value)
             raw = text.split() if question.kind == Question.Kind.MULTIPLE else [text]
         bound = BoundQuestion(
             question=question, text=text, selected=frozenset(raw), errors=list(errors.get(name, [])),

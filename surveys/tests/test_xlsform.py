@@ -390,8 +390,13 @@ def test_with_enketos_pages_style_every_top_level_group_and_question_is_a_page(t
 @pytest.mark.parametrize(("rows", "expected"), [
     ([{"type": "select_one c", "name": "c", "label": "C", "choice_filter": "region=${r}"}],
      "survey sheet, row 2, column choice_filter: 'c' has a choice_filter: not supported (cascading selects"),
-    ([{"type": "text", "name": "t", "label": "T", "default": "x"}],
-     "survey sheet, row 2, column default: 't' has a default: not supported (default values"),
+    ([{"type": "date", "name": "t", "label": "T", "default": "today()"}],
+     "survey sheet, row 2, column default: 't' has the default 'today()': not supported (default values computed "
+     "from an expression"),
+    ([{"type": "integer", "name": "n", "label": "N", "default": "200", "constraint": ". <= 120"}],
+     "survey sheet, row 2, column default: 200 is outside the question's min and max"),
+    ([{"type": "select_one c", "name": "c", "label": "C", "default": "b"}],
+     "survey sheet, row 2, column default: 'b' is not a choice"),
 ])
 def test_a_row_that_fills_in_a_column_that_would_change_what_is_asked_is_refused(tmp_path, rows, expected):
     header = [*ONE_LANGUAGE, "choice_filter", "default"]
@@ -452,3 +457,23 @@ def test_languages_are_named_any_way_xlsforms_name_them_and_a_survey_may_be_in_o
     assert ">中文</button>" in page and ">English</button>" in page  # the switcher names each in itself
     client.post("/language/", {"language": "zh", "next": "/take/"})
     assert "你好吗?" in html.unescape(client.get("/take/").content.decode())
+
+
+def test_a_default_is_shown_filled_in_until_the_person_saves_the_page(tmp_path, client):
+    header = [*ONE_LANGUAGE, "default"]
+    rows = [{"type": "select_one yn", "name": "consent", "label": "Do you agree to take part?", "default": "yes"},
+            {"type": "integer", "name": "people", "label": "People in the household", "default": "4"},
+            {"type": "select_multiple yn", "name": "both", "label": "Tick", "default": "no yes"},
+            {"type": "text", "name": "country", "label": "Country", "default": "Kenya"}]
+    path = workbook(tmp_path / "defaults.xlsx", sheet_rows(header, *rows), [["yn", "yes", "Yes"], ["yn", "no", "No"]],
+                    False, survey_header=header, choices_header=["list_name", "name", "label"])
+    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    assert Question.objects.get(survey=survey, code="people").default_value == "4"
+    login(client, make_respondents(survey))
+    page = html.unescape(client.get("/take/").content.decode())
+    assert 'name="q-consent" value="yes" checked' in page and 'name="q-people" value="4"' in page
+    assert 'name="q-both" value="yes" checked' in page and 'value="Kenya"' in page
+    assert save_page(client, 1, {"q-consent": "no", "q-people": ""}).json()["next_page"] == 1
+    page = html.unescape(client.get("/take/").content.decode())
+    assert 'name="q-consent" value="no" checked' in page and 'name="q-people" value=""' in page
+    assert 'value="Kenya"' not in page  # saved blank: the default is not shown again
