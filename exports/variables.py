@@ -53,7 +53,9 @@ from django.db.models import Model
 
 from respondents.models import District, Respondent, School, text_max_length
 from surveys.models import Choice, Question, Survey
-from surveys.selectors import answerable_questions, survey_pages
+from surveys.calculations import NUMBER
+from surveys.rules import MAX_TEXT
+from surveys.selectors import answerable_questions, survey_flow, survey_pages
 from surveys.variable_names import NAME_MAX_LENGTH, ROSTER_PREFIX, is_reserved
 
 
@@ -207,6 +209,16 @@ def variables_plan(*, survey: Survey, roster_fields: Iterable[str], multiple: st
         else:
             drafts.append((question.code, True, {**common, "label": question.prompt, "kind": question.kind,
                                                  **_question_reading(question, own)}))
+    # Calculations last, each computed from the respondent's answers (exports/writers.py), as a number or a text.
+    flow = survey_flow(survey=survey)
+    for calculation in (Question.objects.using(using).filter(survey_id=survey.pk, kind=Question.Kind.CALCULATE)
+                        .order_by("page__position", "position")):
+        numeric = flow.calculations[calculation.code].calculation.type == NUMBER  # type: ignore[union-attr]
+        reading = {"numeric": True, "level": SCALE} if numeric else {
+            "numeric": False, "level": NOMINAL, "width": 4 * MAX_TEXT}
+        drafts.append((calculation.code, True, {
+            "field": calculation.code, "page": positions[calculation.page_id], "question_id": calculation.pk,
+            "label": calculation.prompt or calculation.code, "kind": Question.Kind.CALCULATE, **reading}))
     names = legal_names([wanted for wanted, _, _ in drafts],
                         first=[index for index, (_, claimed, _) in enumerate(drafts) if claimed])
     variables = tuple(Variable(name=name, **fields) for name, (_, _, fields) in zip(names, drafts, strict=True))

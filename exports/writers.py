@@ -254,23 +254,31 @@ CellMaker = Callable[[Respondent, Answers], Any]
 
 
 def _not_asked_marker(survey: Survey) -> Callable[[Answers], None] | None:
-    """Return a function that marks, in one respondent's ``{question_id: value}``, the questions not asked.
+    """Return a function that marks, in one respondent's ``{question_id: value}``, the questions not asked, and
+    puts in each calculation's value.
 
-    None for a survey without skip logic.
+    None for a survey without skip logic or calculations.
     """
     flow = survey_flow(survey=survey)
-    if not flow.conditional:
+    if not flow.conditional and not flow.calculations:
         return None
     ids = question_ids(survey=survey)
     conditional = [code for code, q in flow.questions.items() if q.rules or q.page in flow.page_rules]
-    read = [(code, ids[code]) for code in flow.reads]
+    # A calculation may read any answer: with calculations, every answer is read.
+    read = [(code, ids[code]) for code in (flow.questions if flow.calculations else flow.reads)]
+    codes = set(flow.order) if flow.calculations else None
+    calculation_ids = dict(Question.objects.filter(survey_id=survey.pk, kind=Question.Kind.CALCULATE)
+                           .values_list("code", "pk"))
+    calculations = [(code, calculation_ids[code]) for code in flow.calculations]
 
     def mark(answers: Answers) -> None:
         stored = {code: answers[pk] for code, pk in read if pk in answers}
-        effective = flow.effective(stored)
+        effective = flow.effective(stored, codes=codes)
         for code in conditional:
             if not flow.asks(code, effective):
                 answers[ids[code]] = _NOT_ASKED
+        for code, pk in calculations:
+            answers[pk] = effective[code] if flow.asks(code, effective) else _NOT_ASKED
     return mark
 
 
@@ -438,7 +446,8 @@ def _answer_cell_maker(v: Variable, *, statistics: bool, labels: bool, typed: bo
                 value := answers.get(qid)) else ""
         return lambda _, answers: names.get(value, value) if (value := answers.get(qid)) else ""
     if typed and v.numeric:
-        number = float if v.kind == Question.Kind.DECIMAL else int  # a decimal answer is a number in a cell too
+        # A decimal answer (a calculation's number too) is a number in a cell as well.
+        number = float if v.kind in (Question.Kind.DECIMAL, Question.Kind.CALCULATE) else int
         return lambda _, answers: number(value) if (value := answers.get(qid)) else ""
     return lambda _, answers: answers.get(qid) or ""
 

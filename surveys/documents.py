@@ -18,8 +18,10 @@ person saves the page.
 
 Kinds: single, multiple, grid, short_text, long_text, integer, decimal, date,
 time (stored ``HH:MM``), datetime (``YYYY-MM-DDTHH:MM``, the respondent's
-wall-clock time) and note (its prompt is shown; it takes no answer, but may
-have a ``show_if``).
+wall-clock time), note (its prompt is shown; it takes no answer, but may
+have a ``show_if``) and calculate (a ``calculation`` of
+``surveys/calculations.py`` computed from earlier answers: rules read it, the
+exports hold it; its prompt is optional).
 
 ``choices`` is either the name of a list in ``choice_lists`` or a list inline.
 A grid's ``required`` applies to each of its rows unless a row says otherwise.
@@ -79,6 +81,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.backends.base.operations import BaseDatabaseOperations
 
+from surveys.calculations import calculation_parse, calculation_to_json
 from surveys.models import Choice, Page, Question, Survey, language_validator
 from surveys.rules import RawJSON, RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json
 from surveys.variable_names import variable_name_problems
@@ -124,6 +127,7 @@ class QuestionDocument(TypedDict, total=False):
     constraint_message: DocumentText
     required_message: DocumentText
     default: str | int  # the answer shown filled in until the person answers, written as it is stored
+    calculation: RawJSON  # a calculate question's expression (surveys/calculations.py)
 
 
 class PageDocument(TypedDict, total=False):
@@ -177,6 +181,7 @@ class CheckedQuestion(TypedDict):
     choices: list[CheckedChoice]
     rows: list["CheckedQuestion"]
     default: str
+    calculation: RawJSON | None
 
 
 class CheckedPage(TypedDict):
@@ -465,6 +470,18 @@ def _compile_rules(check: _Checker, pages: list[CheckedPage], codes: Mapping[str
     def question_rules(question: CheckedQuestion, path: str, choices: list[CheckedChoice]) -> None:
         question["show_if"] = rule(question["show_if"], f"{path}.show_if")
         own = RuleQuestion(code=question["code"], kind=question["kind"], choices=tuple(c["value"] for c in choices))
+        if question["kind"] == Question.Kind.CALCULATE and question["calculation"] is not None:
+            try:
+                calculation = calculation_parse(question["calculation"], path=f"{path}.calculation",
+                                                earlier=dict(earlier), later=codes)
+            except RuleError as error:
+                check.problems.extend(error.problems)
+                check.enough()
+                question["calculation"] = None
+            else:
+                question["calculation"] = calculation_to_json(calculation)
+                # Rules read a calculation as a decimal or a short text question's answer, as it makes.
+                own = RuleQuestion(code=question["code"], kind=calculation.read_as_kind)
         if question["kind"] == Question.Kind.GRID:
             check.need(question["constraint"] is None, f"{path}.constraint",
                        "a grid takes no answer: give its rows constraints")
@@ -531,7 +548,7 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
     question: CheckedQuestion = {
         "code": code,
         "kind": kind,
-        "prompt": check.text(raw, "prompt", path, required=True, into=translations),
+        "prompt": check.text(raw, "prompt", path, required=kind != Question.Kind.CALCULATE, into=translations),
         "help_text": check.text(raw, "help_text", path, into=translations),
         "required": required is True,
         "min_value": None,
@@ -547,6 +564,7 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
         "choices": [],
         "rows": [],
         "default": "",
+        "calculation": None,
     }
     if grid:
         if not question["required_message"] and question["required"]:
@@ -592,6 +610,16 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
     else:
         for key in ("min", "max"):
             check.need(key not in raw, f"{path}.{key}", "only a number question (integer, decimal) has min and max")
+
+    if kind == Question.Kind.CALCULATE:
+        check.need(not question["required"], f"{path}.required", "a calculation takes no answer: it is never "
+                   "required")
+        check.need(raw.get("constraint") is None, f"{path}.constraint", "a calculation takes no answer: it has no "
+                   "constraint")
+        question["calculation"] = raw.get("calculation")
+        check.need(question["calculation"] is not None, f"{path}.calculation", "a calculation needs its expression")
+    else:
+        check.need("calculation" not in raw, f"{path}.calculation", "only a calculate question has a calculation")
 
     if kind == Question.Kind.NOTE:
         check.need(not question["required"], f"{path}.required", "a note takes no answer: it is never required")

@@ -21,6 +21,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from surveys.calculations import (
+    Calculation, calculation_codes, calculation_evaluate, calculation_parse, calculation_to_json,
+)
 from surveys.models import Choice, Page, Question
 from surveys.rules import (
     AllOf, Rule, RuleJSON, RuleQuestion, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json,
@@ -40,6 +43,8 @@ class FlowQuestion:
     # Its rules read an answer on its own page: asked or not is decided as the
     # person answers (survey.js), and the page without JavaScript says when to answer.
     reads_own_page: bool = False
+    # A calculation's: its value, computed from earlier answers (when its rules hold; else blank).
+    calculation: Calculation | None = None
 
     @property
     def rule(self) -> Rule | None:
@@ -123,6 +128,13 @@ class SurveyFlow:
     reads: frozenset[str]
     # Every note with a show_if (a note takes no answer: it is only shown or not), in survey order.
     notes: Mapping[str, FlowQuestion] = field(default_factory=dict)
+    # Every calculation, in survey order: rules read them as answers, ``effective`` computes them.
+    calculations: Mapping[str, FlowQuestion] = field(default_factory=dict)
+    # The codes of the questions and calculations, in survey order: what ``effective`` walks.
+    order: tuple[str, ...] = ()
+    # Page n to its calculations that read its own answers, as survey.js computes them (JSON text: [[code,
+    # expression, [rules]], ...]); the other calculations' values come with the page's other answers.
+    script_calculations: Mapping[int, str] = field(default_factory=dict)
     # The prompts (code to text) and choice labels ((code, value) to text) rules are described with, per language.
     prompts: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     choice_labels: Mapping[str, Mapping[tuple[str, str], str]] = field(default_factory=dict)
@@ -162,11 +174,16 @@ class SurveyFlow:
     def asks(self, code: str, answers: Mapping[str, str]) -> bool:
         """Return whether question ``code`` is asked (a note: shown), given ``answers`` as rules read them
         (``effective``)."""
-        question = self.questions[code] if code in self.questions else self.notes[code]
+        question = self._question(code)
         page_rule = self.page_rules.get(question.page)
         if page_rule is not None and not rule_evaluate(page_rule, answers):
             return False
         return all(rule_evaluate(rule, answers) for rule in question.rules)
+
+    def _question(self, code: str) -> FlowQuestion:
+        if code in self.questions:
+            return self.questions[code]
+        return self.calculations[code] if code in self.calculations else self.notes[code]
 
     def effective(self, stored: Mapping[str, str], *, page: int = 0,
                   codes: Collection[str] | None = None) -> dict[str, str]:
@@ -180,10 +197,15 @@ class SurveyFlow:
         if codes is None:
             order = self.evaluation_order.get(page, ())
         else:
-            order = [code for code in self.questions if code in codes]
+            order = [code for code in self.order if code in codes]
         answers: dict[str, str] = {}
         for code in order:
-            answers[code] = stored.get(code, "") if self.asks(code, answers) else ""
+            if not self.asks(code, answers):
+                answers[code] = ""
+            elif code in self.calculations:
+                answers[code] = calculation_evaluate(self.calculations[code].calculation, answers)  # type: ignore[arg-type]
+            else:
+                answers[code] = stored.get(code, "")
         return answers
 
     def condition_words(self, code: str, language: str | None) -> str:
@@ -191,7 +213,7 @@ class SurveyFlow:
         key = (code, language)
         words = self._described.get(key)
         if words is None:
-            rule = (self.questions[code] if code in self.questions else self.notes[code]).rule
+            rule = self._question(code).rule
             if rule is None:
                 raise ValueError(f"question '{code}' is always asked: it has no condition to put in words")
             prompts, choice_labels = self.texts(language)
@@ -222,7 +244,8 @@ def _rule_reads(question: FlowQuestion) -> set[str]:
 
 def _with_deciders(codes: Iterable[str], questions: Mapping[str, FlowQuestion],
                    page_rules: Mapping[int, Rule]) -> set[str]:
-    """Return ``codes`` and, transitively, the codes whose answers decide whether they are asked."""
+    """Return ``codes`` and, transitively, the codes whose answers decide whether they are asked, and those a
+    calculation among them reads."""
     closed: set[str] = set()
     todo = list(codes)
     while todo:
@@ -234,6 +257,8 @@ def _with_deciders(codes: Iterable[str], questions: Mapping[str, FlowQuestion],
         page_rule = page_rules.get(question.page)
         for rule in (*question.rules, *((page_rule,) if page_rule else ())):
             todo.extend(rule_codes(rule))
+        if question.calculation is not None:
+            todo.extend(calculation_codes(question.calculation))
     return closed
 
 
@@ -255,9 +280,14 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
 
     ordered = sorted(questions, key=order)
     known: dict[str, RuleQuestion] = {}
+    calculations: dict[str, Calculation] = {}
     for question in ordered:
         values = tuple(c.value for c in choices.get(question.grid_id or question.pk, ()))
         known[question.code] = RuleQuestion(code=question.code, kind=question.kind, choices=values)
+        if question.kind == Question.Kind.CALCULATE:
+            calculation = calculation_parse(question.calculation, path=question.code, earlier=known)
+            calculations[question.code] = calculation
+            known[question.code] = RuleQuestion(code=question.code, kind=calculation.read_as_kind)
 
     def compiled(raw: RuleJSON, path: str, own: RuleQuestion | None = None) -> Rule:
         return rule_parse(raw, path=path, earlier=known, own=own)
@@ -291,39 +321,71 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
                 code=question.code, page=page, kind=question.kind, rules=(rule,),
                 reads_own_page=any(page_of.get(code) == page for code in rule_codes(rule)))
 
+    flow_calculations: dict[str, FlowQuestion] = {}
+    for question in ordered:
+        if question.kind == Question.Kind.CALCULATE:
+            page = position[question.page_id]
+            rules = (compiled(question.show_if, question.code),) if question.show_if is not None else ()
+            flow_calculations[question.code] = FlowQuestion(
+                code=question.code, page=page, kind=question.kind, rules=rules,
+                calculation=calculations[question.code])
+    deciding = {**flow_questions, **flow_calculations}
+    survey_order = tuple(q.code for q in ordered if q.code in deciding)
+
     by_page = {number: [code for code, q in flow_questions.items() if q.page == number]
                for number in range(1, page_count + 1)}
     notes_on = {number: [note for note in flow_notes.values() if note.page == number]
                 for number in range(1, page_count + 1)}
     # Where Back, Next and the progress lead: every page's rule, read whichever page is shown or saved.
     routing = set().union(*(rule_codes(rule) for rule in page_rules.values()))
-    reads = _with_deciders(routing.union(*(_rule_reads(q) for q in flow_questions.values())), flow_questions,
-                           page_rules)
-    # The other pages' answers that showing or saving page n needs: empty when no rule is at work on it.
-    page_reads = {
-        number: frozenset(_with_deciders(routing.union(*(_rule_reads(flow_questions[c]) for c in codes),
-                                                       *map(_rule_reads, notes_on[number])),
-                                         flow_questions, page_rules) - set(codes))
+    reads = _with_deciders(routing.union(*(_rule_reads(q) for q in flow_questions.values())), deciding, page_rules)
+    # What showing or saving page n needs besides its own answers (calculations included): empty when no rule is
+    # at work on it. ``page_reads`` is the other pages' answers among it: what the session keeps.
+    needed = {
+        number: _with_deciders(routing.union(*(_rule_reads(flow_questions[c]) for c in codes),
+                                             *map(_rule_reads, notes_on[number])), deciding, page_rules) - set(codes)
         for number, codes in by_page.items()
     }
-    evaluation_order = {0: tuple(code for code in flow_questions if code in reads)}
+    page_reads = {number: frozenset(codes - flow_calculations.keys()) for number, codes in needed.items()}
+    evaluation_order = {0: tuple(code for code in survey_order if code in reads)}
     for number, codes in by_page.items():
-        evaluation_order[number] = tuple(code for code in flow_questions if code in page_reads[number] or code in codes)
+        evaluation_order[number] = tuple(code for code in survey_order if code in needed[number] or code in codes)
+
+    def read_kind(code: str) -> str:
+        return flow_questions[code].kind if code in flow_questions else calculations[code].read_as_kind
+
     script_kinds: dict[int, str] = {}
     script_other_reads: dict[int, frozenset[str]] = {}
+    script_calculations: dict[int, str] = {}
     for number, codes in by_page.items():
         dynamic = [flow_questions[code] for code in codes if flow_questions[code].reads_own_page]
         dynamic += [note for note in notes_on[number] if note.reads_own_page]
         if dynamic:
             read = set().union(*(rule_codes(rule) for q in dynamic for rule in q.rules))
-            script_kinds[number] = json.dumps({code: flow_questions[code].kind for code in sorted(read)},
+            # A calculation on this page is computed by survey.js from what it reads; others come computed.
+            todo, here = list(read), []
+            while todo:
+                code = todo.pop()
+                if code in flow_calculations and flow_calculations[code].page == number and code not in here:
+                    here.append(code)
+                    more = calculation_codes(calculations[code]).union(
+                        *map(rule_codes, flow_calculations[code].rules))
+                    read |= more
+                    todo.extend(more)
+            script_kinds[number] = json.dumps({code: read_kind(code) for code in sorted(read)},
                                               separators=(",", ":"))
-            script_other_reads[number] = frozenset(read - set(codes))
-    route_scripts = _route_scripts(page_count=page_count, page_rules=page_rules, questions=flow_questions,
+            script_other_reads[number] = frozenset(read - set(codes) - set(here))
+            if here:
+                script_calculations[number] = json.dumps([
+                    [code, calculation_to_json(calculations[code]),
+                     [rule_to_json(rule) for rule in flow_calculations[code].rules]]
+                    for code in survey_order if code in here], separators=(",", ":"), ensure_ascii=False)
+    route_scripts = _route_scripts(page_count=page_count, page_rules=page_rules, questions=deciding,
                                    by_page=by_page, order=evaluation_order)
     languages = languages or ("",)
     return SurveyFlow(
         page_count=page_count, page_rules=page_rules, questions=flow_questions, notes=flow_notes,
+        calculations=flow_calculations, order=survey_order, script_calculations=script_calculations,
         reads=frozenset(reads),
         prompts={lang: {q.code: q.translated("prompt", lang) for q in questions} for lang in languages},
         choice_labels={lang: {
@@ -349,11 +411,15 @@ def _route_scripts(*, page_count: int, page_rules: Mapping[int, Rule], questions
         if not later or not _with_deciders(set().union(*map(rule_codes, later)), questions, page_rules) & set(codes):
             continue
         walked = [questions[code] for code in order[number]]
-        read = set().union(*map(rule_codes, page_rules.values()), *(rule_codes(r) for q in walked for r in q.rules))
+        read = set().union(*map(rule_codes, page_rules.values()), *(rule_codes(r) for q in walked for r in q.rules),
+                           *(calculation_codes(q.calculation) for q in walked if q.calculation))
         scripts[number] = json.dumps({
             "count": page_count,
             "pages": {str(m): rule_to_json(rule) for m, rule in sorted(page_rules.items())},
-            "order": [[q.code, q.page, [rule_to_json(r) for r in q.rules]] for q in walked],
-            "kinds": {code: questions[code].kind for code in sorted(read) if code in questions},
+            # A calculation's entry carries its expression: survey.js computes it where the walk reaches it.
+            "order": [[q.code, q.page, [rule_to_json(r) for r in q.rules],
+                       *([calculation_to_json(q.calculation)] if q.calculation else [])] for q in walked],
+            "kinds": {code: (questions[code].calculation.read_as_kind if questions[code].calculation  # type: ignore[union-attr]
+                             else questions[code].kind) for code in sorted(read) if code in questions},
         }, separators=(",", ":"), ensure_ascii=False)
     return scripts

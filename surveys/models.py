@@ -185,10 +185,11 @@ class Question(CachingMixin, Translated, models.Model):
         TIME = "time", _("Time of day")
         DATETIME = "datetime", _("Date and time")
         NOTE = "note", _("Note (text shown, nothing asked)")
+        CALCULATE = "calculate", _("Calculation (computed from earlier answers)")
 
     CHOICE_KINDS = (Kind.SINGLE, Kind.MULTIPLE, Kind.GRID)
     # Kinds that take no answer: a grid's rows do; a note is only read.
-    UNANSWERED_KINDS = (Kind.GRID, Kind.NOTE)
+    UNANSWERED_KINDS = (Kind.GRID, Kind.NOTE, Kind.CALCULATE)
     NUMBER_KINDS = (Kind.INTEGER, Kind.DECIMAL)
     DEFAULT_MAX_LENGTH: dict[str, int] = {Kind.SHORT_TEXT: 255, Kind.LONG_TEXT: 5000}
 
@@ -218,6 +219,8 @@ class Question(CachingMixin, Translated, models.Model):
         null=True, blank=True, help_text=_("A rule the answer must keep ('.' is the answer itself)."))
     constraint_message = models.TextField(blank=True, help_text=_("Shown when the constraint does not hold."))
     required_message = models.TextField(blank=True, help_text=_("Shown when a required question is left blank."))
+    # A calculation's expression (surveys/calculations.py, canonical JSON): computed, never answered.
+    calculation = models.JSONField(null=True, blank=True)
     # Stored as an answer is ("cat dog" for a multiple choice); checked against the question when imported.
     default_value = models.TextField(blank=True, help_text=_("Shown filled in until the person answers."))
 
@@ -245,7 +248,8 @@ class Question(CachingMixin, Translated, models.Model):
 
     @property
     def is_answerable(self) -> bool:
-        """Return whether the question takes an answer (a grid's rows do, the grid does not; a note never)."""
+        """Return whether the question takes an answer (a grid's rows do, the grid does not; a note or a
+        calculation never)."""
         return self.kind not in self.UNANSWERED_KINDS
 
     @property

@@ -369,6 +369,9 @@ class _Parser:
         if read_as == _CHOICES:
             self.refuse(f"{path}.op", _not_multiple(op, question))
             return None
+        if op in ORDERINGS and read_as == _CHOICE and question.choices and all(
+                _NUMBER_TEXT.match(value) for value in question.choices):
+            read_as = _NUMBER  # a scale's numbered choices, ordered as numbers (XLSForms score Likert items so)
         if op in ORDERINGS and not self.need(read_as in _ORDERED, f"{path}.op",
                                              f"'{op}' compares number, date or time answers; {_named(question)}"):
             return None
@@ -415,7 +418,7 @@ class _Parser:
     def literal(self, raw: RawJSON, question: RuleQuestion, read_as: str, path: str) -> Literal | None:
         """Return ``raw`` as a Literal fit for ``question`` read as ``read_as``, or None (with the reason noted)."""
         whole = isinstance(raw, int) and not isinstance(raw, bool)
-        if read_as == _NUMBER and question.kind == Question.Kind.DECIMAL:
+        if read_as == _NUMBER and question.kind in (Question.Kind.DECIMAL, Question.Kind.SINGLE):
             number = isinstance(raw, float) and math.isfinite(raw)
             if self.need(whole or number, path, f"must be a number, as {_named(question)}") and self.digits(raw, path):
                 return Literal(json=raw, typed=Decimal(str(raw)))

@@ -154,7 +154,7 @@ def _stranded(old: Mapping[str, Question], old_choices: Mapping[int, Mapping[str
 _PAGE_FIELDS = ["title", "intro", "show_if", "translations"]
 _QUESTION_FIELDS = ["page", "grid", "position", "kind", "prompt", "help_text", "required", "min_value", "max_value",
                     "max_length", "show_if", "constraint", "constraint_message", "required_message", "translations",
-                    "default_value"]
+                    "default_value", "calculation"]
 
 
 def _revise(survey: Survey, data: CheckedSurvey, old: Mapping[str, Question],
@@ -290,6 +290,7 @@ def _question_fields(question: CheckedQuestion, position: int) -> dict[str, obje
         "required_message": question["required_message"],
         "translations": question["translations"],
         "default_value": question["default"],
+        "calculation": question["calculation"],
     }
 
 

@@ -31,12 +31,12 @@ from surveys.documents import (
 from surveys.languages import language_code
 from surveys.models import Question, Survey
 from surveys.rules import RuleJSON
-from surveys.xpath import XPathError, xpath_rule
+from surveys.xpath import XPathError, xpath_calculation, xpath_rule
 
 SURVEY, CHOICES, SETTINGS = "survey", "choices", "settings"
 TRANSLATED = ("label", "hint", "required_message", "constraint_message", "form_title")
 SURVEY_COLUMNS = {"type", "name", "required", "constraint", "relevant", "appearance", "label", "hint",
-                  "required_message", "constraint_message", "default"}
+                  "required_message", "constraint_message", "default", "calculation"}
 CHOICE_COLUMNS = {"list_name", "name", "label"}
 SETTINGS_COLUMNS = {"form_id", "form_title", "default_language", "version", "style"}
 # Other spellings pyxform reads for the same column.
@@ -46,7 +46,7 @@ _ALIASES = {SURVEY: {"caption": "label", "relevance": "relevant", "constraining_
             SETTINGS: {"set_form_id": "form_id", "set_form_title": "form_title"}}
 # Columns that, where a row fills them in, change what people are asked or what is stored, and are not read: the
 # row is refused, naming the feature. Any other column not read is ignored with a warning, as ODK's tools do.
-REFUSED_COLUMNS = {"calculation": "calculations", "choice_filter": "cascading selects (choice_filter)",
+REFUSED_COLUMNS = {"choice_filter": "cascading selects (choice_filter)",
                    "repeat_count": "repeats", "trigger": "triggers",
                    "parameters": "question parameters"}
 # Types that collect what a browser survey cannot, or need what is not read: refused, naming the feature.
@@ -60,9 +60,9 @@ REFUSED_TYPES = {
     **dict.fromkeys(("barcode", "q barcode", "add barcode prompt"), "barcode scanning"),
     **dict.fromkeys(("xml-external", "csv-external"), "external data"),
     **dict.fromkeys(("select_one_from_file", "select_multiple_from_file", "select one from file",
-                     "select multiple from file", "select_one_external"), "choices from an external file"),
+                     "select multiple from file", "select_one_external"), "external data: choices from a file"),
     **dict.fromkeys(("begin repeat", "begin_repeat", "begin loop", "begin_loop"), "repeats"),
-    "calculate": "calculations", "hidden": "hidden fields", "range": "range questions", "rank": "ranking",
+    "hidden": "hidden fields", "range": "range questions", "rank": "ranking",
     "osm": "OpenStreetMap questions", "audit": "audit logs",
 }
 # Metadata a device records: start and end are this system's own timestamps; the rest has nothing to record.
@@ -342,6 +342,8 @@ class _Walk:
     # The notes (row number, row) the pending introduction and the open page's introduction were made of.
     pending_notes: list[tuple[int, _Row]] = field(default_factory=list)
     intro_notes: list[tuple[int, _Row]] = field(default_factory=list)
+    # Calculations met outside any page: they open the next page (row number, calculation).
+    pending_calculations: list[tuple[int, QuestionDocument]] = field(default_factory=list)
     run_pages: list[int] = field(default_factory=list)
     refused_groups: int = 0
 
@@ -353,6 +355,13 @@ class _Walk:
             if group.kind != "refused":
                 self.reader.problem(SURVEY, group.row, "type", "this group is never ended (end group)")
         self.close_page()
+        if self.pending_calculations and self.document["pages"]:
+            # After the last question: they close the last page.
+            self.page_path = f"pages[{len(self.document['pages'])}]"
+            self.page = self.document["pages"][-1]
+            for index, calculation in self.pending_calculations:
+                self.add(calculation, index)
+            self.page = None
         if self.pending_intro:
             self.document["thank_you"] = self.pending_intro
             self.reader.warning(SURVEY, None, None, "the notes after the last question are the survey's thank-you "
@@ -379,16 +388,23 @@ class _Walk:
             return
         if self.stack and self.stack[-1].kind == "refused":
             return  # inside a repeat already refused: one line says so
-        for column, feature in REFUSED_COLUMNS.items():
-            if row.get(column):
-                reader.refuse(SURVEY, index, column, feature, f"'{row.get('name') or type_}' has a {column}")
-                return
         if type_ in REFUSED_TYPES or head in REFUSED_TYPES:
             feature = REFUSED_TYPES.get(type_) or REFUSED_TYPES[head]
             reader.refuse(SURVEY, index, "type", feature, f"'{row.get('type')}'")
             if feature == "repeats":
                 self.close_run()
                 self.stack.append(_Group("refused", index))
+            return
+        for column, feature in REFUSED_COLUMNS.items():
+            if row.get(column):
+                reader.refuse(SURVEY, index, column, feature, f"'{row.get('name') or type_}' has a {column}")
+                return
+        if head == "calculate":
+            self.calculate(index, row)
+            return
+        if row.get("calculation"):
+            reader.refuse(SURVEY, index, "calculation", "calculated questions (a calculation on a question people "
+                          "answer)", f"'{row.get('name') or type_}' has a calculation")
             return
         if type_ in METADATA_TYPES:
             recorded = METADATA_TYPES[type_]
@@ -408,7 +424,7 @@ class _Walk:
         question = _question(reader, row, index, head, rest)
         if question is None:
             return
-        if self.page is None or (self.run and len(self.page["questions"]) >= RUN_PAGE_QUESTIONS):
+        if self.page is None or (self.run and _asked(self.page) >= RUN_PAGE_QUESTIONS):
             self.open_run(index)
         assert self.page is not None
         question["show_if"] = _all_of([*self.inner_conditions(), question.get("show_if")])
@@ -419,6 +435,27 @@ class _Walk:
             self.add(_other_question(reader, question, self.document["choice_lists"]), index)
         if self.run and self.pages_style and not self.stack:
             self.close_page()  # Enketo's pages: a question outside a group is a page of its own
+
+    def calculate(self, index: int, row: _Row) -> None:
+        """A calculate row: a calculation on the page being read (or the next one, outside any), computed from the
+        answers before it."""
+        reader = self.reader
+        try:
+            expression = xpath_calculation(row.get("calculation", ""))
+        except XPathError as error:
+            reader.refuse(SURVEY, index, "calculation", f"calculations beyond arithmetic, if(), coalesce(), concat() "
+                          f"and round() ({error})", f"'{row.get('name', '')}' computes {row.get('calculation', '')!r}")
+            return
+        calculation: QuestionDocument = {"code": row.get("name", ""), "kind": Question.Kind.CALCULATE,
+                                         "prompt": _texts(reader, SURVEY, row, "label"), "calculation": expression}
+        own = _rule(reader, row, index, "relevant") if row.get("relevant") else None
+        show_if = _all_of([*self.inner_conditions(), own] if self.page is not None else [own])
+        if show_if:
+            calculation["show_if"] = show_if
+        if self.page is None:
+            self.pending_calculations.append((index, calculation))
+        else:
+            self.add(calculation, index)
 
     def add(self, question: QuestionDocument, index: int) -> None:
         assert self.page is not None
@@ -537,6 +574,9 @@ class _Walk:
         self.inner_from = len(self.stack) + (0 if run else 1)
         if run and not self.pages_style:
             self.run_pages.append(len(self.document["pages"]))
+        pending, self.pending_calculations = self.pending_calculations, []
+        for row_index, calculation in pending:
+            self.add(calculation, row_index)
 
     def open_run(self, index: int) -> None:
         labels = [g.label for g in self.stack if g.kind == "organise" and g.label]
@@ -554,6 +594,11 @@ class _Walk:
             for index, row in self.intro_notes:
                 self.add(self.note_question(index, row), index)
         self.page, self.run, self.intro_notes = None, False, []
+
+
+def _asked(page: PageDocument) -> int:
+    """The questions on ``page`` that people answer (a run's size: its notes and calculations aside)."""
+    return sum(1 for q in page["questions"] if q.get("kind") not in (Question.Kind.NOTE, Question.Kind.CALCULATE))
 
 
 def _numbers(noun: str, numbers: Sequence[int]) -> str:

@@ -25,12 +25,17 @@ class XPathError(ValueError):
 _TOKEN = re.compile(r"""\s*(?:
     (?P<ref>\$\{(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)\})
   | (?P<text>'[^']*'|"[^"]*")
-  | (?P<number>-?\d+(?:\.\d+)?)
+  | (?P<number>\d+(?:\.\d+)?)
   | (?P<op>!=|<=|>=|=|<|>)
+  | (?P<arith>[+*\-])
   | (?P<punct>[(),])
   | (?P<dot>\.(?![\d]))
-  | (?P<word>[A-Za-z][A-Za-z\-]*)
+  | (?P<word>[A-Za-z][A-Za-z0-9_:\-]*)
 )""", re.VERBOSE)
+_WORDS = ("and", "or", "not", "selected", "count-selected", "if", "coalesce", "concat", "round", "div", "mod")
+_WORDS_SHOWN = ("and", "or", "not()", "selected()", "count-selected()", "if()", "coalesce()", "concat()", "round()",
+                "div", "mod", "+", "-", "*")
+_FUNCTIONS = {"if": "if", "coalesce": "coalesce", "concat": "concat", "round": "round"}
 _OPS = {"=": "equals", "!=": "not_equals", ">": "gt", ">=": "ge", "<": "lt", "<=": "le"}
 _FLIPPED = {"equals": "equals", "not_equals": "not_equals", "gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
 # A token: its kind, and its text (a reference's name, a text without its quotes, an op ...) or a number's value.
@@ -72,11 +77,13 @@ def _tokens(expression: str) -> list[_Token]:
             tokens.append(("number", int(number) if "." not in number else float(number)))
         elif match["word"]:
             word = match["word"]
-            if word not in ("and", "or", "not", "selected", "count-selected"):
-                raise XPathError(f"'{word}' is not supported (read: and, or, not(), selected(), count-selected())")
+            if word in ("pull_data", "instance", "jr:choice-name", "indexed-repeat", "position"):
+                raise XPathError(f"'{word}' reads external data or repeats, which are not supported")
+            if word not in _WORDS:
+                raise XPathError(f"'{word}' is not supported (read: {', '.join(_WORDS_SHOWN)})")
             tokens.append((word, word))
         else:
-            kind = next(name for name in ("op", "punct", "dot") if match[name])
+            kind = next(name for name in ("op", "arith", "punct", "dot") if match[name])
             tokens.append((kind, match[kind]))
     return tokens
 
@@ -155,9 +162,19 @@ class _XPath:
             raise XPathError("expected ')'")
 
     def literal(self) -> str | int | float:
+        if self.negative_number():
+            return -self.tokens_take()  # type: ignore[operator]  # a number token's value
         if self.peek() in ("text", "number"):
             return self.tokens_take()
         raise XPathError("expected a text or a number")
+
+    def negative_number(self) -> bool:
+        """Take the minus of ``-5`` (a literal a rule compares with), if that is what comes next."""
+        if (self.peek() == "arith" and self.tokens[self.at][1] == "-" and self.at + 1 < len(self.tokens)
+                and self.tokens[self.at + 1][0] == "number"):
+            self.at += 1
+            return True
+        return False
 
     def tokens_take(self) -> str | int | float:
         token = self.tokens[self.at]
@@ -183,13 +200,71 @@ class _XPath:
             code = self.reference()
             self.close()
             return ("count", code)
-        if kind in ("text", "number"):
-            return ("literal", self.tokens_take())
+        if kind in ("text", "number") or self.negative_number():
+            value = self.tokens_take()
+            return ("literal", -value if kind == "arith" else value)  # type: ignore[operator]
         found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
+        if kind in ("arith", "div", "mod", "if", "coalesce", "concat", "round"):
+            raise XPathError(f"a comparison reads a question, not a calculation ({found}): write a calculate row "
+                             "and compare its value")
         raise XPathError(f"expected ${{question}}, '.', a text or a number, found {found}")
+
+    # Calculations: values, by XPath's precedence (unary minus, then * div mod, then + -).
+
+    def additive(self) -> object:
+        value = self.multiplicative()
+        while self.peek() == "arith" and self.tokens[self.at][1] in ("+", "-"):
+            fn = "add" if self.take("arith") == "+" else "sub"
+            value = {"fn": fn, "args": [value, self.multiplicative()]}
+        return value
+
+    def multiplicative(self) -> object:
+        value = self.negated()
+        while (self.peek() == "arith" and self.tokens[self.at][1] == "*") or self.peek() in ("div", "mod"):
+            kind = str(self.peek())
+            fn = "mul" if self.take(kind) == "*" else kind
+            value = {"fn": fn, "args": [value, self.negated()]}
+        return value
+
+    def negated(self) -> object:
+        if self.peek() == "arith" and self.tokens[self.at][1] == "-":
+            self.take("arith")
+            value = self.negated()
+            return -value if isinstance(value, (int, float)) else {"fn": "neg", "args": [value]}
+        return self.primary()
+
+    def primary(self) -> object:
+        kind = self.peek()
+        if kind in ("text", "number"):
+            return self.tokens_take()
+        if kind == "ref":
+            return {"q": self.take("ref")}
+        if kind == "punct" and self.tokens[self.at][1] == "(":
+            self.take("punct")
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise XPathError(f"brackets nest deeper than {MAX_DEPTH} levels")
+            value = self.additive()
+            self.close()
+            self.depth -= 1
+            return value
+        if kind in _FUNCTIONS:
+            self.take(kind)
+            self.opening()
+            args: list[object] = [self.disjunction() if kind == "if" else self.additive()]
+            while self.peek() == "punct" and self.tokens[self.at][1] == ",":
+                self.comma()
+                args.append(self.additive())
+            self.close()
+            return {"fn": _FUNCTIONS[kind], "args": args}
+        found = repr(self.tokens[self.at][1]) if self.at < len(self.tokens) else "the end"
+        raise XPathError(f"expected a number, a text, ${{question}}, a function or '(', found {found}")
 
     def comparison(self) -> RuleJSON:
         left = self.operand()
+        if self.peek() in ("arith", "div", "mod"):
+            raise XPathError(f"a comparison reads a question, not a calculation ({self.tokens[self.at][1]!r}): write "
+                             "a calculate row and compare its value")
         op = _OPS[self.take("op")]
         right = self.operand()
         if left[0] == "literal" and right[0] != "literal":
@@ -207,3 +282,16 @@ class _XPath:
             answered = {"op": "answered", "q": left[1]}
             return answered if op == "not_equals" else {"op": "not", "rule": answered}
         return {"op": op, "q": left[1], "value": value}
+
+
+def xpath_calculation(expression: str) -> object:
+    """Return the calculation (``surveys/calculations.py``, JSON data) an XLSForm ``calculation`` writes: numbers,
+    texts, ``${q}``, ``+``, ``-``, ``*``, ``div``, ``mod``, brackets, ``if(condition, a, b)`` (the condition as a
+    ``relevant`` is written), ``coalesce(a, b)``, ``concat(a, ...)``, ``round(a, places)``. Raise XPathError for
+    anything else; nothing is ever evaluated."""
+    tokens = _tokens(expression)
+    parser = _XPath(tokens, own=False)
+    value = parser.additive()
+    if parser.at < len(tokens):
+        raise XPathError(f"unexpected {tokens[parser.at][1]!r}")
+    return value

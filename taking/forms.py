@@ -306,7 +306,8 @@ def page_rules_data(definition, *, flow, answers, stored=None):
     data = {}
     if kinds is not None:
         others = {code: answers.get(code, "") for code in flow.script_other_reads[number]}
-        data.update(kinds=kinds, answers=json.dumps(others, separators=(",", ":")))
+        data.update(kinds=kinds, answers=json.dumps(others, separators=(",", ":")),
+                    calculations=flow.script_calculations.get(number, ""))
     if route is not None:
         stored = stored or {}
         others = {code: stored.get(code, "") for code in flow.page_reads[number]}

@@ -20,7 +20,7 @@ def test_seed_bench_survey_makes_pages_of_five_answerable_questions_of_every_kin
     assert survey.is_open() and survey.pages.count() == 7
     for page in survey.pages.all():
         assert page.questions.exclude(kind=Question.Kind.GRID).count() == 5
-    assert set(survey.questions.values_list("kind", flat=True)) == set(Question.Kind.values) - {Question.Kind.NOTE}
+    assert set(survey.questions.values_list("kind", flat=True)) == set(Question.Kind.values) - {Question.Kind.NOTE, Question.Kind.CALCULATE}
     with pytest.raises(CommandError, match="at least 1"):
         call_command("seed_bench_survey", "--pages", "0")
     with pytest.raises(CommandError, match="already exists"):

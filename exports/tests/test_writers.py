@@ -801,3 +801,27 @@ def test_a_decimal_answer_is_a_number_in_every_format(client, tmp_path):
     header, row = xlsx_rows(tmp_path / "sleep.xlsx")[1][:2]
     assert row[header.index("hours")] == 7.5
     assert spss_rows(export(survey, tmp_path, "spss"))[0]["hours"] == "7.50"
+
+
+def test_calculations_are_exported_as_variables_computed_from_each_respondent_s_answers(tmp_path):
+    from django.test import Client
+
+    from surveys.services import survey_create
+
+    survey = survey_create(document={"slug": "calc", "title": "Calc", "status": "open", "pages": [
+        {"questions": [
+            {"code": "adults", "kind": "integer", "prompt": "Adults"},
+            {"code": "children", "kind": "integer", "prompt": "Children"},
+            {"code": "people", "kind": "calculate", "prompt": "People",
+             "calculation": {"fn": "add", "args": [{"q": "adults"}, {"q": "children"}]}},
+            {"code": "size", "kind": "calculate",
+             "calculation": {"fn": "if", "args": [{"op": "gt", "q": "people", "value": 4}, "large", "small"]}}]}]})
+    first, second = make_respondents(survey, 2)
+    for respondent, answers in ((first, {"q-adults": "2", "q-children": "3"}), (second, {"q-adults": "1"})):
+        client = Client()
+        login(client, respondent)
+        save_page(client, 1, answers)
+    out = io.StringIO()
+    responses_write_csv(survey=survey, stream=out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [(r["people"], r["size"]) for r in rows] == [("5", "large"), ("", "small")]

@@ -477,3 +477,40 @@ def test_a_default_is_shown_filled_in_until_the_person_saves_the_page(tmp_path, 
     page = html.unescape(client.get("/take/").content.decode())
     assert 'name="q-consent" value="no" checked' in page and 'name="q-people" value=""' in page
     assert 'value="Kenya"' not in page  # saved blank: the default is not shown again
+
+
+def test_calculate_rows_are_computed_from_earlier_answers_read_by_rules_and_kept_out_of_the_page(tmp_path, client):
+    header = [*ONE_LANGUAGE, "calculation"]
+    rows = [{"type": "calculate", "name": "fee", "calculation": "25"},
+            {"type": "begin group", "name": "p1", "label": "Household", "appearance": "field-list"},
+            {"type": "integer", "name": "adults", "label": "Adults"},
+            {"type": "integer", "name": "children", "label": "Children"},
+            {"type": "select_one score", "name": "mood", "label": "Mood"},
+            {"type": "calculate", "name": "people", "calculation": "${adults} + ${children}"},
+            {"type": "calculate", "name": "per_adult", "calculation": "round(${children} div ${adults}, 2)"},
+            {"type": "calculate", "name": "size", "calculation": "if(${people} > 5, 'large', 'small')"},
+            {"type": "note", "name": "big", "label": "A large household.", "relevant": "${people} > 5"},
+            {"type": "end group"},
+            {"type": "begin group", "name": "p2", "label": "More", "appearance": "field-list",
+             "relevant": "${size} = 'large'"},
+            {"type": "calculate", "name": "label", "calculation": "concat(${size}, ' (', coalesce(${mood}, 0), ')')"},
+            {"type": "text", "name": "rooms", "label": "Rooms?", "constraint": ". != ''"},
+            {"type": "end group"},
+            {"type": "begin group", "name": "p3", "label": "End", "appearance": "field-list"},
+            {"type": "text", "name": "last", "label": "Last"},
+            {"type": "end group"}]
+    path = workbook(tmp_path / "calc.xlsx", sheet_rows(header, *rows), [["score", "1", "Low"], ["score", "3", "High"]],
+                    False, survey_header=header, choices_header=["list_name", "name", "label"])
+    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    people = Question.objects.get(survey=survey, code="people")
+    assert (people.kind, people.calculation) == (
+        "calculate", {"fn": "add", "args": [{"q": "adults"}, {"q": "children"}]})
+    assert Question.objects.get(survey=survey, code="fee").page.position == 1
+    login(client, make_respondents(survey))
+    page = html.unescape(client.get("/take/").content.decode())
+    assert "q-people" not in page and "A large household." in page
+    assert save_page(client, 1, {"q-adults": "2", "q-children": "5", "q-mood": "3"}).json()["next_page"] == 2
+    assert save_page(client, 2, {"q-rooms": "4"}).json()["next_page"] == 3
+    assert not Answer.objects.filter(question__kind="calculate").exists()
+    client.get("/take/page/1/")
+    assert save_page(client, 1, {"q-adults": "2", "q-children": "1"}, nav="next").json()["next_page"] == 3

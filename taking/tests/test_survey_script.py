@@ -70,3 +70,27 @@ def test_survey_js_evaluates_every_golden_rule_case_in_node_as_the_server_does()
     results = json.loads(output)
     wrong = [case["name"] for case, result in zip(cases, results, strict=True) if result != case["expected"]]
     assert not wrong and len(results) >= 100
+
+
+def test_survey_js_computes_every_golden_calculation_case_in_node_as_the_server_does():
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is missing; make install needs it (npm ci)")
+        pytest.skip("node is not installed")
+    program = """
+        const [rules, casesFile] = process.argv.slice(-2);
+        const fs = require("fs");
+        globalThis.window = globalThis;
+        require("vm").runInThisContext(fs.readFileSync(rules, "utf8"), {filename: rules});
+        const {questions, cases} = JSON.parse(fs.readFileSync(casesFile, "utf8"));
+        const kinds = Object.fromEntries(Object.entries(questions).map(([code, q]) => [code, q.kind]));
+        console.log(JSON.stringify(cases.map(c => Survey.rules.calculate(c.expression, c.answers, kinds))));
+    """
+    cases_file = ROOT / "surveys" / "tests" / "calculation_cases.json"
+    output = subprocess.run([node, "-e", program, str(STATIC / "taking" / "survey" / "rules.js"), str(cases_file)],
+                            capture_output=True, text=True, check=True, timeout=60).stdout
+    cases = json.loads(cases_file.read_text())["cases"]
+    results = json.loads(output)
+    wrong = [(case["name"], result) for case, result in zip(cases, results, strict=True) if result != case["expected"]]
+    assert not wrong and len(results) >= 30

@@ -34,15 +34,32 @@
       var code = page.fieldCode(input.name);
       if (!(code in answers)) { answers[code] = pageAnswer(form, input.name); }
     });
-    form.querySelectorAll("[data-show-if]").forEach(function (element) {
-      var shown = Survey.rules.evaluate(JSON.parse(element.dataset.showIf), answers, kinds);
-      element.hidden = !shown;
-      element.querySelectorAll("input, textarea, select").forEach(function (input) {
-        input.disabled = !shown;
-        var code = page.fieldCode(input.name);
-        if (!shown && code !== null) { answers[code] = ""; }
+    // This page's calculations, in survey order, from what the page holds (a calculation whose rules do not
+    // hold is blank); computed again once the hidden questions read as blank.
+    var calculations = JSON.parse(form.dataset.ruleCalculations || "[]");
+    function calculate() {
+      calculations.forEach(function (entry) {
+        var holds = entry[2].every(function (rule) { return Survey.rules.evaluate(rule, answers, kinds); });
+        answers[entry[0]] = holds ? Survey.rules.calculate(entry[1], answers, kinds) : "";
       });
-    });
+    }
+    function showAndHide() {
+      form.querySelectorAll("[data-show-if]").forEach(function (element) {
+        var shown = Survey.rules.evaluate(JSON.parse(element.dataset.showIf), answers, kinds);
+        element.hidden = !shown;
+        element.querySelectorAll("input, textarea, select").forEach(function (input) {
+          input.disabled = !shown;
+          var code = page.fieldCode(input.name);
+          if (!shown && code !== null) { answers[code] = ""; }
+        });
+      });
+    }
+    calculate();
+    showAndHide();
+    if (calculations.length) {
+      calculate();
+      showAndHide();
+    }
     form.querySelectorAll(".condition").forEach(function (note) { note.hidden = true; });
     form.querySelectorAll("fieldset.grid").forEach(function (grid) {
       var rows = grid.querySelectorAll("tr.grid-row");
@@ -64,8 +81,12 @@
       return !rule || Survey.rules.evaluate(rule, answers, route.kinds);
     }
     route.order.forEach(function (entry) {
-      var code = entry[0], on = entry[1], rules = entry[2];
+      var code = entry[0], on = entry[1], rules = entry[2], calculation = entry[3];
       var asked = applies(on) && rules.every(function (rule) { return Survey.rules.evaluate(rule, answers, route.kinds); });
+      if (calculation !== undefined) {  // computed where the walk reaches it, as SurveyFlow.effective does
+        answers[code] = asked ? Survey.rules.calculate(calculation, answers, route.kinds) : "";
+        return;
+      }
       var name = page.fieldName(code);
       var input = form.querySelector('[name="' + name + '"]');
       var value = on === number ? (input && !input.disabled ? pageAnswer(form, name) : "") : (stored[code] || "");

@@ -66,6 +66,8 @@
     if (op === "selected") { return words(text).indexOf(String(rule.value)) !== -1; }
     if (op === "count") { return holds(rule.cmp, words(text).length, rule.value); }
     var readAs = READ_AS[kinds[rule.q]];
+    // An ordering on a single choice reads its numbered values as numbers (the server allows it on those only).
+    if (readAs === "choice" && ["gt", "ge", "lt", "le"].indexOf(op) !== -1) { readAs = "number"; }
     var left = typed(text, readAs);
     if (op === "in") {
       return left !== null && rule.values.some(function (v) { return typed(v, readAs) === left; });
@@ -76,5 +78,58 @@
     return holds(op, left, right);
   }
 
-  Survey.rules = { evaluate: evaluate };
+  // Calculations (surveys/calculations.py), computed as Python computes them: IEEE doubles, an answer read as a
+  // number only when written as one (else NaN, which arithmetic passes on), and the same text for a number.
+  var MAX = 1e15;
+
+  function toNumber(value) {
+    if (typeof value === "number") { return value; }
+    return NUMBER.test(value) ? parseFloat(value) : NaN;
+  }
+
+  function blank(value) {
+    return typeof value === "string" ? value === "" : !isFinite(value);
+  }
+
+  function asText(value) {
+    if (typeof value === "string") { return value; }
+    if (!isFinite(value) || Math.abs(value) >= MAX) { return ""; }
+    if (Number.isInteger(value)) { return value.toFixed(0); }
+    var text = value.toFixed(10).replace(/0+$/, "").replace(/\.$/, "");
+    return text === "-0" || text === "" ? "0" : text;
+  }
+
+  function value(expression, answers, kinds) {
+    if (typeof expression === "number" || typeof expression === "string") { return expression; }
+    if ("q" in expression) { return answer(expression.q, answers); }
+    var fn = expression.fn, args = expression.args;
+    if (fn === "if") {
+      return value(evaluate(args[0], answers, kinds) ? args[1] : args[2], answers, kinds);
+    }
+    var values = args.map(function (arg) { return value(arg, answers, kinds); });
+    if (fn === "concat") { return values.map(asText).join(""); }
+    if (fn === "coalesce") { return blank(values[0]) ? values[1] : values[0]; }
+    var numbers = values.map(toNumber);
+    var a = numbers[0], b = numbers[1];
+    if (fn === "neg") { return -a; }
+    if (fn === "round") {
+      if (!isFinite(a)) { return NaN; }
+      var scale = Math.pow(10, b);
+      var rounded = Math.floor(Math.abs(a) * scale + 0.5) / scale;
+      return a < 0 || Object.is(a, -0) ? -rounded : rounded;
+    }
+    if (isNaN(a) || isNaN(b)) { return NaN; }
+    if (fn === "add") { return a + b; }
+    if (fn === "sub") { return a - b; }
+    if (fn === "mul") { return a * b; }
+    if (b === 0) { return NaN; }
+    return fn === "div" ? a / b : a % b;
+  }
+
+  // The value of a calculation for answers (code to stored text, earlier calculations' included), as text.
+  function calculate(expression, answers, kinds) {
+    return asText(value(expression, answers, kinds || {}));
+  }
+
+  Survey.rules = { evaluate: evaluate, calculate: calculate };
 }(window.Survey = window.Survey || {}));
