@@ -96,6 +96,7 @@ DocumentText = str | dict[str, str]
 class ChoiceDocument(TypedDict, total=False):
     value: Required[str | int]  # a whole number is taken as its text
     label: Required[DocumentText]
+    filters: dict[str, str]  # what a cascading select's choice_filter compares: {column: value}
 
 
 class RowDocument(TypedDict, total=False):
@@ -128,6 +129,9 @@ class QuestionDocument(TypedDict, total=False):
     required_message: DocumentText
     default: str | int  # the answer shown filled in until the person answers, written as it is stored
     calculation: RawJSON  # a calculate question's expression (surveys/calculations.py)
+    # A cascading select's: {column of its choices' filters: code of an earlier answer}; a choice is offered when
+    # every such answer equals the choice's value in that column (XLSForm's ``col = ${q} and ...``).
+    choice_filter: dict[str, str]
 
 
 class PageDocument(TypedDict, total=False):
@@ -160,6 +164,8 @@ class CheckedChoice(TypedDict):
     value: str
     label: str
     translations: Translations
+    filters: dict[str, str]
+    show_if: RuleJSON | None  # a cascading select's, made from its question's choice_filter
 
 
 class CheckedQuestion(TypedDict):
@@ -182,6 +188,7 @@ class CheckedQuestion(TypedDict):
     rows: list["CheckedQuestion"]
     default: str
     calculation: RawJSON | None
+    choice_filter: dict[str, str]
 
 
 class CheckedPage(TypedDict):
@@ -486,6 +493,14 @@ def _compile_rules(check: _Checker, pages: list[CheckedPage], codes: Mapping[str
             check.need(question["constraint"] is None, f"{path}.constraint",
                        "a grid takes no answer: give its rows constraints")
         question["constraint"] = rule(question["constraint"], f"{path}.constraint", own=own)
+        for choice_index, choice in enumerate(choices if question["choice_filter"] else (), start=1):
+            # Offered when every answer the filter reads equals the choice's value in that column; a choice
+            # without the column is offered while that answer is blank (as ODK compares it with '').
+            clauses = [{"op": "equals", "q": code, "value": choice["filters"][column]}
+                       if choice["filters"].get(column) else {"op": "not", "rule": {"op": "answered", "q": code}}
+                       for column, code in question["choice_filter"].items()]
+            choice["show_if"] = rule(clauses[0] if len(clauses) == 1 else {"op": "and", "rules": clauses},
+                                     f"{path}.choices[{choice_index}].show_if")
         bounded = question["min_value"] is not None or question["max_value"] is not None
         check.need(question["constraint"] is not None or bounded or not question["constraint_message"],
                    f"{path}.constraint_message",
@@ -524,7 +539,13 @@ def _parse_choices(check: _Checker, choices: RawJSON, path: str) -> list[Checked
             seen.add(value)
         translations: Translations = {}
         label = check.text(choice, "label", here, required=True, max_length=_LABEL_LENGTH, into=translations)
-        parsed.append({"value": value, "label": label, "translations": translations})
+        filters = choice.get("filters", {})
+        if not check.need(isinstance(filters, dict) and all(isinstance(k, str) and isinstance(v, str) and
+                                                            len(v) <= MAX_MESSAGE_LENGTH for k, v in filters.items()),
+                          f"{here}.filters", "must be an object of texts"):
+            filters = {}
+        parsed.append({"value": value, "label": label, "translations": translations, "filters": dict(filters),
+                       "show_if": None})
     return parsed
 
 
@@ -565,6 +586,7 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
         "rows": [],
         "default": "",
         "calculation": None,
+        "choice_filter": {},
     }
     if grid:
         if not question["required_message"] and question["required"]:
@@ -580,7 +602,8 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
         choices = raw.get("choices")
         if isinstance(choices, str):
             if check.need(choices in choice_lists, f"{path}.choices", f"no choice list named '{choices}'"):
-                question["choices"] = choice_lists[choices]
+                # A copy a question: a cascading select gives its own choices their rules.
+                question["choices"] = [dict(choice) for choice in choice_lists[choices]]  # type: ignore[misc]
         elif check.need(choices is not None, f"{path}.choices", "a choice question needs choices"):
             question["choices"] = _parse_choices(check, choices, f"{path}.choices")
     else:
@@ -635,6 +658,15 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
             question["max_length"] = max_length
     else:
         check.need("max_length" not in raw, f"{path}.max_length", "only a text question has max_length")
+
+    choice_filter = raw.get("choice_filter", {})
+    if check.need(isinstance(choice_filter, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                          for k, v in choice_filter.items()),
+                  f"{path}.choice_filter", "must be an object of {column: question code}"):
+        if choice_filter:
+            check.need(kind in (Question.Kind.SINGLE, Question.Kind.MULTIPLE), f"{path}.choice_filter",
+                       "only a single or multiple choice question filters its choices")
+            question["choice_filter"] = dict(choice_filter)
 
     if "default" in raw:
         default = raw["default"]

@@ -45,6 +45,20 @@ class FlowQuestion:
     reads_own_page: bool = False
     # A calculation's: its value, computed from earlier answers (when its rules hold; else blank).
     calculation: Calculation | None = None
+    # A cascading select's: (choice value, the rule under which it is offered), for its choices that have one;
+    # whether those rules read an answer on its own page (survey.js then shows and hides the choices).
+    choice_rules: tuple[tuple[str, Rule], ...] = ()
+    choices_read_own_page: bool = False
+
+    def ruled_out(self, answers: Mapping[str, str]) -> frozenset[str]:
+        """Return the values of the choices not offered for ``answers`` (a cascading select's)."""
+        return frozenset(value for value, rule in self.choice_rules if not rule_evaluate(rule, answers))
+
+    @cached_property
+    def choice_rules_text(self) -> dict[str, str]:
+        """Each ruled choice's rule as compact JSON text (its ``data-show-if``)."""
+        return {value: json.dumps(rule_to_json(rule), separators=(",", ":"), ensure_ascii=False)
+                for value, rule in self.choice_rules}
 
     @property
     def rule(self) -> Rule | None:
@@ -235,9 +249,10 @@ class SurveyFlow:
 
 
 def _rule_reads(question: FlowQuestion) -> set[str]:
-    """The codes a question's rules and constraint read."""
+    """The codes a question's rules, constraint and choices' rules read."""
     codes: set[str] = set()
-    for rule in (*question.rules, *((question.constraint,) if question.constraint else ())):
+    for rule in (*question.rules, *((question.constraint,) if question.constraint else ()),
+                 *(rule for _, rule in question.choice_rules)):
         codes |= rule_codes(rule)
     return codes
 
@@ -303,13 +318,16 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
             continue
         raw_rules = [grids[question.grid_id].show_if] if question.grid_id else []
         rules = tuple(compiled(raw, question.code) for raw in [*raw_rules, question.show_if] if raw is not None)
+        choice_rules = tuple((c.value, compiled(c.show_if, f"{question.code}.choices"))
+                             for c in choices.get(question.pk, ()) if c.show_if is not None)
         page = position[question.page_id]
         reads_own_page = any(page_of.get(code) == page for rule in rules for code in rule_codes(rule))
+        choices_read_own_page = any(page_of.get(code) == page for _, rule in choice_rules for code in rule_codes(rule))
         flow_questions[question.code] = FlowQuestion(
             code=question.code, page=page, kind=question.kind, rules=rules,
             constraint=(compiled(question.constraint, question.code, own=known[question.code])
                         if question.constraint is not None else None),
-            reads_own_page=reads_own_page,
+            reads_own_page=reads_own_page, choice_rules=choice_rules, choices_read_own_page=choices_read_own_page,
         )
 
     flow_notes: dict[str, FlowQuestion] = {}
@@ -360,8 +378,10 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
     for number, codes in by_page.items():
         dynamic = [flow_questions[code] for code in codes if flow_questions[code].reads_own_page]
         dynamic += [note for note in notes_on[number] if note.reads_own_page]
-        if dynamic:
-            read = set().union(*(rule_codes(rule) for q in dynamic for rule in q.rules))
+        cascading = [flow_questions[code] for code in codes if flow_questions[code].choices_read_own_page]
+        if dynamic or cascading:
+            read = set().union(*(rule_codes(rule) for q in dynamic for rule in q.rules),
+                               *(rule_codes(rule) for q in cascading for _, rule in q.choice_rules))
             # A calculation on this page is computed by survey.js from what it reads; others come computed.
             todo, here = list(read), []
             while todo:
@@ -393,7 +413,7 @@ def flow_compile(*, page_count: int, pages: Sequence[Page], questions: Sequence[
         } for lang in languages},
         page_reads=page_reads,
         ruled_pages=frozenset(q.page for q in [*flow_questions.values(), *flow_notes.values()]
-                              if q.rules or q.constraint),
+                              if q.rules or q.constraint or q.choice_rules),
         session_codes=frozenset().union(*page_reads.values()),
         evaluation_order=evaluation_order, script_kinds=script_kinds, script_other_reads=script_other_reads,
         route_scripts=route_scripts,

@@ -262,6 +262,9 @@ class Choice(CachingMixin, Translated, models.Model):
     position = models.PositiveSmallIntegerField()
     value = models.CharField(max_length=64, validators=[choice_value_validator], help_text=_("Stored and exported."))
     label = models.CharField(max_length=300)
+    # A cascading select's: the rule on earlier answers under which the choice is offered (XLSForm's choice_filter,
+    # compiled for the question this row belongs to).
+    show_if = models.JSONField(null=True, blank=True)
 
     objects = models.Manager()
     cached = DefinitionManager()

@@ -232,11 +232,11 @@ def survey_flow(*, survey: Survey) -> SurveyFlow:
 def _survey_flow(survey: Survey) -> SurveyFlow:
     pages = survey_pages(survey=survey)
     questions: list[Question] = list(Question.cached.filter(survey_id=survey.pk))
+    # Once a definition a process: the choices too, as rules, calculations (a numbered choice is a number) and
+    # cascading selects (a choice's show_if) read them.
     choices: dict[int, list[Choice]] = {}
-    if any(q.show_if is not None or q.constraint is not None for q in questions) or any(
-            p.show_if is not None for p in pages):
-        for choice in Choice.cached.filter(question__survey_id=survey.pk).order_by("question_id", "position"):
-            choices.setdefault(choice.question_id, []).append(choice)
+    for choice in Choice.cached.filter(question__survey_id=survey.pk).order_by("question_id", "position"):
+        choices.setdefault(choice.question_id, []).append(choice)
     return flow_compile(page_count=len(pages), pages=pages, questions=questions, choices=choices,
                         languages=tuple(survey.languages))
 

@@ -55,7 +55,7 @@ def survey_create(*, document: SurveyDocument) -> Survey:
         Question.objects.bulk_create(rows)
         choices = Choice.objects.bulk_create(
             Choice(question=obj, position=position, value=choice["value"], label=choice["label"],
-                   translations=choice["translations"])
+                   translations=choice["translations"], show_if=choice["show_if"])
             for obj, question in tops
             for position, choice in enumerate(question["choices"], start=1)
         )
@@ -220,9 +220,9 @@ def _revise(survey: Survey, data: CheckedSurvey, old: Mapping[str, Question],
             else:
                 kept_choices.append(choice)
             choice.position, choice.label = position, choice_data["label"]
-            choice.translations = choice_data["translations"]
+            choice.translations, choice.show_if = choice_data["translations"], choice_data["show_if"]
         deleted += [before[value] for value in before.keys() - {c["value"] for c in question_data["choices"]}]
-    Choice.objects.bulk_update(kept_choices, ["position", "label", "translations"])
+    Choice.objects.bulk_update(kept_choices, ["position", "label", "translations", "show_if"])
     Choice.objects.bulk_create(new_choices)
     changed += kept_choices + new_choices
 

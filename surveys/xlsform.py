@@ -36,7 +36,7 @@ from surveys.xpath import XPathError, xpath_calculation, xpath_rule
 SURVEY, CHOICES, SETTINGS = "survey", "choices", "settings"
 TRANSLATED = ("label", "hint", "required_message", "constraint_message", "form_title")
 SURVEY_COLUMNS = {"type", "name", "required", "constraint", "relevant", "appearance", "label", "hint",
-                  "required_message", "constraint_message", "default", "calculation"}
+                  "required_message", "constraint_message", "default", "calculation", "choice_filter"}
 CHOICE_COLUMNS = {"list_name", "name", "label"}
 SETTINGS_COLUMNS = {"form_id", "form_title", "default_language", "version", "style"}
 # Other spellings pyxform reads for the same column.
@@ -46,8 +46,7 @@ _ALIASES = {SURVEY: {"caption": "label", "relevance": "relevant", "constraining_
             SETTINGS: {"set_form_id": "form_id", "set_form_title": "form_title"}}
 # Columns that, where a row fills them in, change what people are asked or what is stored, and are not read: the
 # row is refused, naming the feature. Any other column not read is ignored with a warning, as ODK's tools do.
-REFUSED_COLUMNS = {"choice_filter": "cascading selects (choice_filter)",
-                   "repeat_count": "repeats", "trigger": "triggers",
+REFUSED_COLUMNS = {"repeat_count": "repeats", "trigger": "triggers",
                    "parameters": "question parameters"}
 # Types that collect what a browser survey cannot, or need what is not read: refused, naming the feature.
 REFUSED_TYPES = {
@@ -119,6 +118,9 @@ class _Reader:
     renamed: dict[str, dict[str, str]] = field(default_factory=dict)
     # appearance -> the rows that give it, where it changes only how a question looks and is not read
     ignored_appearances: dict[str, list[int]] = field(default_factory=dict)
+    # The choices sheet's other columns (a cascading select's choice_filter compares them), and those it does.
+    choice_columns: list[str] = field(default_factory=list)
+    filter_columns: set[str] = field(default_factory=set)
 
     def problem(self, sheet: str, row: int | None, column: str | None, message: str) -> None:
         self.problems.append(f"{_where(sheet, row, column)}: {message}")
@@ -233,6 +235,8 @@ def _columns(reader: _Reader, sheet: str,
             base, name = aliases[base], read_as
         if sheet == SURVEY and base in REFUSED_COLUMNS and not language:
             columns[name] = (base, None)
+        elif sheet == CHOICES and base not in supported and not language:
+            reader.choice_columns.append(name)  # warned of after the survey sheet, unless a choice_filter reads it
         elif base not in supported or (language and base not in TRANSLATED):
             reader.warning(sheet, None, name, "ignored: this survey system does not use it")
         else:
@@ -286,6 +290,9 @@ def _choice_lists(reader: _Reader, rows: Iterable[_Row]) -> dict[str, list[Choic
         # A choice without a label shows its name, as ODK's clients show it.
         label = _texts(reader, CHOICES, row, "label") or _in_every_language(reader, value)
         choice: ChoiceDocument = {"value": value, "label": label}
+        filters = {column: row[column] for column in reader.choice_columns if row.get(column)}
+        if filters:
+            choice["filters"] = filters
         path = f"choice_lists.{name}[{len(lists.get(name, [])) + 1}]"
         reader.origins[path] = (CHOICES, index, None)
         lists.setdefault(name, []).append(choice)
@@ -346,6 +353,7 @@ class _Walk:
     pending_calculations: list[tuple[int, QuestionDocument]] = field(default_factory=list)
     run_pages: list[int] = field(default_factory=list)
     refused_groups: int = 0
+    interpolated: list[int] = field(default_factory=list)  # rows whose label or hint names an answer, ${q}
 
     def rows(self, rows: Iterable[_Row]) -> None:
         for index, row in enumerate(rows, start=2):
@@ -366,6 +374,12 @@ class _Walk:
             self.document["thank_you"] = self.pending_intro
             self.reader.warning(SURVEY, None, None, "the notes after the last question are the survey's thank-you "
                                 "text, shown when it is completed")
+        if self.interpolated:
+            self.reader.warning(SURVEY, None, "label", f"{_numbers('row', self.interpolated)}: an answer named in "
+                                "a label or hint (${q}) is shown as written, not filled in")
+        for column in self.reader.choice_columns:
+            if column not in self.reader.filter_columns:
+                self.reader.warning(CHOICES, None, column, "ignored: this survey system does not use it")
         for value, numbers in sorted(self.reader.ignored_appearances.items()):
             self.reader.warning(SURVEY, None, "appearance", f"'{value}' ignored ({_numbers('row', numbers)}): shown "
                                 "the usual way")
@@ -378,6 +392,9 @@ class _Walk:
 
     def row(self, index: int, row: _Row) -> None:
         reader = self.reader
+        if any("${" in text for column, text in row.items() if reader.columns[SURVEY].get(column, ("",))[0] in (
+                "label", "hint")):
+            self.interpolated.append(index)
         type_ = _type(row.get("type", ""))
         head, _, rest = type_.partition(" ")
         if type_ in ("begin group", "end group", "end repeat", "end loop"):
@@ -431,6 +448,10 @@ class _Walk:
         if not question["show_if"]:
             question.pop("show_if")
         self.add(question, index)
+        if row.get("choice_filter"):
+            choice_filter = _choice_filter(reader, row, index)
+            if choice_filter:
+                question["choice_filter"] = choice_filter
         if rest.endswith(" or_other"):
             self.add(_other_question(reader, question, self.document["choice_lists"]), index)
         if self.run and self.pages_style and not self.stack:
@@ -594,6 +615,29 @@ class _Walk:
             for index, row in self.intro_notes:
                 self.add(self.note_question(index, row), index)
         self.page, self.run, self.intro_notes = None, False, []
+
+
+_FILTER_CLAUSE = re.compile(r"^(?:(?P<column>[A-Za-z_][\w.-]*)\s*=\s*\$\{(?P<code>[A-Za-z_][\w.-]*)\}"
+                            r"|\$\{(?P<code2>[A-Za-z_][\w.-]*)\}\s*=\s*(?P<column2>[A-Za-z_][\w.-]*))$")
+
+
+def _choice_filter(reader: _Reader, row: _Row, index: int) -> dict[str, str] | None:
+    """Return a cascading select's filter, ``{column: code}``, from ``col = ${q} and col2 = ${q2}``."""
+    expression = row["choice_filter"].strip()
+    choice_filter: dict[str, str] = {}
+    for clause in re.split(r"\s+and\s+", expression):
+        match = _FILTER_CLAUSE.match(clause.strip())
+        if not match:
+            reader.refuse(SURVEY, index, "choice_filter", "cascading selects written other than "
+                          "'column = ${question}' (joined by and)", f"'{row.get('name', '')}' filters {expression!r}")
+            return None
+        column, code = match["column"] or match["column2"], match["code"] or match["code2"]
+        if column not in reader.choice_columns:
+            reader.problem(SURVEY, index, "choice_filter", f"the choices sheet has no column '{column}' to filter on")
+            return None
+        reader.filter_columns.add(column)
+        choice_filter[column] = code
+    return choice_filter
 
 
 def _asked(page: PageDocument) -> int:

@@ -118,6 +118,10 @@ class PageForm(forms.Form):
             for code in self.asked:
                 constraint = flow.questions[code].constraint
                 own = answers[code]
+                if own and name(code) not in self._errors and flow.questions[code].choice_rules and (
+                        set(own.split()) & flow.questions[code].ruled_out(answers)):
+                    self._errors[name(code)] = self.error_class([_("Please choose one of the choices offered.")])
+                    continue
                 if constraint is None or own == "" or name(code) in self._errors:
                     continue
                 if not rule_evaluate(constraint, answers, own=own):
@@ -229,6 +233,10 @@ class BoundQuestion:
     rows: list = field(default_factory=list)
     show_if: str = ""
     condition: str = ""
+    # A cascading select's: the choices not offered (filtered here), or each ruled choice's rule (survey.js
+    # shows and hides them) when they read answers on this page.
+    ruled_out: frozenset = frozenset()
+    choice_show_if: dict = field(default_factory=dict)
 
     @property
     def name(self):
@@ -236,7 +244,9 @@ class BoundQuestion:
 
     @property
     def choices(self):
-        return self.question.choice_list
+        if not self.ruled_out:
+            return self.question.choice_list
+        return [choice for choice in self.question.choice_list if choice.value not in self.ruled_out]
 
 
 def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=None):
@@ -267,6 +277,12 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
         )
         if not ruled:
             return bound
+        if question.is_answerable and flow.questions[question.code].choice_rules:
+            cascading = flow.questions[question.code]
+            if cascading.choices_read_own_page:
+                bound.choice_show_if = cascading.choice_rules_text
+            else:
+                bound.ruled_out = cascading.ruled_out(answers)
         if question.is_answerable or question.code in flow.notes:
             rule = flow.questions.get(question.code) or flow.notes[question.code]
             if rule.reads_own_page:

@@ -303,9 +303,9 @@ def test_columns_this_system_does_not_use_are_ignored_with_a_warning(tmp_path):
     assert survey.load_warnings == [
         "survey sheet, column media::image: ignored: this survey system does not use it",
         "survey sheet, column read_only: ignored: this survey system does not use it",
-        "choices sheet, column region: ignored: this survey system does not use it",
         "settings sheet, column instance_name: ignored: this survey system does not use it",
         "settings sheet, column submission_url: ignored: this survey system does not use it",
+        "choices sheet, column region: ignored: this survey system does not use it",
         "survey sheet: page 1 made of questions outside any field-list group: a run of them is a page, ended by a "
         "group or a note, and cut every 10 questions",
     ]
@@ -388,8 +388,11 @@ def test_with_enketos_pages_style_every_top_level_group_and_question_is_a_page(t
 
 
 @pytest.mark.parametrize(("rows", "expected"), [
-    ([{"type": "select_one c", "name": "c", "label": "C", "choice_filter": "region=${r}"}],
-     "survey sheet, row 2, column choice_filter: 'c' has a choice_filter: not supported (cascading selects"),
+    ([{"type": "select_one c", "name": "c", "label": "C", "choice_filter": "starts-with(name, ${r})"}],
+     "survey sheet, row 2, column choice_filter: 'c' filters 'starts-with(name, ${r})': not supported (cascading "
+     "selects written other than 'column = ${question}' (joined by and)"),
+    ([{"type": "select_one c", "name": "c", "label": "C", "choice_filter": "region = ${r}"}],
+     "survey sheet, row 2, column choice_filter: the choices sheet has no column 'region' to filter on"),
     ([{"type": "date", "name": "t", "label": "T", "default": "today()"}],
      "survey sheet, row 2, column default: 't' has the default 'today()': not supported (default values computed "
      "from an expression"),
@@ -514,3 +517,37 @@ def test_calculate_rows_are_computed_from_earlier_answers_read_by_rules_and_kept
     assert not Answer.objects.filter(question__kind="calculate").exists()
     client.get("/take/page/1/")
     assert save_page(client, 1, {"q-adults": "2", "q-children": "1"}, nav="next").json()["next_page"] == 3
+
+
+def test_a_cascading_select_offers_the_choices_its_filter_matches_and_refuses_the_others(tmp_path, client):
+    header = [*ONE_LANGUAGE, "choice_filter"]
+    rows = [{"type": "begin group", "name": "p1", "label": "Where", "appearance": "field-list"},
+            {"type": "select_one region", "name": "region", "label": "Region"},
+            {"type": "select_one district", "name": "near", "label": "District nearby",
+             "choice_filter": "region = ${region}"},
+            {"type": "end group"},
+            {"type": "begin group", "name": "p2", "label": "More", "appearance": "field-list"},
+            {"type": "select_one district", "name": "district", "label": "District",
+             "choice_filter": "${region} = region"},
+            {"type": "end group"}]
+    choices = [["region", "north", "North", ""], ["region", "south", "South", ""],
+               ["district", "n1", "Northfield", "north"], ["district", "n2", "Northgate", "north"],
+               ["district", "s1", "Southport", "south"], ["district", "x", "Unknown", ""]]
+    path = workbook(tmp_path / "cascade.xlsx", sheet_rows(header, *rows), choices, False, survey_header=header,
+                    choices_header=["list_name", "name", "label", "region"])
+    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    assert not any("region" in warning for warning in survey.load_warnings)
+    district = Question.objects.get(survey=survey, code="district")
+    assert district.choices.get(value="n1").show_if == {"op": "equals", "q": "region", "value": "north"}
+    assert district.choices.get(value="x").show_if == {"op": "not", "rule": {"op": "answered", "q": "region"}}
+    login(client, make_respondents(survey))
+    page = html.unescape(client.get("/take/").content.decode())
+    # On the region's own page the script shows and hides the choices; each says when it is offered.
+    assert '<label class="choice" data-show-if="{"op":"equals","q":"region","value":"north"}">' in page
+    body = save_page(client, 1, {"q-region": "north", "q-near": "s1"}).json()
+    assert body["errors"] == {"q-near": ["Please choose one of the choices offered."]}
+    assert save_page(client, 1, {"q-region": "north", "q-near": "n2"}).json()["next_page"] == 2
+    page = html.unescape(client.get("/take/page/2/").content.decode())
+    assert "Northfield" in page and "Northgate" in page and "Southport" not in page and "Unknown" not in page
+    assert save_page(client, 2, {"q-district": "s1"}).json()["errors"] == {
+        "q-district": ["Please choose one of the choices offered."]}

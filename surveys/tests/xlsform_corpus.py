@@ -47,7 +47,7 @@ def _choices(header, *rows):
 # --- 1. ODK Collect, one question a screen: no groups, no settings sheet, English only --------------------------
 
 HOUSEHOLD_HEADER = ["type", "name", "label", "hint", "required", "constraint", "constraint_message", "relevant",
-                    "appearance"]
+                    "appearance", "default", "calculation"]
 
 HOUSEHOLD_COLLECT = {
     "survey": _sheet(
@@ -71,6 +71,11 @@ HOUSEHOLD_COLLECT = {
         {"type": "integer", "name": "resp_age", "label": "How old is the respondent, in completed years?",
          "constraint": ". >= 0 and . <= 120", "constraint_message": "Age must be from 0 to 120.",
          "relevant": "${consent} = 'yes'"},
+        {"type": "integer", "name": "children", "label": "How many of them are under 15?", "default": "0",
+         "constraint": ". >= 0 and . <= ${hh_size}", "relevant": "${consent} = 'yes'"},
+        {"type": "calculate", "name": "adults", "calculation": "${hh_size} - coalesce(${children}, 0)"},
+        {"type": "note", "name": "many_children", "label": "A household of mostly children: check the roster.",
+         "relevant": "${adults} < ${children}"},
         {"type": "select_one sex", "name": "resp_sex", "label": "Sex of the respondent",
          "relevant": "${consent} = 'yes'", "appearance": "minimal"},
         {"type": "select_one education", "name": "head_education",
@@ -1083,7 +1088,7 @@ DISTRICT_CASCADE = {
         ("district", "blantyre", "Blantyre", "south"), ("district", "zomba", "Zomba", "south"),
     ),
     "settings": [["form_id", "form_title"], ["school_census_district", "School Census"]],
-    "expect": "refused: cascading selects",
+    "expect": "loads",
 }
 
 # A school's name looked up from its code in a CSV sent with the form (pull_data in a calculate row).
@@ -1099,7 +1104,7 @@ SCHOOL_LOOKUP_PULLDATA = {
     ),
     "choices": None,
     "settings": [["form_id", "form_title"], ["classroom_observation", "Classroom Observation"]],
-    "expect": "refused: calculations",
+    "expect": "refused: external data",
 }
 
 

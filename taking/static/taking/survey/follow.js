@@ -47,9 +47,14 @@
       form.querySelectorAll("[data-show-if]").forEach(function (element) {
         var shown = Survey.rules.evaluate(JSON.parse(element.dataset.showIf), answers, kinds);
         element.hidden = !shown;
+        var choice = element.classList.contains("choice");  // a cascading select's choice not offered
         element.querySelectorAll("input, textarea, select").forEach(function (input) {
           input.disabled = !shown;
           var code = page.fieldCode(input.name);
+          if (choice) {
+            if (!shown && input.checked) { input.checked = false; answers[code] = pageAnswer(form, input.name); }
+            return;
+          }
           if (!shown && code !== null) { answers[code] = ""; }
         });
       });
