@@ -247,3 +247,46 @@ def test_the_survey_office_loads_a_workbook_sees_its_problems_previews_it_as_a_t
     page.get_by_role("button", name="Publish: open it to respondents").click()
     expect(page.get_by_text("Published: respondents can take it.")).to_be_visible()
     assert Survey.objects.get(slug="climate_xls").status == "open"
+
+
+# One form of each shape the XLSForm corpus holds (surveys/tests/xlsform_corpus.py): its preview's heading, its
+# pages and its first question as loaded through the staff area.
+SHAPES = {
+    # No settings sheet: the file's name is its slug and title.
+    "household_collect.xlsx": ("household_collect", 3, "Does the head of household agree to take part?"),
+    "school_climate_enketo.xlsx": ("School Climate Survey 2025", 5, None),
+    "clinic_visit_fr.xlsx": (None, None, None),
+    "parent_survey_zh.xlsx": (None, None, None),
+    "teacher_feedback_sw.xlsx": (None, None, None),
+    "district_cascade.xlsx": ("School Census", 1, "Region"),
+}
+
+
+@pytest.mark.parametrize("name", SHAPES)
+def test_the_survey_office_previews_a_form_of_each_shape_written_for_other_xlsform_tools(
+        page, live_server, tmp_path, name):
+    from surveys.models import Page, Question, Survey
+    from surveys.tests.xlsform_corpus import write_form
+
+    make_staff(StaffMember.Role.STATE_ADMIN, username="office")
+    sign_in(page, live_server.url, "office")
+    page.get_by_role("link", name="Load a survey (XLSForm or JSON)").click()
+    page.get_by_label("Survey (XLSForm .xlsx, or a .json survey document)").set_input_files(str(write_form(tmp_path,
+                                                                                                          name)))
+    page.get_by_role("button", name="Load").click()
+    survey = Survey.objects.get()
+    expect(page.get_by_role("heading", name=f"Preview of “{survey.title}” (version 1, draft)")).to_be_visible()
+    title, pages, first = SHAPES[name]
+    assert title is None or survey.title == title
+    count = Page.objects.filter(survey=survey).count()
+    assert pages is None or count == pages
+    expect(page.locator(".preview-pages li")).to_have_count(count)
+    first = first or Question.objects.filter(page__survey=survey, page__position=1).exclude(
+        kind__in=["calculate"]).order_by("position").first().prompt
+    expect(page.locator(".preview")).to_contain_text(first)
+    if survey.load_warnings:
+        expect(page.get_by_text("What loading the form noted")).to_be_visible()
+        expect(page.locator(".load-warnings li")).to_have_count(len(survey.load_warnings))
+    # Every page of it shows in the preview (the last, too: its questions or its notes).
+    page.get_by_role("link", name=f"Page {count}", exact=True).click()
+    expect(page.locator(".preview .survey-page")).to_be_visible()

@@ -749,3 +749,48 @@ def test_a_language_switch_keeps_the_answers_typed_on_the_page_and_saves_nothing
     expect_page(page, 2)
     answers = saved_answers(respondent)
     assert (answers["role"], answers["grade_taught"]) == ("teacher", "9")
+
+
+def test_a_calculation_and_a_cascading_select_follow_the_answers_on_their_own_page(page, live_server):
+    from surveys.services import survey_create
+
+    district = [{"value": v, "label": label, "filters": {"region": region}} for v, label, region in (
+        ("n1", "Northfield", "north"), ("n2", "Northgate", "north"), ("s1", "Southport", "south"))]
+    survey = survey_create(document={
+        "slug": "household", "title": "Household", "status": "open",
+        "choice_lists": {"region": [{"value": "north", "label": "North"}, {"value": "south", "label": "South"}],
+                         "district": district},
+        "pages": [{"title": "Who lives here", "questions": [
+            {"code": "adults", "kind": "integer", "prompt": "Adults"},
+            {"code": "children", "kind": "integer", "prompt": "Children"},
+            {"code": "people", "kind": "calculate",
+             "calculation": {"fn": "add", "args": [{"q": "adults"}, {"q": "children"}]}},
+            {"code": "large", "kind": "note", "prompt": "A large household: use the long form.",
+             "show_if": {"op": "gt", "q": "people", "value": 5}},
+            {"code": "region", "kind": "single", "prompt": "Region", "choices": "region"},
+            {"code": "district", "kind": "single", "prompt": "District", "choices": "district",
+             "choice_filter": {"region": "region"}}]},
+            {"title": "Done", "questions": [{"code": "more", "kind": "short_text", "prompt": "Anything else?"}]}]})
+    respondent = make_respondents(survey)
+    log_in(page, live_server.url, respondent)
+    note = page.get_by_text("A large household: use the long form.")
+    expect(note).to_be_hidden()
+    page.get_by_label("Adults").fill("4")
+    page.get_by_label("Children").fill("3")
+    page.get_by_label("Adults").focus()  # the change of Children is read when it loses the focus
+    expect(note).to_be_visible()
+    page.get_by_label("Children").fill("1")
+    page.get_by_label("Adults").focus()
+    expect(note).to_be_hidden()
+    expect(page.get_by_label("Northfield")).to_be_hidden()
+    page.get_by_label("North", exact=True).check()
+    expect(page.get_by_label("Northfield")).to_be_visible()
+    expect(page.get_by_label("Southport")).to_be_hidden()
+    page.get_by_label("Northgate").check()
+    page.get_by_label("South", exact=True).check()
+    expect(page.get_by_label("Northgate")).to_be_hidden()
+    expect(page.get_by_label("Northgate")).not_to_be_checked()
+    page.get_by_label("Southport").check()
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    assert saved_answers(respondent) == {"adults": "4", "children": "1", "region": "south", "district": "s1"}
