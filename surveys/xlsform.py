@@ -490,6 +490,8 @@ class _Walk:
     def begin_group(self, index: int, row: _Row) -> None:
         reader = self.reader
         appearance = set(row.get("appearance", "").split())
+        for value in sorted(appearance - {"field-list", "table-list"}):
+            reader.ignored_appearances.setdefault(value, []).append(index)  # how a group looks: not read
         condition = _rule(reader, row, index, "relevant") if row.get("relevant") else None
         label = _texts(reader, SURVEY, row, "label")
         if self.stack and self.stack[-1].kind == "refused":

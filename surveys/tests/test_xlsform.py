@@ -365,7 +365,7 @@ def test_a_form_for_odk_collect_becomes_pages_of_runs_cut_by_groups_notes_and_te
 
 def test_with_enketos_pages_style_every_top_level_group_and_question_is_a_page(tmp_path):
     rows = [{"type": "text", "name": "a", "label": "A"}, {"type": "text", "name": "b", "label": "B"},
-            {"type": "begin group", "name": "g", "label": "G", "relevant": "${a} != ''"},
+            {"type": "begin group", "name": "g", "label": "G", "relevant": "${a} != ''", "appearance": "w2"},
             {"type": "text", "name": "c", "label": "C"},
             {"type": "begin group", "name": "h", "label": "H", "relevant": "${b} != ''"},
             {"type": "text", "name": "d", "label": "D"},
@@ -385,6 +385,7 @@ def test_with_enketos_pages_style_every_top_level_group_and_question_is_a_page(t
     assert Question.objects.get(survey=survey, code="d").show_if == {"op": "answered", "q": "b"}
     assert [r.code for r in Question.objects.get(survey=survey, code="t").rows.order_by("position")] == ["t1", "t2"]
     assert not any("made of questions" in warning for warning in survey.load_warnings)
+    assert "survey sheet, column appearance: 'w2' ignored (row 4): shown the usual way" in survey.load_warnings
 
 
 @pytest.mark.parametrize(("rows", "expected"), [
