@@ -13,7 +13,9 @@ levels and a number has at most ``rules.MAX_DIGITS`` digits before its point,
 as a rule's do.
 """
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from surveys.rules import MAX_DEPTH, MAX_DIGITS, RuleJSON
 
@@ -36,6 +38,7 @@ _WORDS = ("and", "or", "not", "selected", "count-selected", "if", "coalesce", "c
 _WORDS_SHOWN = ("and", "or", "not()", "selected()", "count-selected()", "if()", "coalesce()", "concat()", "round()",
                 "div", "mod", "+", "-", "*")
 _FUNCTIONS = {"if": "if", "coalesce": "coalesce", "concat": "concat", "round": "round"}
+_T = TypeVar("_T")
 _OPS = {"=": "equals", "!=": "not_equals", ">": "gt", ">=": "ge", "<": "lt", "<=": "le"}
 _FLIPPED = {"equals": "equals", "not_equals": "not_equals", "gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
 # A token: its kind, and its text (a reference's name, a text without its quotes, an op ...) or a number's value.
@@ -95,15 +98,15 @@ class _XPath:
     at: int = 0
     depth: int = 0  # brackets open: bounded as a rule's nesting is, before Python's recursion limit is reached
 
-    def nested(self) -> RuleJSON:
-        """Read a bracketed disjunction (after its opening) and its closing bracket."""
+    def nested(self, read: Callable[[], _T] | None = None) -> _T | RuleJSON:
+        """Read a bracketed disjunction (or what ``read`` reads) after its opening, and its closing bracket."""
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise XPathError(f"brackets nest deeper than {MAX_DEPTH} levels")
-        rule = self.disjunction()
+        inside = (read or self.disjunction)()
         self.close()
         self.depth -= 1
-        return rule
+        return inside
 
     def peek(self) -> str | None:
         return self.tokens[self.at][0] if self.at < len(self.tokens) else None
@@ -241,13 +244,7 @@ class _XPath:
             return {"q": self.take("ref")}
         if kind == "punct" and self.tokens[self.at][1] == "(":
             self.take("punct")
-            self.depth += 1
-            if self.depth > MAX_DEPTH:
-                raise XPathError(f"brackets nest deeper than {MAX_DEPTH} levels")
-            value = self.additive()
-            self.close()
-            self.depth -= 1
-            return value
+            return self.nested(self.additive)
         if kind in _FUNCTIONS:
             self.take(kind)
             self.opening()

@@ -47,50 +47,38 @@ def test_the_script_spells_neither_the_answer_prefix_nor_a_nav_value():
         assert not {double or single for double, single in literals} & set(Nav.values), name
 
 
-def test_survey_js_evaluates_every_golden_rule_case_in_node_as_the_server_does():
+def golden_results_in_node(cases_name, call):
+    """Run rules.js in node on every case of ``surveys/tests/<cases_name>``; return the cases and what ``call`` (a
+    JavaScript expression of ``c``, a case, and ``kinds``, each code's kind) gave for each."""
     node = shutil.which("node")
     if node is None:
         if os.environ.get("CI"):
             pytest.fail("node is missing; make install needs it (npm ci)")
         pytest.skip("node is not installed")
-    program = """
+    program = f"""
         const [rules, casesFile] = process.argv.slice(-2);
         const fs = require("fs");
         globalThis.window = globalThis;  // rules.js is a classic script of the page: Survey is a window global
-        require("vm").runInThisContext(fs.readFileSync(rules, "utf8"), {filename: rules});
-        const {questions, cases} = JSON.parse(fs.readFileSync(casesFile, "utf8"));
+        require("vm").runInThisContext(fs.readFileSync(rules, "utf8"), {{filename: rules}});
+        const {{questions, cases}} = JSON.parse(fs.readFileSync(casesFile, "utf8"));
         const kinds = Object.fromEntries(Object.entries(questions).map(([code, q]) => [code, q.kind]));
-        console.log(JSON.stringify(cases.map(c => Survey.rules.evaluate(
-            c.rule, c.answers, c.of ? Object.assign({}, kinds, {".": kinds[c.of]}) : kinds, c.own))));
+        console.log(JSON.stringify(cases.map(c => {call})));
     """
-    cases_file = ROOT / "surveys" / "tests" / "rule_cases.json"
+    cases_file = ROOT / "surveys" / "tests" / cases_name
     output = subprocess.run([node, "-e", program, str(STATIC / "taking" / "survey" / "rules.js"), str(cases_file)],
                             capture_output=True, text=True, check=True, timeout=60).stdout
-    cases = json.loads(cases_file.read_text())["cases"]
-    results = json.loads(output)
+    return json.loads(cases_file.read_text())["cases"], json.loads(output)
+
+
+def test_survey_js_evaluates_every_golden_rule_case_in_node_as_the_server_does():
+    cases, results = golden_results_in_node("rule_cases.json", """Survey.rules.evaluate(
+        c.rule, c.answers, c.of ? Object.assign({}, kinds, {".": kinds[c.of]}) : kinds, c.own)""")
     wrong = [case["name"] for case, result in zip(cases, results, strict=True) if result != case["expected"]]
     assert not wrong and len(results) >= 100
 
 
 def test_survey_js_computes_every_golden_calculation_case_in_node_as_the_server_does():
-    node = shutil.which("node")
-    if node is None:
-        if os.environ.get("CI"):
-            pytest.fail("node is missing; make install needs it (npm ci)")
-        pytest.skip("node is not installed")
-    program = """
-        const [rules, casesFile] = process.argv.slice(-2);
-        const fs = require("fs");
-        globalThis.window = globalThis;
-        require("vm").runInThisContext(fs.readFileSync(rules, "utf8"), {filename: rules});
-        const {questions, cases} = JSON.parse(fs.readFileSync(casesFile, "utf8"));
-        const kinds = Object.fromEntries(Object.entries(questions).map(([code, q]) => [code, q.kind]));
-        console.log(JSON.stringify(cases.map(c => Survey.rules.calculate(c.expression, c.answers, kinds))));
-    """
-    cases_file = ROOT / "surveys" / "tests" / "calculation_cases.json"
-    output = subprocess.run([node, "-e", program, str(STATIC / "taking" / "survey" / "rules.js"), str(cases_file)],
-                            capture_output=True, text=True, check=True, timeout=60).stdout
-    cases = json.loads(cases_file.read_text())["cases"]
-    results = json.loads(output)
+    cases, results = golden_results_in_node("calculation_cases.json",
+                                            "Survey.rules.calculate(c.expression, c.answers, kinds)")
     wrong = [(case["name"], result) for case, result in zip(cases, results, strict=True) if result != case["expected"]]
     assert not wrong and len(results) >= 30
