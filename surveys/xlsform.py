@@ -352,7 +352,6 @@ class _Walk:
     # Calculations met outside any page: they open the next page (row number, calculation).
     pending_calculations: list[tuple[int, QuestionDocument]] = field(default_factory=list)
     run_pages: list[int] = field(default_factory=list)
-    refused_groups: int = 0
     interpolated: list[int] = field(default_factory=list)  # rows whose label or hint names an answer, ${q}
 
     def rows(self, rows: Iterable[_Row]) -> None:
