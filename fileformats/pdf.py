@@ -100,11 +100,14 @@ def font_for(text: str, *, bold: bool = False) -> str:
 
 
 def draw_text(canvas: Canvas, x: float, y: float, text: str, *, size: float, bold: bool = False,
-              room: float | None = None) -> None:
-    """Draw ``text`` at (x, y) in a font that has its characters (``font_for``), at ``size`` points, cut to
-    ``room`` points wide when given; shaped where the font is embedded."""
-    font = font_for(text, bold=bold)
+              room: float | None = None, kept: str = "") -> None:
+    """Draw ``text`` (then ``kept``) at (x, y) in a font that has its characters (``font_for``), at ``size``
+    points, cut to ``room`` points wide when given (``kept`` stays whole: ``fitted_text``); shaped where the font
+    is embedded."""
+    font = font_for(text + kept, bold=bold)
     if room is not None:
-        text = fitted_text(text, font, size, room)
+        text = fitted_text(text, font, size, room, kept=kept)
+    elif kept:
+        text += kept
     canvas.setFont(font, size)
     canvas.drawString(x, y, text, shaping=font not in _STANDARD.values())

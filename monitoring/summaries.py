@@ -40,7 +40,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import Scope
-from fileformats.pdf import fitted_text
+from fileformats.pdf import draw_text, fitted_text
 from fileformats.tables import spreadsheet_safe
 from monitoring.models import CompletionSummary
 from respondents.handout import handout_group, in_handout_order
@@ -394,13 +394,10 @@ def non_responders_write_pdf(*, scope: Scope, survey: Survey, school: School, pe
     ends = [x for _, x in columns[1:]] + [(width - 2 * margin) / inch]
 
     def header(group: str, page_number: int) -> float:
-        canvas.setFont("Helvetica-Bold", 13)
-        canvas.drawString(margin, height - margin, f"{survey.title}: not finished")
-        canvas.setFont("Helvetica", 10)
-        canvas.drawString(margin, height - margin - 16, f"{school.name} ({school.code})"
-                                                        + (f" · {group}" if group else "")
-                                                        + f" · printed {timezone.localtime():%Y-%m-%d %H:%M}"
-                                                        + (f" · page {page_number}" if page_number > 1 else ""))
+        draw_text(canvas, margin, height - margin, f"{survey.title}: not finished", size=13, bold=True)
+        draw_text(canvas, margin, height - margin - 16, f"{school.name} ({school.code})"
+                  + (f" · {group}" if group else "") + f" · printed {timezone.localtime():%Y-%m-%d %H:%M}"
+                  + (f" · page {page_number}" if page_number > 1 else ""), size=10)
         canvas.setFont("Helvetica-Bold", 9)
         for title, x in columns:
             canvas.drawString(margin + x * inch, height - margin - 40, title)
@@ -422,11 +419,14 @@ def non_responders_write_pdf(*, scope: Scope, survey: Survey, school: School, pe
         cells = [person.external_id, person.get_status_display(), str(page)] + (
             [person.display_name, person.formatted_access_code] if codes else [])
         for (title, x), end, text in zip(columns, ends, cells, strict=True):
-            font = "Courier-Bold" if title == "Access code" else "Helvetica"
-            canvas.setFont(font, 9)
-            # Each cell cut to its column (less a gap); a page keeps its "(conditional)" whole.
+            # Each cell cut to its column (less a gap); a page keeps its "(conditional)" whole; a name in any script.
+            room = (end - x) * inch - 6
+            if title == "Access code":
+                canvas.setFont("Courier-Bold", 9)
+                canvas.drawString(margin + x * inch, y, fitted_text(text, "Courier-Bold", 9, room))
+                continue
             kept = page.label[len(str(page)):] if title == "Page" else ""
-            canvas.drawString(margin + x * inch, y, fitted_text(text, font, 9, (end - x) * inch - 6, kept=kept))
+            draw_text(canvas, margin + x * inch, y, text, size=9, room=room, kept=kept)
         y -= line
         count += 1
     if not count:

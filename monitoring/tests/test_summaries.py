@@ -220,3 +220,21 @@ def test_the_not_finished_lists_name_the_page_and_put_people_without_a_grade_und
     assert "Lincoln (LIN) · Teachers" in pages[1] and "Page 5 — Your teaching (conditional)" in pages[1]
     assert "Lincoln (LIN) · Grade 7" in pages[2] and "Page 6 — Classmates" in pages[2]
     assert "grade —" not in "".join(pages)
+
+
+def test_the_not_finished_list_prints_names_in_any_script(lincoln, slip_fonts):
+    import io
+
+    from pypdf import PdfReader
+
+    from monitoring.summaries import non_responders, non_responders_write_pdf
+    from surveys.tests.factories import make_demo_survey
+
+    survey = make_demo_survey()
+    make_respondents(survey, 1, school=lincoln, role="parent", display_name="Анна Иванова")
+    make_respondents(survey, 1, school=lincoln, role="parent", display_name="王芳")
+    pdf = io.BytesIO()
+    non_responders_write_pdf(scope=COMMAND_LINE, survey=survey, school=lincoln,
+                             people=non_responders(scope=COMMAND_LINE, survey=survey, school=lincoln), stream=pdf)
+    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf.getvalue())).pages)
+    assert "Анна Иванова" in text and "王芳" in text and "Lincoln (LIN) · Parents" in text
