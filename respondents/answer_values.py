@@ -4,7 +4,6 @@ The page form turns what a respondent typed into these values; this module
 says whether a value already in the database keeps the rules, so the fuzz
 tests and ``make fuzz`` can prove that nothing invalid was ever stored.
 """
-import datetime
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -13,10 +12,10 @@ from django.db.models import QuerySet
 
 from respondents.models import Answer
 from surveys.models import Choice, Question
+from surveys.rules import WRITTEN, written_as_stored
 
 _INTEGER = re.compile(r"^-?[0-9]+$")
 _DECIMAL = re.compile(r"^-?[0-9]{1,12}(\.[0-9]{1,6})?$")
-_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 
 
 def answer_value_problem(question: Question, value: str, choice_values: Sequence[str]) -> str | None:
@@ -44,20 +43,8 @@ def answer_value_problem(question: Question, value: str, choice_values: Sequence
         return _number_problem(question, value, _INTEGER, "a whole number")
     if kind == Question.Kind.DECIMAL:
         return _number_problem(question, value, _DECIMAL, "a decimal number")
-    if kind == Question.Kind.DATE:
-        try:
-            datetime.date.fromisoformat(value)
-        except ValueError:
-            return f"{value!r} is not an ISO date"
-        return None if len(value) == 10 else f"{value!r} is not written YYYY-MM-DD"
-    if kind == Question.Kind.TIME:
-        return None if _TIME.match(value) else f"{value!r} is not a time written HH:MM"
-    if kind == Question.Kind.DATETIME:
-        try:
-            written = datetime.datetime.fromisoformat(value).isoformat(timespec="minutes") == value
-        except ValueError:
-            written = False
-        return None if written and len(value) == 16 else f"{value!r} is not a date and time written YYYY-MM-DDTHH:MM"
+    if kind in WRITTEN:
+        return None if written_as_stored(kind, value) else f"{value!r} is not written {WRITTEN[kind]}"
     if kind in (Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT):
         if value != value.strip():
             return "is not trimmed of surrounding white space"

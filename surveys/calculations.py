@@ -32,15 +32,14 @@ a multiple choice, a date or a time (date arithmetic is not supported); the
 two branches of an ``if`` and of a ``coalesce`` make the same type.
 """
 import math
-import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from surveys.models import Question
 from surveys.rules import (
-    MAX_DEPTH, MAX_DIGITS, MAX_NODES, MAX_TEXT, Rule, RuleError, RuleJSON, RuleQuestion, rule_codes, rule_evaluate,
-    rule_parse, rule_to_json,
+    MAX_DEPTH, MAX_DIGITS, MAX_NODES, MAX_TEXT, Rule, RuleError, RuleJSON, RuleQuestion, is_number_text, is_numbered,
+    rule_codes, rule_evaluate, rule_parse, rule_to_json,
 )
 
 NUMBER, TEXT = "number", "text"
@@ -50,7 +49,6 @@ MAX_PLACES = 10
 # Kinds whose answers arithmetic reads as numbers; a single choice too when its values are all numbers.
 _NUMBER_KINDS = (Question.Kind.INTEGER, Question.Kind.DECIMAL)
 _NOT_READ = (Question.Kind.MULTIPLE, Question.Kind.DATE, Question.Kind.TIME, Question.Kind.DATETIME)
-_NUMBER_TEXT = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
 # The kind a rule reads a calculation as: a number as a decimal question's answer, text as a short text's.
 READ_AS_KIND = {NUMBER: Question.Kind.DECIMAL, TEXT: Question.Kind.SHORT_TEXT}
 
@@ -160,9 +158,7 @@ class _Parser:
             self.refuse(path, f"'{code}' is a {question.kind} question: a calculation reads numbers, texts and "
                         "single choices (date arithmetic is not supported)")
             return None
-        numeric = question.kind in _NUMBER_KINDS or (
-            question.kind == Question.Kind.SINGLE and bool(question.choices)
-            and all(_NUMBER_TEXT.match(value) for value in question.choices))
+        numeric = question.kind in _NUMBER_KINDS or is_numbered(question)
         return Ref(code), NUMBER if numeric else TEXT
 
     def call(self, fn: str, raw_args: list[Any], path: str, *, depth: int) -> tuple[Expression, str] | None:
@@ -285,7 +281,7 @@ def _value(expression: Expression, answers: Mapping[str, str]) -> float | str:
 
 
 def _number(text: str) -> float:
-    return float(text) if _NUMBER_TEXT.match(text) else math.nan
+    return float(text) if is_number_text(text) else math.nan
 
 
 def _blank(value: float | str) -> bool:

@@ -68,10 +68,8 @@ SQLite, holding 64 bits in any integer column, would not refuse. The slug,
 codes, choice values, titles and labels keep their model fields' validators
 and ``max_length`` (read from the fields, so the two never disagree).
 """
-import datetime
 import json
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Required, TypedDict, TypeVar
@@ -83,7 +81,9 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 
 from surveys.calculations import calculation_parse, calculation_to_json
 from surveys.models import Choice, Page, Question, Survey, language_validator
-from surveys.rules import RawJSON, RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json
+from surveys.rules import (
+    WRITTEN, RawJSON, RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json, written_as_stored,
+)
 from surveys.variable_names import variable_name_problems
 
 # A survey document as written (JSON): what ``parse_survey_document`` checks. Every key may be missing or of
@@ -678,13 +678,10 @@ def _parse_question(check: _Checker, raw: RawJSON, path: str, choice_lists: Mapp
     return question
 
 
-_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
-
-
 def _default_problem(question: CheckedQuestion, value: str) -> str | None:
     """Return why ``value`` cannot be ``question``'s default (an answer it could store), or None."""
     kind, values = question["kind"], [choice["value"] for choice in question["choices"]]
-    if kind in (Question.Kind.GRID, Question.Kind.NOTE):
+    if kind in Question.UNANSWERED_KINDS:
         return f"a {kind} takes no answer, so no default"
     if value == "" or value != value.strip():
         return "must be an answer, without spaces around it"
@@ -702,17 +699,7 @@ def _default_problem(question: CheckedQuestion, value: str) -> str | None:
         low, high = question["min_value"], question["max_value"]
         return None if (low is None or number >= low) and (high is None or number <= high) else (
             f"{value} is outside the question's min and max")
-    readers: dict[str, Callable[[str], object]] = {
-        Question.Kind.DATE: datetime.date.fromisoformat, Question.Kind.DATETIME: datetime.datetime.fromisoformat}
-    written: dict[str, str] = {
-        Question.Kind.DATE: "YYYY-MM-DD", Question.Kind.TIME: "HH:MM", Question.Kind.DATETIME: "YYYY-MM-DDTHH:MM"}
-    if kind == Question.Kind.TIME:
-        return None if _TIME.match(value) else f"{value!r} is not a time written HH:MM"
-    if kind in readers:
-        try:
-            readers[kind](value)
-        except ValueError:
-            return f"{value!r} is not written {written[kind]}"
-        return None if len(value) == len(written[kind]) else f"{value!r} is not written {written[kind]}"
+    if kind in WRITTEN:
+        return None if written_as_stored(kind, value) else f"{value!r} is not written {WRITTEN[kind]}"
     limit = question["max_length"] or Question.DEFAULT_MAX_LENGTH.get(kind)
     return None if limit is None or len(value) <= limit else f"is longer than {limit} characters"

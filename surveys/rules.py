@@ -369,9 +369,8 @@ class _Parser:
         if read_as == _CHOICES:
             self.refuse(f"{path}.op", _not_multiple(op, question))
             return None
-        if op in ORDERINGS and read_as == _CHOICE and question.choices and all(
-                _NUMBER_TEXT.match(value) for value in question.choices):
-            read_as = _NUMBER  # a scale's numbered choices, ordered as numbers (XLSForms score Likert items so)
+        if op in ORDERINGS and is_numbered(question):
+            read_as = _NUMBER  # a scale's numbered choices, ordered as numbers
         if op in ORDERINGS and not self.need(read_as in _ORDERED, f"{path}.op",
                                              f"'{op}' compares number, date or time answers; {_named(question)}"):
             return None
@@ -461,6 +460,27 @@ def _not_multiple(op: str, question: RuleQuestion) -> str:
 def _comparable(read_as: str) -> str:
     # A single choice's value is text: comparing it with a text answer or another single choice is fair.
     return _TEXT if read_as == _CHOICE else read_as
+
+
+# How a date, a time and a date-and-time answer are stored (and written in a rule or a default).
+WRITTEN: dict[str, str] = {Question.Kind.DATE: "YYYY-MM-DD", Question.Kind.TIME: "HH:MM", Question.Kind.DATETIME: "YYYY-MM-DDTHH:MM"}
+
+
+def written_as_stored(kind: str, text: str) -> bool:
+    """Return whether ``text`` is an answer of ``kind`` (a key of WRITTEN) as it is stored, a day that exists."""
+    return _typed(text, _READ_AS[kind]) is not None
+
+
+def is_number_text(text: str) -> bool:
+    """Return whether ``text`` is a number as answers and choice values write one (``-12``, ``3.5``)."""
+    return bool(_NUMBER_TEXT.match(text))
+
+
+def is_numbered(question: RuleQuestion) -> bool:
+    """Return whether ``question`` is a single choice whose values are all numbers (a scale, read as numbers by
+    orderings and arithmetic, as XLSForms score Likert items)."""
+    return question.kind == Question.Kind.SINGLE and bool(question.choices) and all(
+        map(is_number_text, question.choices))
 
 
 def _date(text: str) -> datetime.date | None:

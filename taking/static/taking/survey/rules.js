@@ -9,6 +9,7 @@
   var DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
   var TIME = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
   var DATETIME = /^([0-9]{4}-[0-9]{2}-[0-9]{2})T(([01][0-9]|2[0-3]):[0-5][0-9])$/;
+  var ORDERINGS = { gt: true, ge: true, lt: true, le: true };
   var READ_AS = {
     integer: "number", decimal: "number", date: "date", time: "time", datetime: "datetime", short_text: "text",
     long_text: "text", single: "choice", multiple: "choices"
@@ -67,7 +68,7 @@
     if (op === "count") { return holds(rule.cmp, words(text).length, rule.value); }
     var readAs = READ_AS[kinds[rule.q]];
     // An ordering on a single choice reads its numbered values as numbers (the server allows it on those only).
-    if (readAs === "choice" && ["gt", "ge", "lt", "le"].indexOf(op) !== -1) { readAs = "number"; }
+    if (readAs === "choice" && ORDERINGS[op]) { readAs = "number"; }
     var left = typed(text, readAs);
     if (op === "in") {
       return left !== null && rule.values.some(function (v) { return typed(v, readAs) === left; });
