@@ -37,17 +37,6 @@ LANGUAGES = {
     "classroom_observation.xlsx": ["en"],
 }
 
-# Forms that docs/xlsform.md says should load (or be refused in one line naming the feature) and that the importer
-# handles otherwise today: kept in the corpus, their tests expected to fail (strict: a fix makes them pass, and
-# this entry is then to be removed).
-# Forms that do not behave as docs/xlsform.md says (none now: the two found were mended).
-DISCREPANCIES: dict[str, tuple[str, type[BaseException] | tuple[type[BaseException], ...]]] = {}
-
-
-def cases(names):
-    return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=DISCREPANCIES[name][0],
-                                                       raises=DISCREPANCIES[name][1]))
-            if name in DISCREPANCIES else name for name in names]
 
 
 def slug_of(name):
@@ -89,7 +78,7 @@ def test_pyxform_converts_every_form_of_the_corpus(tmp_path, name):
     assert root.tag == "{http://www.w3.org/1999/xhtml}html"
 
 
-@pytest.mark.parametrize("name", cases(LOADING))
+@pytest.mark.parametrize("name", LOADING)
 def test_every_form_that_should_load_becomes_a_survey_with_pages(tmp_path, name):
     path = write_form(tmp_path, name)
     survey = survey_import(source=str(path), filename=path.name)
@@ -99,7 +88,7 @@ def test_every_form_that_should_load_becomes_a_survey_with_pages(tmp_path, name)
     assert Question.objects.filter(survey=survey).exists()
 
 
-@pytest.mark.parametrize("name", cases(REFUSED))
+@pytest.mark.parametrize("name", REFUSED)
 def test_every_form_using_a_refused_feature_is_refused_in_one_line_a_problem_and_nothing_is_written(tmp_path, name):
     feature = CORPUS[name]["expect"].removeprefix("refused: ")
     path = write_form(tmp_path, name)
@@ -113,7 +102,7 @@ def test_every_form_using_a_refused_feature_is_refused_in_one_line_a_problem_and
     assert not Survey.objects.exists() and not Question.objects.exists()
 
 
-@pytest.mark.parametrize("name", cases(LOADING))
+@pytest.mark.parametrize("name", LOADING)
 def test_the_command_checks_every_loading_form_in_a_dry_run(tmp_path, name):
     path = write_form(tmp_path, name)
     out = io.StringIO()
