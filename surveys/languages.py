@@ -26,7 +26,8 @@ _NAMED_CODE = re.compile(r"^(?P<name>.*?)\s*\((?P<code>[A-Za-z]{2,3}(?:[-_][A-Za
 _CODE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 
 
-@functools.cache
+# Bounded: the codes it is asked about come from requests too (the switcher's POST, its cookie).
+@functools.lru_cache(maxsize=1024)
 def _locale(code: str) -> Locale | None:
     try:
         return Locale.parse(to_locale(code))

@@ -277,14 +277,14 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
         )
         if not ruled:
             return bound
-        if question.is_answerable and flow.questions[question.code].choice_rules:
-            cascading = flow.questions[question.code]
-            if cascading.choices_read_own_page:
-                bound.choice_show_if = cascading.choice_rules_text
+        # An answerable question, or a note with a show_if, as the rules see it.
+        rule = flow.questions.get(question.code) or flow.notes.get(question.code)
+        if rule is not None and rule.choice_rules:
+            if rule.choices_read_own_page:
+                bound.choice_show_if = rule.choice_rules_text
             else:
-                bound.ruled_out = cascading.ruled_out(answers)
-        if question.is_answerable or question.code in flow.notes:
-            rule = flow.questions.get(question.code) or flow.notes[question.code]
+                bound.ruled_out = rule.ruled_out(answers)
+        if rule is not None:
             if rule.reads_own_page:
                 bound.show_if = rule.show_if_text
                 words = flow.condition_words(question.code, get_language())

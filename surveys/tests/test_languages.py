@@ -22,3 +22,11 @@ def test_codes_are_django_s_and_names_are_cldr_s():
         "Swahili", "Kiswahili", "中文", "español")
     assert has_interface("es") and not has_interface("sw")
     assert is_right_to_left("ar") and is_right_to_left("fa") and not is_right_to_left("sw")
+
+
+def test_codes_asked_about_by_requests_do_not_grow_the_cache_without_bound():
+    from surveys.languages import _locale
+
+    for n in range(3000):
+        assert not is_language(f"zz-x{n}")  # a cookie or a switcher POST may say anything shaped like a code
+    assert _locale.cache_info().currsize <= 1024
