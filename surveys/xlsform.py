@@ -177,7 +177,7 @@ def xlsform_document(source: str | os.PathLike[str] | bytes | IO[bytes], *, file
         reader.warning(SETTINGS, None, "form_id", f"none given: '{slug}', from the file's name, is the survey's slug")
     document: SurveyDocument = {
         "slug": slug,
-        "title": _texts(reader, SETTINGS, settings_row, "form_title") or slug,
+        "title": _texts(reader, SETTINGS, settings_row, "form_title") or _in_every_language(reader, slug),
         "status": status,
         "languages": list(reader.languages),
         "choice_lists": _choice_lists(reader, _renamed(reader, CHOICES, book.get(CHOICES) or [])),

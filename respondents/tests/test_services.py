@@ -255,3 +255,29 @@ def test_a_question_answered_after_the_check_is_refused_the_same_way_not_with_an
     assert refused.value.problems == ["question 'age' has answers: it cannot be removed"]
     assert Survey.objects.get(pk=answered.pk).version == 1
     assert Question.objects.filter(code="age").exists()
+
+
+def test_a_new_version_carries_calculations_defaults_and_cascading_choices(answered, client):
+    from publishing.services import survey_version_create
+    from surveys.models import Choice, Question
+
+    def change(document):
+        first = document["pages"][0]["questions"]
+        first[3]["default"] = "Kid"
+        first.append({"code": "older", "kind": "calculate",
+                      "calculation": {"fn": "add", "args": [{"q": "age"}, 1]}})
+        document["pages"][2]["questions"][1]["choice_filter"] = {"colour": "colour"}
+        for choice in document["choice_lists"]["agree"]:
+            choice["filters"] = {"colour": "red" if choice["value"] in ("1", "2") else "blue"}
+
+    survey = survey_version_create(document=revised(change))
+    assert survey.version == 2
+    assert Question.objects.get(survey=survey, code="nickname").default_value == "Kid"
+    assert Question.objects.get(survey=survey, code="older").calculation == {
+        "fn": "add", "args": [{"q": "age"}, 1]}
+    again = Question.objects.get(survey=survey, code="again")
+    assert again.choices.get(value="1").show_if == {"op": "equals", "q": "colour", "value": "red"}
+    # The grid that shares the list keeps its choices unruled: a filter is its question's own.
+    assert not Choice.objects.filter(question__code="school", show_if__isnull=False).exists()
+    page = client.get("/take/page/3/").content.decode()  # the respondent answered red on page 1
+    assert 'value="1"' in page and 'value="4"' not in page

@@ -419,3 +419,13 @@ def test_a_roster_kept_where_the_storage_has_no_path_is_read_through_a_temporary
         assert stored.path
     with local_path(stored) as path:
         assert open(path, encoding="utf-8").read() == FIRST
+
+
+def test_a_roster_may_give_the_language_of_a_survey_the_interface_does_not_speak(lincoln):
+    from surveys.services import survey_create
+
+    survey = survey_create(document={
+        "slug": "ustawi", "title": {"en": "Wellbeing", "sw": "Ustawi"}, "languages": ["en", "sw"],
+        "pages": [{"questions": [{"code": "ok", "kind": "short_text", "prompt": {"en": "Well?", "sw": "Hujambo?"}}]}]})
+    roster = check(COMMAND_LINE, survey, HEADER + "s1,LIN,7,student,sw,Amani\ns2,LIN,7,student,fr,Zoé\n")
+    assert problems(roster) == [(3, "language", "fr", "unknown language: use en, es, sw")]

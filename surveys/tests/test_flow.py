@@ -86,3 +86,34 @@ def test_a_page_that_does_not_apply_resolves_to_the_next_that_does_else_the_last
 def test_the_compiled_flow_is_kept_per_definition(demo):
     survey = make_survey(slug="another")
     assert survey_flow(survey=survey) is survey_flow(survey=survey)
+
+
+def test_a_calculation_is_computed_where_the_walk_reaches_it_and_the_session_keeps_only_answers():
+    import json
+
+    from surveys.services import survey_create
+
+    people = {"fn": "add", "args": [{"q": "adults"}, {"q": "children"}]}
+    flow = survey_flow(survey=survey_create(document={"slug": "calc", "title": "Calc", "status": "open", "pages": [
+        {"questions": [
+            {"code": "adults", "kind": "integer", "prompt": "Adults"},
+            {"code": "has_children", "kind": "single", "prompt": "Children?",
+             "choices": [{"value": "yes", "label": "Yes"}, {"value": "no", "label": "No"}]},
+            {"code": "children", "kind": "integer", "prompt": "How many?",
+             "show_if": {"op": "equals", "q": "has_children", "value": "yes"}},
+            {"code": "people", "kind": "calculate", "calculation": people},
+            {"code": "big", "kind": "note", "prompt": "Big!", "show_if": {"op": "gt", "q": "people", "value": 5}}]},
+        {"show_if": {"op": "gt", "q": "people", "value": 5},
+         "questions": [{"code": "rooms", "kind": "integer", "prompt": "Rooms"}]},
+        {"questions": [{"code": "end", "kind": "short_text", "prompt": "End"}]}]}))
+    stored = {"adults": "2", "has_children": "yes", "children": "4"}
+    assert flow.effective(stored)["people"] == "6" and flow.pages(flow.effective(stored)) == (1, 2, 3)
+    # A question not asked reads as blank, so the sum is blank too, and page 2 does not apply.
+    answers = flow.effective({**stored, "has_children": "no"})
+    assert answers["people"] == "" and flow.pages(answers) == (1, 3)
+    # What the session keeps for page 2's rule: the answers the calculation reads, never the calculation.
+    assert flow.page_reads[2] == {"adults", "has_children", "children"} and "people" not in flow.session_codes
+    # Page 1 decides page 2: survey.js walks it, computing the calculation where it stands; the note reads it live.
+    walk = json.loads(flow.route_scripts[1])["order"]
+    assert ["people", 1, [], people] in walk and json.loads(flow.route_scripts[1])["kinds"]["people"] == "decimal"
+    assert json.loads(flow.script_calculations[1]) == [["people", people, []]]

@@ -552,3 +552,17 @@ def test_a_cascading_select_offers_the_choices_its_filter_matches_and_refuses_th
     assert "Northfield" in page and "Northgate" in page and "Southport" not in page and "Unknown" not in page
     assert save_page(client, 2, {"q-district": "s1"}).json()["errors"] == {
         "q-district": ["Please choose one of the choices offered."]}
+
+
+def test_a_right_to_left_survey_is_laid_out_right_to_left_and_a_label_naming_an_answer_is_warned_of(
+        tmp_path, client):
+    header = ["type", "name", "label::Arabic (ar)", "label::English (en)"]
+    rows = [["text", "name", "ما اسمك؟", "Your name?"], ["note", "hello", "مرحبا ${name}", "Hello ${name}"]]
+    path = workbook(tmp_path / "rtl.xlsx", rows, None, False, survey_header=header)
+    # No settings sheet: the title is the slug in every language, so the survey can be published.
+    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    assert "survey sheet, column label: row 3: an answer named in a label or hint (${q}) is shown as written, not " \
+           "filled in" in survey.load_warnings
+    login(client, make_respondents(survey, language="ar"))
+    page = html.unescape(client.get("/take/").content.decode())
+    assert '<html lang="ar" dir="rtl">' in page and "ما اسمك؟" in page
