@@ -51,12 +51,8 @@ def xpath_rule(expression: str, *, own: bool = False) -> RuleJSON:
     ``own``: a constraint, where ``.`` is the question's own value. Raise
     XPathError for anything else; nothing is ever evaluated.
     """
-    tokens = _tokens(expression)
-    parser = _XPath(tokens, own=own)
-    rule = parser.disjunction()
-    if parser.at < len(tokens):
-        raise XPathError(f"unexpected {tokens[parser.at][1]!r}")
-    return rule
+    parser = _XPath(_tokens(expression), own=own)
+    return parser.whole(parser.disjunction)
 
 
 def _tokens(expression: str) -> list[_Token]:
@@ -97,6 +93,13 @@ class _XPath:
     own: bool
     at: int = 0
     depth: int = 0  # brackets open: bounded as a rule's nesting is, before Python's recursion limit is reached
+
+    def whole(self, read: Callable[[], _T]) -> _T:
+        """Read the whole expression with ``read``: a token left over is an error."""
+        value = read()
+        if self.at < len(self.tokens):
+            raise XPathError(f"unexpected {self.tokens[self.at][1]!r}")
+        return value
 
     def nested(self, read: Callable[[], _T] | None = None) -> _T | RuleJSON:
         """Read a bracketed disjunction (or what ``read`` reads) after its opening, and its closing bracket."""
@@ -286,9 +289,5 @@ def xpath_calculation(expression: str) -> object:
     texts, ``${q}``, ``+``, ``-``, ``*``, ``div``, ``mod``, brackets, ``if(condition, a, b)`` (the condition as a
     ``relevant`` is written), ``coalesce(a, b)``, ``concat(a, ...)``, ``round(a, places)``. Raise XPathError for
     anything else; nothing is ever evaluated."""
-    tokens = _tokens(expression)
-    parser = _XPath(tokens, own=False)
-    value = parser.additive()
-    if parser.at < len(tokens):
-        raise XPathError(f"unexpected {tokens[parser.at][1]!r}")
-    return value
+    parser = _XPath(_tokens(expression), own=False)
+    return parser.whole(parser.additive)
