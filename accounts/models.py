@@ -74,6 +74,11 @@ class AuditEntry(models.Model):
         CODES_SHOWN = "codes_shown", _("Codes shown on a page")
         ADMIN_CHANGED = "admin_changed", _("Changed in /admin/")
         SURVEY_DATES_CHANGED = "survey_dates", _("Survey opening or closing time changed")
+        STAFF_IMPORT_CHECKED = "staff_import_checked", _("Staff file checked (dry run)")
+        STAFF_IMPORTED = "staff_imported", _("Staff file applied")
+        PASSWORD_MAIL_SENT = "password_mail_sent", _("Set-your-password email sent")
+        PASSWORD_RESET_ASKED = "password_reset_asked", _("Password reset asked for")
+        PASSWORD_SET = "password_set", _("Password set from an emailed link")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,
