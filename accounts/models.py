@@ -30,6 +30,23 @@ class StaffMember(models.Model):
         return f"{self.user} ({self.get_role_display()})"
 
 
+class SignOnIdentity(models.Model):
+    """A staff account as an identity provider knows it: the issuer and the subject (``sub``) of its OpenID Connect
+    tokens, which, unlike an email address, never change or pass to someone else (OpenID Connect Core, 5.7).
+    Recorded at an account's first single sign-on (``accounts/sign_on.py``)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sign_on_identities")
+    issuer = models.CharField(max_length=255)
+    subject = models.CharField(max_length=255)
+    linked_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["issuer", "subject"], name="sign_on_identity_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"
+
+
 class AuditLogIsAppendOnly(Exception):
     """An attempt to change or delete an audit entry."""
 

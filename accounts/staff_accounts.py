@@ -3,6 +3,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
@@ -11,6 +12,7 @@ from django.db.models import QuerySet
 
 from accounts.audit import Action, audit_record
 from accounts.models import StaffMember
+from accounts.passwords import staff_accounts_created_send
 from accounts.scopes import Scope
 from respondents.models import District, School
 
@@ -61,10 +63,13 @@ def staff_account_problems(*, scope: Scope, account: StaffAccount, password: str
         User = get_user_model()
         if account.username and User.objects.filter(username__iexact=account.username).exists():
             problems["username"] = ["This user name is taken."]
-        try:
-            validate_password(password or "", User(username=account.username, email=account.email))
-        except ValidationError as error:
-            problems["password"] = error.messages
+        if password:
+            try:
+                validate_password(password, User(username=account.username, email=account.email))
+            except ValidationError as error:
+                problems["password"] = error.messages
+        elif settings.STAFF_LOCAL_PASSWORDS and not account.email:
+            problems["email"] = ["Give an email address, for the \"set your password\" email, or a password."]
     elif user_id == scope.user_id and (not account.is_active or account.role != Role.STATE_ADMIN):
         problems["role"] = ["You cannot take away your own administrator role or account."]
     return problems
@@ -72,7 +77,8 @@ def staff_account_problems(*, scope: Scope, account: StaffAccount, password: str
 
 def staff_account_save(*, scope: Scope, account: StaffAccount, password: str | None = None,
                        user_id: int | None = None) -> StaffMember:
-    """Create (``user_id`` None, with ``password``) or change a staff account; return its StaffMember.
+    """Create (``user_id`` None) or change a staff account; return its StaffMember. A new account without a
+    ``password`` gets none it could sign in with, and a "set your password" email (``accounts/passwords.py``).
 
     Raises ValidationError naming every field at fault (``staff_account_problems``); nothing is written then.
     """
@@ -85,11 +91,11 @@ def staff_account_save(*, scope: Scope, account: StaffAccount, password: str | N
     with transaction.atomic(durable=True):
         if user_id is None:
             user = User(username=account.username, email=account.email)
-            user.set_password(password)
+            user.set_password(password or None)
             user.is_active = account.is_active
             user.save()
             member = StaffMember(user=user)
-            what = "created"
+            what = "created" if password else "created without a password"
         else:
             member = StaffMember.objects.select_related("user").select_for_update().get(user_id=user_id)
             user = member.user
@@ -104,6 +110,8 @@ def staff_account_save(*, scope: Scope, account: StaffAccount, password: str | N
         audit_record(scope=scope, action=Action.STAFF_CHANGED,
                      detail=f"{user.get_username()} {what}: {member.get_role_display()} ({coverage})"
                             f"{'' if account.is_active else ', deactivated'}")
+        if user_id is None and not password:
+            staff_accounts_created_send(scope=scope, user_ids=[user.pk])
     return member
 
 

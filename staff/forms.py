@@ -1,15 +1,22 @@
 from datetime import date
 
 from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import PasswordResetForm
+from django.core.mail import get_connection
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django_ratelimit.core import get_usage
 
 from accounts.models import AuditEntry, StaffMember
+from accounts.passwords import password_reset_asked_record, password_reset_recipients
 from accounts.staff_accounts import StaffAccount
+from config.login_limits import client_ip
 from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
 from exports.variables import ROSTER_FIELDS
 from exports.writers import ExportOptions
+from staff.password_mail import password_message
 
 
 class RosterUploadForm(forms.Form):
@@ -71,7 +78,8 @@ class StaffAccountForm(forms.Form):
     # it was itself refused; staff pages are never cached (staff_view).
     password = forms.CharField(label=_("Password"), required=False,
                                widget=forms.PasswordInput(render_value=True, attrs={"autocomplete": "new-password"}),
-                               help_text=_("For a new account: at least 8 characters, not a common password."))
+                               help_text=_("For a new account: at least 8 characters, not a common password; or "
+                                           "leave it blank, and the account's email gets a link to set one."))
     role = forms.ChoiceField(label=_("Role"), choices=StaffMember.Role.choices)
     district_codes = CodesField(label=_("District codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
                                 help_text=_("For a district coordinator, or an analyst of some districts only: "
@@ -96,6 +104,27 @@ class StaffAccountForm(forms.Form):
                 if not (field in self.errors and message in self.errors[field]):
                     self.add_error(field if field in self.fields else None, message)
         self.fields["password"].widget.render_value = not self.has_error("password")
+
+
+class StaffPasswordResetForm(PasswordResetForm):
+    """Django's reset form, for staff accounts (``accounts.passwords``): also those still waiting for their first
+    password; at most ``PASSWORD_RESET_RATE_PER_EMAIL`` emails an hour to one address; every request audited."""
+
+    def get_users(self, email):
+        return password_reset_recipients(email=email)
+
+    def save(self, *, request, **kwargs):
+        email = self.cleaned_data["email"]
+        usage = get_usage(request, group="staff-password-reset-email", key=lambda group, request: email.lower(),
+                          rate=settings.PASSWORD_RESET_RATE_PER_EMAIL, increment=True)
+        limited = usage is not None and usage["should_limit"]
+        users = [] if limited else self.get_users(email)
+        site_url = f"{request.scheme}://{request.get_host()}"
+        if users:
+            with get_connection() as connection:
+                connection.send_messages([password_message(user, kind="reset", site_url=site_url,
+                                                           connection=connection) for user in users])
+        password_reset_asked_record(email=email, address=client_ip(request), users=users, limited=limited)
 
 
 class ConfirmForm(forms.Form):

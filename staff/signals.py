@@ -5,6 +5,8 @@ from django.contrib.auth.signals import user_logged_in, user_logged_out, user_lo
 from django.dispatch import receiver
 
 from accounts.audit import audit_sign_in
+from accounts.passwords import staff_accounts_created
+from staff.tasks import password_mails_send_task
 from config.login_limits import client_ip, staff_sign_in_failed, staff_sign_in_paused, staff_signed_in
 
 
@@ -14,12 +16,15 @@ def _address(request):
 
 @receiver(user_logged_in, dispatch_uid="staff-audit-sign-in")
 def _signed_in(sender, request, user, **kwargs):
-    detail = staff_signed_in(request, user) if request else ""
+    # A single sign-on says so (staff/single_sign_on.py); the login limits are the provider's then.
+    detail = getattr(request, "sign_on_note", "") or (staff_signed_in(request, user) if request else "")
     audit_sign_in(user=user, address=_address(request), detail=detail)
 
 
 @receiver(user_login_failed, dispatch_uid="staff-audit-sign-in-failed")
 def _sign_in_failed(sender, credentials, request=None, **kwargs):
+    if "username" not in credentials:
+        return  # a single sign-on that named nobody: accounts/sign_on.py audited why
     detail = staff_sign_in_failed(request) if request else ""
     audit_sign_in(username=credentials.get("username", ""), address=_address(request), failed=True, detail=detail)
 
@@ -37,3 +42,10 @@ def _paused(sender, request=None, username=None, **kwargs):
 def _signed_out(sender, request, user, **kwargs):
     if user is not None:
         audit_sign_in(user=user, address=_address(request), signed_out=True)
+
+
+@receiver(staff_accounts_created, dispatch_uid="staff-password-mails")
+def _accounts_created(sender, scope, user_ids, **kwargs):
+    """New accounts without a password: their "set your password" emails, in the background."""
+    password_mails_send_task.delay(role=scope.role, user_id=scope.user_id, username=scope.username,
+                                   address=scope.address, user_ids=list(user_ids))

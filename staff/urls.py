@@ -1,7 +1,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
-from staff.views import exports, home, monitoring, office, people, rosters, slips
+from staff import single_sign_on
+from staff.views import exports, home, monitoring, office, passwords, people, rosters, slips
 from staff.forms import row_id
 
 
@@ -64,6 +65,12 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("login/", home.SignInView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(next_page="staff:login"), name="logout"),
+    path("password/reset/", passwords.PasswordResetAskView.as_view(), name="password-reset"),
+    path("password/reset/sent/", passwords.PasswordResetSentView.as_view(), name="password-reset-sent"),
+    path("password/set/<uidb64>/<token>/", passwords.PasswordSetView.as_view(), name="password-set"),
+    path("password/set/done/", passwords.PasswordSetDoneView.as_view(), name="password-set-done"),
+    path("sign-on/", single_sign_on.sign_on_start, name="sign-on"),
+    path("sign-on/callback/", single_sign_on.sign_on_callback, name="sign-on-callback"),
     # Before surveys/<slug:slug>/, which it would otherwise read as a survey named "import".
     path("surveys/import/", office.survey_import, name="survey-import"),
     path("surveys/<slug:slug>/", include(survey_patterns)),

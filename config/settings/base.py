@@ -181,6 +181,54 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# --- Staff passwords and email (docs/operations.md, "Email and single sign-on")
+# Local passwords: signing in with a user name and password, the password reset by email, and the "set your
+# password" email a new account gets. Off (STAFF_LOCAL_PASSWORDS=0) where the agency's identity provider is the only
+# way in: then nobody signs in with a password, /admin/ included.
+STAFF_LOCAL_PASSWORDS = env.bool("STAFF_LOCAL_PASSWORDS", default=True)
+if not STAFF_LOCAL_PASSWORDS:
+    AUTHENTICATION_BACKENDS = [path for path in AUTHENTICATION_BACKENDS
+                               if path != "django.contrib.auth.backends.ModelBackend"]
+# The agency's SMTP relay as a URL (django-environ: smtp://host:25, smtp+tls://user:password@host:587,
+# smtp+ssl://...); unset, messages are printed on the console (the embedded default: the link shows in runserver's
+# output).
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="survey-office@localhost")
+# Where staff reach the site, for links in emails sent without a request (manage.py import_staff).
+STAFF_SITE_URL = env("STAFF_SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# How long a reset or "set your password" link works (Django's PASSWORD_RESET_TIMEOUT, seconds): a week, so that an
+# account made on a Friday can still be set up after the weekend; a link works once either way.
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=7 * 24 * 60 * 60)
+# Reset requests: per client address, and per address asked about (django-ratelimit's rates).
+PASSWORD_RESET_RATE_PER_CLIENT = env("PASSWORD_RESET_RATE_PER_CLIENT", default="20/h")
+PASSWORD_RESET_RATE_PER_EMAIL = env("PASSWORD_RESET_RATE_PER_EMAIL", default="3/h")
+
+# --- Single sign-on (OpenID Connect: staff/single_sign_on.py, accounts/sign_on.py)
+# On when the agency's provider has given a client id. The endpoints are those of the provider's discovery
+# document (ISSUER/.well-known/openid-configuration).
+OIDC_RP_CLIENT_ID = env("OIDC_RP_CLIENT_ID", default="")
+SINGLE_SIGN_ON = bool(OIDC_RP_CLIENT_ID)
+OIDC_PROVIDER_NAME = env("OIDC_PROVIDER_NAME", default="your agency's sign-in")
+OIDC_RP_CLIENT_SECRET = env("OIDC_RP_CLIENT_SECRET", default="")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env("OIDC_OP_AUTHORIZATION_ENDPOINT", default="")
+OIDC_OP_TOKEN_ENDPOINT = env("OIDC_OP_TOKEN_ENDPOINT", default="")
+OIDC_OP_USER_ENDPOINT = env("OIDC_OP_USER_ENDPOINT", default="")
+OIDC_OP_JWKS_ENDPOINT = env("OIDC_OP_JWKS_ENDPOINT", default="")
+OIDC_RP_SIGN_ALGO = env("OIDC_RP_SIGN_ALGO", default="RS256")
+OIDC_RP_SCOPES = env("OIDC_RP_SCOPES", default="openid email profile")
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = env.int("OIDC_TIMEOUT", default=10)
+OIDC_AUTHENTICATION_CALLBACK_URL = "staff:sign-on-callback"
+# Which account a sign-in names (accounts/sign_on.py): the one linked to the subject; else, with OIDC_MATCH_EMAIL,
+# the one with the provider's verified email; else, where OIDC_ROLE_MAPPING maps a value of the claim
+# OIDC_ROLE_CLAIM to state_admin or analyst (e.g. OIDC_ROLE_MAPPING="survey-office=state_admin,survey-analysts=analyst"),
+# a new account with that role.
+OIDC_MATCH_EMAIL = env.bool("OIDC_MATCH_EMAIL", default=True)
+OIDC_ROLE_CLAIM = env("OIDC_ROLE_CLAIM", default="")
+OIDC_ROLE_MAPPING = env.dict("OIDC_ROLE_MAPPING", default={})
+if SINGLE_SIGN_ON:
+    AUTHENTICATION_BACKENDS = [*AUTHENTICATION_BACKENDS, "staff.single_sign_on.StaffSignOnBackend"]
+
 # --- Login limits (config/login_limits.py)
 # How many proxies of our own stand in front of Django (nginx on the stack: 1).
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)

@@ -79,7 +79,7 @@ def test_the_account_forms_inputs_look_like_the_areas_text_inputs(page, live_ser
     text_input = page.locator("#id_username").evaluate(look)
     for field in ("#id_email", "#id_password", "#id_role", "#id_school_codes"):
         assert page.locator(field).evaluate(look) == text_input, field
-    page.get_by_role("button", name="Save").click()  # no user name, no password: both red
+    page.get_by_role("button", name="Save").click()  # no user name, no email for the password link: both red
     red = "rgb(185, 28, 28)"
-    for field in ("#id_username", "#id_password"):
+    for field in ("#id_username", "#id_email"):
         assert page.locator(field).evaluate("element => getComputedStyle(element).borderTopColor") == red, field

@@ -1,6 +1,8 @@
 """The way in: signing in, and the surveys a staff member starts from."""
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 from staff.access import staff_view
 from surveys.models import Survey
@@ -12,6 +14,17 @@ class SignInView(auth_views.LoginView):
 
     template_name = "staff/sign_in.html"
     redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "local_passwords": settings.STAFF_LOCAL_PASSWORDS,
+                "single_sign_on": settings.SINGLE_SIGN_ON, "provider_name": settings.OIDC_PROVIDER_NAME}
+
+    def post(self, request, *args, **kwargs):
+        if not settings.STAFF_LOCAL_PASSWORDS:
+            messages.error(request, "Signing in with a password is turned off: sign in with %s."
+                           % settings.OIDC_PROVIDER_NAME)
+            return redirect("staff:login")
+        return super().post(request, *args, **kwargs)
 
 
 @staff_view()

@@ -1,0 +1,11 @@
+"""The staff area's background work: the "set your password" emails of accounts just made."""
+from celery import shared_task
+
+from accounts.scopes import Scope
+from staff.password_mail import password_mails_send
+
+
+@shared_task(name="staff.password_mails_send", acks_late=True)
+def password_mails_send_task(*, role, user_id, username, address, user_ids):
+    return password_mails_send(scope=Scope(role=role, user_id=user_id, username=username, address=address),
+                               user_ids=user_ids)

@@ -1,0 +1,63 @@
+"""Staff passwords by email: asking for a reset, and setting a password from an emailed link (Django's own views,
+rate-limited and audited). Where local passwords are off (``STAFF_LOCAL_PASSWORDS``) these pages do not exist."""
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.http import Http404
+from django.shortcuts import render
+from django.urls import reverse_lazy
+from django.views.decorators.cache import never_cache
+from django.utils.decorators import method_decorator
+from django_ratelimit.core import get_usage
+
+from accounts.passwords import password_set_record
+from config.login_limits import client_ip
+from staff.forms import StaffPasswordResetForm
+
+
+class _LocalPasswordsOnly:
+    def dispatch(self, request, *args, **kwargs):
+        if not settings.STAFF_LOCAL_PASSWORDS:
+            raise Http404("Passwords are turned off: staff sign in with the agency's identity provider.")
+        return super().dispatch(request, *args, **kwargs)
+
+
+@method_decorator(never_cache, name="dispatch")
+class PasswordResetAskView(_LocalPasswordsOnly, auth_views.PasswordResetView):
+    """Ask for a reset link by email. The answer is the same whether an account has the address or not (no one
+    learns which addresses have accounts); past ``PASSWORD_RESET_RATE_PER_CLIENT`` from one address, 429."""
+
+    template_name = "staff/password_reset.html"
+    form_class = StaffPasswordResetForm
+    success_url = reverse_lazy("staff:password-reset-sent")
+
+    def post(self, request, *args, **kwargs):
+        usage = get_usage(request, group="staff-password-reset", key=lambda group, request: client_ip(request),
+                          rate=settings.PASSWORD_RESET_RATE_PER_CLIENT, increment=True)
+        if usage is not None and usage["should_limit"]:
+            response = render(request, "staff/password_reset.html",
+                              {"form": self.get_form_class()(), "limited": True}, status=429)
+            response["Retry-After"] = str(max(1, usage["time_left"]))
+            return response
+        return super().post(request, *args, **kwargs)
+
+
+class PasswordResetSentView(_LocalPasswordsOnly, auth_views.PasswordResetDoneView):
+    template_name = "staff/password_reset_sent.html"
+
+
+@method_decorator(never_cache, name="dispatch")
+class PasswordSetView(_LocalPasswordsOnly, auth_views.PasswordResetConfirmView):
+    """Set a password from an emailed link ("set your password" or a reset): once per link."""
+
+    template_name = "staff/password_set.html"
+    success_url = reverse_lazy("staff:password-set-done")
+    post_reset_login = False
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        password_set_record(user=form.user, address=client_ip(self.request))
+        return response
+
+
+class PasswordSetDoneView(_LocalPasswordsOnly, auth_views.PasswordResetCompleteView):
+    template_name = "staff/password_set_done.html"
