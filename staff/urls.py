@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
-from staff.views import exports, home, monitoring, office, people, rosters, slips
+from staff.views import exports, home, monitoring, office, people, rosters, search, slips
 from staff.forms import row_id
 
 
@@ -49,6 +49,8 @@ survey_patterns = [
     path("slips/<id:job_id>/", slips.slips_detail, name="slips"),
     path("slips/<id:job_id>/progress/", slips.slips_progress, name="slips-progress"),
     path("slips/<id:job_id>/download/", slips.slips_download, name="slips-download"),
+    path("people/", search.people_search, name="people"),
+    path("people/act/", search.people_act, name="people-act"),
     path("people/<id:respondent_id>/", people.respondent_detail, name="respondent"),
     path("people/<id:respondent_id>/reissue/", people.respondent_reissue, name="respondent-reissue"),
     path("people/<id:respondent_id>/slip.pdf", slips.respondent_slip_pdf, name="respondent-slip"),
