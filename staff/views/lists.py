@@ -1,5 +1,6 @@
 """How much of a long list a staff page shows: a page at a time (``?page=``), or a file's first problems."""
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.utils.functional import cached_property
 
 PAGE_SIZE = 100
@@ -20,7 +21,8 @@ class CappedPaginator(Paginator):
 
     @cached_property
     def _counted(self):
-        return self.object_list[:self.cap + 1].count()
+        first = self.object_list[:self.cap + 1]
+        return first.count() if isinstance(first, QuerySet) else len(first)
 
     @cached_property
     def count(self):

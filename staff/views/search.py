@@ -36,8 +36,7 @@ def people_search(request, slug):
         audit_codes_shown(scope=request.scope, survey=survey, respondents=page.object_list)
     return render(request, "staff/people_search.html", {
         "survey": survey, "search": form, "page": page, "actions": PeopleAction.choices,
-        "search_fields": [(name, form.data.get(name, "")) for name in SEARCH_FIELDS if form.is_bound],
-        "selection_max": SELECTION_MAX})
+        "search_fields": [(name, form.data.get(name, "")) for name in SEARCH_FIELDS if form.is_bound]})
 
 
 @require_POST
