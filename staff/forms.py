@@ -57,7 +57,7 @@ class RespondentSearchForm(forms.Form):
     """A search of a survey's people across the scope, or within one ``school`` (its page): the text and what it
     matches, a grade and a status (``rosters.selectors.respondents_search``)."""
 
-    q = forms.CharField(label=_("Find"), required=False, max_length=100)
+    q = forms.CharField(label=_("Look for"), required=False, max_length=100)
     by = forms.ChoiceField(label=_("In"), required=False, choices=SearchBy.choices)
     grade = forms.CharField(label=_("Grade"), required=False, max_length=20)
     status = forms.ChoiceField(label=_("Show"), required=False, choices=[
