@@ -47,12 +47,6 @@ class IdsField(forms.TypedMultipleChoiceField):
         return row_id(str(value)) is not None
 
 
-class RespondentIdsForm(forms.Form):
-    """Respondents chosen with checkboxes (withdraw or restore several); out-of-scope ids are ignored."""
-
-    respondent = IdsField(error_messages={"required": _("Choose at least one person.")})
-
-
 class RespondentSearchForm(forms.Form):
     """A search of a survey's people across the scope, or within one ``school`` (its page): the text and what it
     matches, a grade and a status (``rosters.selectors.respondents_search``)."""
@@ -90,7 +84,7 @@ class PeopleActionForm(forms.Form):
 
     action = forms.ChoiceField(choices=PeopleAction.choices, error_messages={
         "required": _("Choose what to do."), "invalid_choice": _("Choose what to do.")})
-    respondent = IdsField(required=False)
+    respondent = IdsField(required=False)  # out-of-scope ids are left out
     everyone = forms.BooleanField(required=False)
     expected = forms.IntegerField(required=False, min_value=0, max_value=SELECTION_MAX, widget=forms.HiddenInput)
 

@@ -64,11 +64,11 @@ def test_ticked_people_are_withdrawn_after_a_confirm_page_that_lists_them_and_re
               "next": back}
     confirm = district.post(act, chosen)
     text = confirm.content.decode()
-    assert confirm.status_code == 200 and "Withdraw: 2 people?" in text and "1 of those chosen is left out" in text
+    assert confirm.status_code == 200 and "Withdraw 2 people?" in text and "1 of those chosen is left out" in text
     assert "s-ana" in text and "s-carla" in text and "s-eva" not in text
     assert not Respondent.objects.filter(withdrawn_at__isnull=False).exists()
     done = district.post(act, {**chosen, "confirm": "on"}, follow=True)
-    assert done.redirect_chain[-1][0] == back and "2 people withdrawn" in done.content.decode()
+    assert done.redirect_chain[-1][0] == back and "2 withdrawn: their codes" in done.content.decode()
     assert set(Respondent.objects.filter(withdrawn_at__isnull=False).values_list("external_id", flat=True)) == {
         "s-ana", "s-carla"}
     district.post(act, {"action": "restore", "respondent": [who["s-ana"].pk], "confirm": "on"})
@@ -82,10 +82,10 @@ def test_everyone_a_search_finds_is_confirmed_by_count_and_asked_again_if_the_se
     act = f"/staff/surveys/{survey.slug}/people/act/"
     everyone = {"action": "reissue", "everyone": "on", "q": "ruiz", "by": "name", "grade": "", "status": ""}
     text = district.post(act, everyone).content.decode()
-    assert "Give new codes: 3 people?" in text and 'name="expected" value="3"' in text
+    assert "Give 3 people new codes?" in text and 'name="expected" value="3"' in text
     make_respondents(survey, school=lincoln, external_id="s-new", display_name="Dora Ruiz")
     again = district.post(act, {**everyone, "expected": "3", "confirm": "on"}, follow=True).content.decode()
-    assert "finds 4 people now, not 3" in again and "Give new codes: 4 people?" in again
+    assert "finds 4 people now, not 3" in again and "Give 4 people new codes?" in again
     before = dict(Respondent.objects.values_list("external_id", "access_code"))
     district.post(act, {**everyone, "expected": "4", "confirm": "on"})
     after = dict(Respondent.objects.values_list("external_id", "access_code"))

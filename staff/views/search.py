@@ -6,7 +6,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_http_methods
 
 from accounts.audit import audit_codes_shown
 from rosters.selectors import SELECTION_MAX, PeopleAction, respondents_for_action, respondents_search
@@ -17,9 +19,11 @@ from staff.access import staff_view
 from staff.forms import ConfirmForm, PeopleActionForm, RespondentSearchForm
 from staff.views.downloads import PDF, attachment
 from staff.views.lists import COUNT_CAP, page_of
-from staff.views.people import CONFIRM_SHOWN, SEARCH_FIELDS, back_to, people_count
+from staff.views.people import SEARCH_FIELDS
 from staff.views.slips import login_url
 from surveys.models import Survey
+
+CONFIRM_SHOWN = 200  # people listed by name on a confirm page; the count says how many in all
 
 
 @staff_view()
@@ -39,15 +43,19 @@ def people_search(request, slug):
         "search_fields": [(name, form.data.get(name, "")) for name in SEARCH_FIELDS if form.is_bound]})
 
 
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_people")
-def people_act(request, slug):
-    """Do the action chosen to the people chosen: first a page that lists who (posting everything again with
-    ``confirm``); only that changes anything. Slips come back as a PDF, or as a job when there are many."""
+def people_act(request, slug, action=None):
+    """Do an action (the URL's, or the ``action`` posted) to the people chosen (``respondent`` ids ticked here or
+    on another page, or ``everyone`` the posted search finds): first a page that lists who, whose button posts it
+    all again with ``confirm``; only that changes anything. Slips come back as a PDF, or a job when many."""
     survey = get_object_or_404(Survey, slug=slug)
-    back = back_to(request, reverse("staff:people", args=[survey.slug]))
-    form = PeopleActionForm(request.POST)
-    search_form = RespondentSearchForm(request.POST, can_see_codes=request.scope.can_see_codes)
+    back = back_to(request, reverse("staff:survey", args=[survey.slug]))
+    data = (request.POST if request.method == "POST" else request.GET).copy()
+    if action is not None:
+        data["action"] = action
+    form = PeopleActionForm(data)
+    search_form = RespondentSearchForm(data, can_see_codes=request.scope.can_see_codes)
     search = search_form.search()
     if not form.is_valid() or search is None:
         errors = [error for errors in [*form.errors.values(), *search_form.errors.values()] for error in errors]
@@ -68,23 +76,30 @@ def people_act(request, slug):
             messages.warning(request, _("The search finds %(now)s now, not %(then)s as before: check who, and "
                                         "confirm again.") % {"now": people_count(len(ids)),
                                                               "then": form.cleaned_data["expected"]})
-        return _confirm(request, survey, action, people, ids, everyone=everyone, back=back)
+        return _confirm(request, survey, action, people, ids, data=data, everyone=everyone, back=back)
     return _act(request, survey, action, ids, back=back)
 
 
-def _confirm(request, survey, action, people, ids, *, everyone, back):
-    chosen = ([("everyone", "on"), ("expected", len(ids))] + [(name, request.POST.get(name, ""))
-                                                               for name in SEARCH_FIELDS]
+# The confirm page's question and button, by action.
+CONFIRM_WORDS = {
+    PeopleAction.WITHDRAW: (_lazy("Withdraw %(people)s?"), _lazy("Withdraw %(people)s")),
+    PeopleAction.RESTORE: (_lazy("Restore %(people)s?"), _lazy("Restore %(people)s")),
+    PeopleAction.REISSUE: (_lazy("Give %(people)s new codes?"), _lazy("Give %(people)s new codes")),
+    PeopleAction.SLIPS: (_lazy("Print the slips of %(people)s?"), _lazy("Print the slips of %(people)s")),
+}
+
+
+def _confirm(request, survey, action, people, ids, *, data, everyone, back):
+    chosen = ([("everyone", "on"), ("expected", len(ids))] + [(name, data.get(name, "")) for name in SEARCH_FIELDS]
               if everyone else [("respondent", pk) for pk in ids])
+    question, button = CONFIRM_WORDS[PeopleAction(action)]
     return render(request, "staff/confirm_people.html", {
         "survey": survey, "action": action, "action_label": PeopleAction(action).label, "ids": ids,
-        "people": people[:CONFIRM_SHOWN], "back": back,
-        "left_out": 0 if everyone else len(set(request.POST.getlist("respondent"))) - len(ids),
+        "people": people[:CONFIRM_SHOWN], "back": back, "question": question % {"people": people_count(len(ids))},
+        "left_out": 0 if everyone else len(set(data.getlist("respondent"))) - len(ids),
         "hidden": [("action", action), *chosen, ("next", back)],
         "slips_inline_max": settings.SLIPS_INLINE_MAX,
-        "button": f"{PeopleAction(action).label}: {people_count(len(ids))}"})
-
-
+        "button": button % {"people": people_count(len(ids))}})
 def _act(request, survey, action, ids, *, back):
     scope = request.scope
     if action == PeopleAction.SLIPS:
@@ -99,12 +114,21 @@ def _act(request, survey, action, ids, *, back):
     if action == PeopleAction.REISSUE:
         count = respondents_reissue_codes(scope=scope, survey=survey, respondent_ids=ids)
         messages.success(request, _("%(count)s given new codes: their old codes no longer work; answers are kept. "
-                                    "Print their slips again.") % {"count": people_count(count)})
+                                    "Print their slips again.") % {"count": count})
     else:
         change = respondent_withdraw if action == PeopleAction.WITHDRAW else respondent_restore
         count = change(scope=scope, survey=survey, respondent_ids=ids)
         messages.success(request, (_("%(count)s withdrawn: their codes no longer log in.")
                                    if action == PeopleAction.WITHDRAW else
-                                   _("%(count)s restored: their codes log in again.")) % {
-            "count": people_count(count)})
+                                   _("%(count)s restored: their codes log in again.")) % {"count": count})
     return redirect(back)
+
+
+def people_count(count):
+    return ngettext("%(count)s person", "%(count)s people", count) % {"count": count}
+
+
+def back_to(request, default):
+    """The staff page the form came from (a path of this site), or ``default``."""
+    target = (request.POST if request.method == "POST" else request.GET).get("next", "")
+    return target if target.startswith("/staff/") and "//" not in target else default
