@@ -75,7 +75,9 @@ def surname_of(n):
 
 
 def seed(survey, *, respondents, schools):
-    first_school = School.objects.get(code="Q00000").pk
+    # The schools' ids by code (not a range: a directory loaded before may have numbered them otherwise).
+    school_ids = list(School.objects.filter(code__startswith="Q").order_by("code").values_list("pk", flat=True)
+                      [:schools])
     first, middle, last = SYLLABLES
     surname = (f"({sql_array(first)})[1 + n % {len(first)}] || ({sql_array(middle)})[1 + (n / {len(first)}) % "
                f"{len(middle)}] || ({sql_array(last)})[1 + (n / {len(first) * len(middle)}) % {len(last)}]")
@@ -84,7 +86,7 @@ def seed(survey, *, respondents, schools):
         cursor.execute(f"""
             INSERT INTO respondents_respondent (survey_id, external_id, access_code, school_id, grade, role,
                 language, display_name, status, current_page, started_at, last_saved_at, completed_at, withdrawn_at)
-            SELECT %(survey)s, 'Q' || n, {sql_code().replace('%', '%%')}, %(first)s + n %% %(schools)s,
+            SELECT %(survey)s, 'Q' || n, {sql_code().replace('%', '%%')}, (%(school_ids)s::bigint[])[1 + n %% %(schools)s],
                    (3 + n %% 10)::text, (ARRAY['student','student','student','teacher','parent','staff'])[1 + n %% 6],
                    'en', {given.replace('%', '%%')} || ' ' || {surname.replace('%', '%%')}, s.status, s.page, s.at, s.at,
                    CASE WHEN s.status = 'completed' THEN s.at END, CASE WHEN n %% 20 = 0 THEN s.at END
@@ -94,7 +96,7 @@ def seed(survey, *, respondents, schools):
                                  CASE WHEN n %% 10 BETWEEN 4 AND 6 THEN 1 + (n / 10) %% 60 ELSE 1 END AS page,
                                  CASE WHEN n %% 10 < 7 THEN now() - make_interval(mins => ((n::bigint * 7919) %% 14400)::int) END
                                      AS at) AS s
-        """, {"survey": survey.pk, "first": first_school, "schools": schools, "count": respondents})
+        """, {"survey": survey.pk, "school_ids": school_ids, "schools": schools, "count": respondents})
         cursor.execute("ANALYZE respondents_respondent")
 
 

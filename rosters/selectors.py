@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from django.db import models
 from django.db.models import Count, Q, QuerySet
-from django.db.models.functions import Upper
+from django.db.models.functions import Lower, Upper
 from django.utils.translation import gettext_lazy as _
 
 from accounts.scopes import Role, Scope
@@ -67,7 +67,7 @@ def respondents_search(*, scope: Scope, survey: Survey, search: PeopleSearch) ->
 
     Each kind of text uses an index at two million people (``respondents/migrations/0016_search_indexes.py``):
     an external id matches from its start, case aside (a b-tree over ``upper(external_id)``); a name anywhere in
-    it, case aside (a trigram index; a query under three letters cannot use one and reads the survey's rows); a
+    it, case aside (a trigram index; a query under three letters cannot use one and reads the scope's rows); a
     code exactly, in the form login reads it (``access_codes.normalize``: a typed code that cannot be one finds
     nobody); a school by its code exactly or a part of its name (the schools first, then their people).
     """
@@ -80,8 +80,14 @@ def respondents_search(*, scope: Scope, survey: Survey, search: PeopleSearch) ->
     if query and search.by == SearchBy.EXTERNAL_ID:
         people = people.annotate(external_id_upper=Upper("external_id")).filter(
             external_id_upper__startswith=query.upper())
+    elif query and search.by == SearchBy.NAME and len(query) >= TRIGRAM:
+        people = people.filter(display_name__icontains=query)  # UPPER(display_name) LIKE: the trigram index's
     elif query and search.by == SearchBy.NAME:
-        people = people.filter(display_name__icontains=query)
+        # Under three letters pg_trgm finds no trigram and would read its whole index (every row) before the
+        # rows themselves: written in lower case, the condition matches no index, and the rows in scope are read
+        # in the search's order instead.
+        people = people.annotate(display_name_lower=Lower("display_name")).filter(
+            display_name_lower__contains=query.lower())
     elif query and search.by == SearchBy.CODE:
         code = access_codes.normalize(query)
         people = people.filter(access_code=code) if code else people.none()
@@ -97,6 +103,8 @@ def respondents_search(*, scope: Scope, survey: Survey, search: PeopleSearch) ->
     return people.order_by("school_id", "external_id", "pk")
 
 
+# The shortest text the trigram index of names can serve (pg_trgm's trigrams).
+TRIGRAM = 3
 # A school search matching more schools than this (a word in every name) finds the people of the first ones only.
 SCHOOLS_MATCHED_MAX = 500
 

@@ -50,6 +50,7 @@ def test_a_name_is_found_anywhere_in_it_case_aside_across_the_scope_and_never_ou
     assert found(world, COMMAND_LINE, query="ruiz", by=SearchBy.NAME) == ["L-1", "J-1", "A-1"]
     assert found(world, world["district"], query="RUIZ", by=SearchBy.NAME) == ["L-1", "J-1"]
     assert found(world, world["school"], query="Ruiz", by=SearchBy.NAME) == ["L-1"]
+    assert found(world, world["district"], query="rU", by=SearchBy.NAME) == ["L-1", "J-1"]  # under a trigram
 
 
 def test_an_external_id_is_found_from_its_start_case_aside(world):

@@ -21,8 +21,11 @@ class CappedPaginator(Paginator):
 
     @cached_property
     def _counted(self):
-        first = self.object_list[:self.cap + 1]
-        return first.count() if isinstance(first, QuerySet) else len(first)
+        if not isinstance(self.object_list, QuerySet):
+            return len(self.object_list[:self.cap + 1])
+        # Unordered: counting needs no order, and an ORDER BY in the subquery would make PostgreSQL walk the order's
+        # index (or sort) instead of the search's own index.
+        return self.object_list.order_by()[:self.cap + 1].count()
 
     @cached_property
     def count(self):
