@@ -117,6 +117,7 @@ def build_indexes():
             built[name] = 0.0 if there else round(time.monotonic() - started, 1)
             cursor.execute("SELECT pg_relation_size(%s)", [name])
             sizes[name] = round(cursor.fetchone()[0] / 2 ** 20)
+        cursor.execute(migration.STATISTICS)
         cursor.execute("ANALYZE respondents_respondent")
     return built, sizes
 

@@ -5,7 +5,8 @@ while they build (about a minute each at two million rows; ``docs/architecture.m
 - ``respondent_search_order`` (survey, school, external id, id): the search's order, so a page is read from the
   index and stops after a hundred rows, instead of sorting every match; a school's list is a range of it.
 - ``respondent_external_id_prefix`` (survey, upper(external id) text_pattern_ops): "external id starts with",
-  case aside (the database's collation is not C, so a plain b-tree cannot serve LIKE 'abc%').
+  case aside (the database's collation is not C, so a plain b-tree cannot serve LIKE 'abc%'), with a finer
+  histogram (STATISTICS) so that the planner sees how few an id's prefix finds.
 - ``respondent_display_name_trgm`` (GIN, pg_trgm over upper(display name)): "name contains", as Django writes
   it (``UPPER(display_name::text) LIKE UPPER('%ruiz%')``), for three letters or more.
 
@@ -22,13 +23,18 @@ INDEXES = {
         "ON respondents_respondent (survey_id, upper(external_id::text) text_pattern_ops)",
     "respondent_display_name_trgm": "ON respondents_respondent USING gin (upper(display_name::text) gin_trgm_ops)",
 }
+# A finer histogram of the external ids: PostgreSQL estimates "starts with" as no rarer than one bin of it (1% with
+# the default 100), and at 1% of two million it would walk the order's index instead of this one (170 ms, not 1).
+# SHARE UPDATE EXCLUSIVE: page saves pass.
+STATISTICS = "ALTER INDEX respondent_external_id_prefix ALTER COLUMN 2 SET STATISTICS 10000"
 # pg_trgm is a trusted extension (PostgreSQL 13 and later): the database's owner may create it.
 EXTENSION = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
 
 
 def create_sql():
     """The statements that build the indexes (the bench runs them too, on a database migrated without them)."""
-    return [EXTENSION] + [f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} {spec}" for name, spec in INDEXES.items()]
+    return ([EXTENSION] + [f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} {spec}" for name, spec in INDEXES.items()]
+            + [STATISTICS, "ANALYZE respondents_respondent"])
 
 
 class OnPostgreSQL(migrations.RunSQL):
