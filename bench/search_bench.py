@@ -16,7 +16,6 @@ it, with the bench's staff accounts).
 import argparse
 import json
 import re
-import statistics
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -27,6 +26,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import StaffMember
+from bench.monitoring_bench import latency
 from bench.stack import ROOT
 from bench.survey_document import bench_document
 from config.db_router import master_wal_position, read_from_master, replicas_caught_up
@@ -54,18 +54,23 @@ def sql_array(words):
     return "ARRAY[" + ",".join(f"'{word}'" for word in words) + "]"
 
 
-def sql_code():
-    """A valid access code from n: 'ZZZ' and n in base 31 in the code alphabet (7 characters)."""
+def code_prefix(survey):
+    """Three code characters of the survey's own ('Z' and its id in base 31), so two seeded surveys never share
+    a code."""
     alphabet = access_codes.ALPHABET
-    return "'ZZZ' || " + " || ".join(
+    return "Z" + alphabet[(survey.pk // 31) % 31] + alphabet[survey.pk % 31]
+
+
+def sql_code(survey):
+    """A valid access code from n: the survey's prefix, then n in base 31 in the code alphabet (7 characters)."""
+    alphabet = access_codes.ALPHABET
+    return f"'{code_prefix(survey)}' || " + " || ".join(
         f"substr('{alphabet}', 1 + ((n::bigint / {31 ** power}) % 31)::int, 1)" for power in range(6, -1, -1))
 
 
-def code_of(n):
-    alphabet, digits = access_codes.ALPHABET, []
-    for power in range(6, -1, -1):
-        digits.append(alphabet[(n // 31 ** power) % 31])
-    return "ZZZ" + "".join(digits)
+def code_of(survey, n):
+    alphabet = access_codes.ALPHABET
+    return code_prefix(survey) + "".join(alphabet[(n // 31 ** power) % 31] for power in range(6, -1, -1))
 
 
 def surname_of(n):
@@ -86,7 +91,7 @@ def seed(survey, *, respondents, schools):
         cursor.execute(f"""
             INSERT INTO respondents_respondent (survey_id, external_id, access_code, school_id, grade, role,
                 language, display_name, status, current_page, started_at, last_saved_at, completed_at, withdrawn_at)
-            SELECT %(survey)s, 'Q' || n, {sql_code().replace('%', '%%')}, (%(school_ids)s::bigint[])[1 + n %% %(schools)s],
+            SELECT %(survey)s, 'Q' || n, {sql_code(survey).replace('%', '%%')}, (%(school_ids)s::bigint[])[1 + n %% %(schools)s],
                    (3 + n %% 10)::text, (ARRAY['student','student','student','teacher','parent','staff'])[1 + n %% 6],
                    'en', {given.replace('%', '%%')} || ' ' || {surname.replace('%', '%%')}, s.status, s.page, s.at, s.at,
                    CASE WHEN s.status = 'completed' THEN s.at END, CASE WHEN n %% 20 = 0 THEN s.at END
@@ -140,11 +145,6 @@ def staff(username, role, **scope):
     return user
 
 
-def latency(times):
-    times = sorted(times[WARM_UP:])
-    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)]
-
-
 def time_page(client, method, url, data, runs):
     """Request ``url`` WARM_UP + ``runs`` times; return the median and p95 ms, the last request's queries (on
     every database: the staff pages read the replica) as [(alias, query)], and its body."""
@@ -157,7 +157,7 @@ def time_page(client, method, url, data, runs):
             times.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 200, (url, response.status_code)
         queries = [(alias, query) for alias, context in captured.items() for query in context.captured_queries]
-    median, p95 = latency(times)
+    median, p95 = latency(times, WARM_UP)
     return median, p95, queries, response.content.decode()
 
 
@@ -230,7 +230,7 @@ def main(argv=None):
         f"name contains a surname ({name_hit})": ("GET", f"{base}/people/?q={name_hit}&by=name", None),
         "name contains a given name (Maria)": ("GET", f"{base}/people/?q=maria&by=name", None),
         "name contains 'ro' (two letters)": ("GET", f"{base}/people/?q=ro&by=name", None),
-        "access code": ("GET", f"{base}/people/?q={access_codes.format_code(code_of(n)).lower()}&by=code", None),
+        "access code": ("GET", f"{base}/people/?q={access_codes.format_code(code_of(survey, n)).lower()}&by=code", None),
         "school Q00001, grade 4": ("GET", f"{base}/people/?q=Q00001&by=school&grade=4", None),
         "school name 'school 12'": ("GET", f"{base}/people/?q=school+12&by=school", None),
         "confirm: withdraw everyone of a school's grade": (
@@ -269,7 +269,7 @@ def main(argv=None):
                 cursor.execute(sql, [survey.pk])
                 cursor.fetchone()
                 times.append((time.perf_counter() - started) * 1000)
-            median, p95 = latency(times)
+            median, p95 = latency(times, WARM_UP)
             figures[label] = {"median_ms": round(median, 1), "p95_ms": round(p95, 1)}
             print(f"{label:<52}{'':<22}{median:>10.1f}{p95:>9.1f}")
 
