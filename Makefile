@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing plan plan-check bench-login-flood bench-roster bench-monitoring bench-export page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing plan plan-check bench-login-flood bench-roster bench-monitoring bench-export bench-search page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
 	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
 	@echo "make bench-export RESPONDENTS=1000000    CSV and XLSX exports of that many completed respondents x 60 questions: s, peak RSS"
+	@echo "make bench-search RESPONDENTS=2000000 SEARCH_SCHOOLS=3000    finding people at state scale on the stack: each search page's ms (median, p95), queries, plans"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
 	@echo "make sizing [SIZING_ARGS='--workers 3,5,9']    the survey mix with 3/5/9 gunicorn workers, pgbouncer pools 5/20, think 0/1/5 s: jmeter/results/sizing.json"
 	@echo "make plan [PLAN_ARGS='--takers-per-hour 50000 --pages 55']    the capacity plan: machines and settings for a survey's peak (deploy/plan)"
@@ -147,6 +148,10 @@ SCHOOLS ?= 2000
 
 bench-monitoring: install
 	$(BIN)/python manage.py bench monitoring_bench --respondents $(or $(RESPONDENTS),2000000) --schools $(SCHOOLS)
+
+# The seeded survey stays for the next run; SEARCH_ARGS=--drop deletes it.
+bench-search: install
+	$(BIN)/python manage.py bench search_bench --respondents $(or $(RESPONDENTS),2000000) --schools $(or $(SEARCH_SCHOOLS),3000) $(SEARCH_ARGS)
 
 # The seeded survey stays for the next run; EXPORT_ARGS=--drop deletes it.
 bench-export: install

@@ -29,6 +29,27 @@ def audit_record(*, scope: Scope, action: str, survey: Survey | None = None, sch
     )
 
 
+def audit_record_each(*, scope: Scope, action: str, survey: Survey | None,
+                      people: Iterable[tuple[int | None, str]]) -> int:
+    """Record one action of ``scope`` once per person it touched: ``people`` is [(school id, detail)], written
+    in INSERTs of a thousand rows (a selection of thousands is a few statements, not thousands); call it inside
+    the action's own transaction. Return how many entries."""
+    at = timezone.now()
+    entries = [AuditEntry(at=at, user_id=scope.user_id, username=scope.username, address=scope.address,
+                          action=action, survey=survey, school_id=school_id, detail=detail)
+               for school_id, detail in people]
+    AuditEntry.objects.bulk_create(entries, batch_size=AUDIT_BATCH)
+    return len(entries)
+
+
+AUDIT_BATCH = 1000
+
+
+def audit_person(respondent_id: int, external_id: str) -> str:
+    """How an audit entry names one respondent: the roster's external id, or the row's id; never the code."""
+    return f"respondent {external_id or f'#{respondent_id}'}"
+
+
 def audit_codes_shown(*, scope: Scope, survey: Survey | None, respondents: Iterable[Respondent],
                       school: School | None = None) -> AuditEntry | None:
     """Record that a staff page showed ``scope`` the access codes of ``respondents`` (as the CSV and PDF

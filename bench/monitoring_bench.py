@@ -100,9 +100,9 @@ def time_page(opener, url, *, runs):
     return median, p95, len(body)
 
 
-def latency(times):
-    """Return the median and the 95th percentile of request times, the first WARM_UP left out."""
-    times = sorted(times[WARM_UP:])
+def latency(times, warm_up=WARM_UP):
+    """Return the median and the 95th percentile of request times, the first ``warm_up`` left out."""
+    times = sorted(times[warm_up:])
     return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)]
 
 

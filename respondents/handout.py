@@ -16,9 +16,11 @@ def handout_group(grade: str, role: str) -> str:
     return ROLE_GROUPS.get(role, ROLE_GROUPS[""])
 
 
-def in_handout_order(people: QuerySet[Respondent]) -> QuerySet[Respondent]:
-    """``people`` (Respondents) by hand-out group (grade, then role for those without one), then external id."""
+def in_handout_order(people: QuerySet[Respondent], *, by_school: bool = False) -> QuerySet[Respondent]:
+    """``people`` (Respondents) by hand-out group (grade, then role for those without one), then external id;
+    ``by_school``: school by school (by code) first, for people chosen across schools."""
     role_without_grade = Case(When(grade="", then=F("role")), default=Value(""), output_field=CharField())
-    return people.annotate(handout_role=role_without_grade).order_by("grade", "handout_role", "external_id", "pk")
+    return people.annotate(handout_role=role_without_grade).order_by(
+        *(["school__code"] if by_school else []), "grade", "handout_role", "external_id", "pk")
 
 

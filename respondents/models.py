@@ -87,6 +87,7 @@ class Respondent(models.Model):
             ),
             models.CheckConstraint(condition=Q(current_page__gte=1), name="respondent_current_page_from_one"),
         ]
+        # The staff search's indexes are PostgreSQL's only (migrations/0016_search_indexes.py), out of this state.
         indexes = [models.Index(fields=["survey", "status"], name="respondent_survey_status")]
 
     def __str__(self) -> str:

@@ -152,7 +152,8 @@ class RosterProblem(models.Model):
 
 
 class SlipsJob(JobProgress, models.Model):
-    """Code slips of a big school, rendered by Celery with progress; the PDF is kept for its requester."""
+    """Code slips of a big school (or of many people chosen in a search: ``respondent_ids``), rendered by Celery
+    with progress; the PDF is kept for its requester."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", _("Waiting to start")
@@ -161,8 +162,11 @@ class SlipsJob(JobProgress, models.Model):
         FAILED = "failed", _("Failed")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
-    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="+")
+    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="+", null=True, blank=True,
+                               help_text=_("None: the people of respondent_ids, of any schools."))
     grade = models.CharField(max_length=20, null=True, blank=True, help_text=_("None: the whole school."))
+    # The people chosen in a search (staff/views/search.py), when the job is theirs rather than a school's.
+    respondent_ids = models.JSONField(null=True, blank=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     requested_from = models.CharField(max_length=45, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -179,6 +183,8 @@ class SlipsJob(JobProgress, models.Model):
     progress_counters = ("slips_done", "slips_total")
 
     def __str__(self) -> str:
+        if self.school_id is None:
+            return f"slips of {len(self.respondent_ids or [])} people ({self.status})"
         return f"slips {self.school_id} {self.grade or 'all'} ({self.status})"
 
 

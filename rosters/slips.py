@@ -33,7 +33,7 @@ from reportlab.lib.units import inch
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from accounts.audit import Action, audit_record
+from accounts.audit import Action, audit_person, audit_record, audit_record_each
 from accounts.scopes import Scope, staff_scope
 from fileformats.pdf import draw_text, font_for
 from fileformats.tables import spreadsheet_safe
@@ -66,6 +66,7 @@ class Slip:
     grade: str
     language: str
     role: str = ""
+    respondent_id: int | None = None
 
 
 def slip_url(login_url: str, code: str) -> str:
@@ -125,28 +126,40 @@ def slips_write_pdf(*, stream: "SupportsWrite[bytes]", survey: Survey, school: S
     ``progress(count)`` is called after each page, for a progress bar. ``cover_sheets=False`` leaves out the
     sheet before each group (one person's replacement slip needs none).
     """
+    return slips_write_schools_pdf(stream=stream, survey=survey, schools=[(school, slips)], login_url=login_url,
+                                   progress=progress, cover_sheets=cover_sheets,
+                                   title=f"{survey.title}: access codes, {school.name}")
+
+
+def slips_write_schools_pdf(*, stream: "SupportsWrite[bytes]", survey: Survey,
+                            schools: Iterable[tuple[School, Iterable[Slip]]], login_url: str,
+                            progress: Callable[[int], object] | None = None, cover_sheets: bool = True,
+                            title: str = "") -> int:
+    """``slips_write_pdf`` for several schools in one PDF (people chosen across a district): each school's slips
+    after their own cover sheets, the school's name on each slip."""
     canvas = Canvas(cast(IO[bytes], stream), pagesize=letter, pageCompression=1)  # reportlab only writes to it
-    canvas.setTitle(f"{survey.title}: access codes, {school.name}")
+    canvas.setTitle(title or f"{survey.title}: access codes")
     width, height = letter
     cell_w, cell_h = (width - 2 * MARGIN) / COLUMNS, (height - 2 * MARGIN) / ROWS
     count = 0
-    for name, grouped in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
-        group = list(grouped)
-        if cover_sheets:
-            _cover_sheet(canvas, survey=survey, school=school, name=name, graded=bool(group[0].grade), slips=group,
-                         login_url=login_url)
-        for start in range(0, len(group), COLUMNS * ROWS):
-            for n, slip in enumerate(group[start:start + COLUMNS * ROWS]):
-                x = MARGIN + (n % COLUMNS) * cell_w
-                y = height - MARGIN - (n // COLUMNS + 1) * cell_h
-                _slip(canvas, x, y, cell_w, cell_h, survey=survey, school=school, slip=slip, login_url=login_url)
-            canvas.showPage()
-            count += len(group[start:start + COLUMNS * ROWS])
-            if progress:
-                progress(count)
+    for school, slips in schools:
+        for name, grouped in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
+            group = list(grouped)
+            if cover_sheets:
+                _cover_sheet(canvas, survey=survey, school=school, name=name, graded=bool(group[0].grade),
+                             slips=group, login_url=login_url)
+            for start in range(0, len(group), COLUMNS * ROWS):
+                for n, slip in enumerate(group[start:start + COLUMNS * ROWS]):
+                    x = MARGIN + (n % COLUMNS) * cell_w
+                    y = height - MARGIN - (n // COLUMNS + 1) * cell_h
+                    _slip(canvas, x, y, cell_w, cell_h, survey=survey, school=school, slip=slip, login_url=login_url)
+                canvas.showPage()
+                count += len(group[start:start + COLUMNS * ROWS])
+                if progress:
+                    progress(count)
     if count == 0:
         canvas.setFont("Helvetica", 12)
-        canvas.drawString(MARGIN, height - MARGIN - 12, f"{school.name}: nobody to print a slip for.")
+        canvas.drawString(MARGIN, height - MARGIN - 12, f"{title or survey.title}: nobody to print a slip for.")
         canvas.showPage()
     canvas.save()
     return count
@@ -238,6 +251,15 @@ def slips_job_start(*, scope: Scope, survey: Survey, school: School, grade: str 
         slips_total=slips_count(scope=scope, survey=survey, school=school, grade=grade))
 
 
+def slips_job_start_people(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int]) -> SlipsJob:
+    """Queue the slips of many chosen people (``slips_of_people``) for Celery; return the SlipsJob."""
+    scope.require("can_manage_people")
+    ids = list(scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at=None, school__isnull=False)
+               .order_by("pk").values_list("pk", flat=True))
+    return SlipsJob.objects.create(survey=survey, school=None, respondent_ids=ids, requested_by_id=scope.requester_id(),
+                                   requested_from=scope.address, slips_total=len(ids))
+
+
 def slips_job_run(*, job_id: int, login_url: str) -> SlipsJob:
     """Render a queued SlipsJob's PDF, updating its progress a few times a second; audit it when done."""
     job = SlipsJob.objects.select_related("survey", "school", "requested_by").get(pk=job_id)
@@ -254,18 +276,26 @@ def slips_job_run(*, job_id: int, login_url: str) -> SlipsJob:
 
     try:
         with tempfile.TemporaryFile() as pdf:
-            count = slips_write_pdf(
-                stream=pdf, survey=job.survey, school=job.school, login_url=login_url, progress=progress,
-                slips=slips_for_school(scope=scope, survey=job.survey, school=job.school, grade=job.grade))
+            if job.school is None:  # people chosen in a search: one audit entry each
+                count = slips_print_people(scope=scope, survey=job.survey, respondent_ids=job.respondent_ids or [],
+                                           login_url=login_url, stream=pdf, progress=progress,
+                                           where="a file prepared by Celery")
+                name = f"{job.survey.slug}-{count}-people"
+            else:
+                count = slips_write_pdf(
+                    stream=pdf, survey=job.survey, school=job.school, login_url=login_url, progress=progress,
+                    slips=slips_for_school(scope=scope, survey=job.survey, school=job.school, grade=job.grade))
+                name = (f"{job.survey.slug}-{job.school.code}"
+                        + (f"-grade-{job.grade}" if job.grade is not None else ""))
             pdf.seek(0)
-            name = f"{job.survey.slug}-{job.school.code}" + (f"-grade-{job.grade}" if job.grade is not None else "")
             job.file.save(f"{name}-slips.pdf", File(pdf), save=False)
         with transaction.atomic(durable=True):
             SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.DONE, slips_done=count,
                                                      file=job.file.name, finished_at=timezone.now())
-            audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=job.survey, school=job.school,
-                         detail=f"{count} slips" + (f", grade {job.grade}" if job.grade is not None else "")
-                                + " (prepared by Celery)")
+            if job.school is not None:
+                audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=job.survey, school=job.school,
+                             detail=f"{count} slips" + (f", grade {job.grade}" if job.grade is not None else "")
+                                    + " (prepared by Celery)")
     except Exception as error:
         SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.FAILED, error=str(error)[:2000],
                                                  finished_at=timezone.now())
@@ -282,6 +312,49 @@ def slips_jobs(*, scope: Scope) -> QuerySet[SlipsJob]:
 def _people(scope: Scope, survey: Survey, school: School, grade: str | None) -> QuerySet[Respondent]:
     people = scope.respondents(survey).filter(school=school, withdrawn_at=None)
     return people if grade is None else people.filter(grade=grade)
+
+
+def slips_of_people(*, scope: Scope, survey: Survey,
+                    respondent_ids: Iterable[int]) -> Iterator[tuple[School, Iterator[Slip]]]:
+    """The slips of the chosen people ``scope`` may print (in scope, not withdrawn, with a school), school by
+    school (by code), each school's in hand-out order: two queries, the people read in chunks."""
+    scope.require("can_manage_people")
+    people = scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at=None, school__isnull=False)
+    fields = ("school_id", "access_code", "external_id", "display_name", "grade", "language", "role", "pk")
+    rows = in_handout_order(people, by_school=True)
+    schools = {school.pk: school for school in School.objects.filter(pk__in=people.values("school_id"))}
+    for school_id, grouped in groupby(rows.values_list(*fields).iterator(chunk_size=2000), key=lambda row: row[0]):
+        yield schools[school_id], (Slip(*row[1:]) for row in grouped)
+
+
+def slips_print_people(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int], login_url: str,
+                       stream: "SupportsWrite[bytes]", where: str = "",
+                       progress: Callable[[int], object] | None = None) -> int:
+    """Write the slips of the chosen people (``slips_of_people``) to ``stream`` as one PDF and audit it, one
+    entry per person (their slip, and so their code, went on paper); return how many."""
+    ids = list(respondent_ids)
+    printed: list[tuple[int | None, str]] = []
+
+    def audited(schools: Iterable[tuple[School, Iterable[Slip]]]) -> Iterator[tuple[School, Iterator[Slip]]]:
+        for school, slips in schools:
+            yield school, _noted(school, slips)
+
+    def _noted(school: School, slips: Iterable[Slip]) -> Iterator[Slip]:
+        for slip in slips:
+            printed.append((school.pk, f"1 slip, {audit_person(slip.respondent_id or 0, slip.external_id)}"
+                                       + (f" to {where}" if where else "")))
+            yield slip
+
+    count = slips_write_schools_pdf(stream=stream, survey=survey, login_url=login_url, progress=progress,
+                                    schools=audited(slips_of_people(scope=scope, survey=survey, respondent_ids=ids)))
+    audit_record_each(scope=scope, action=Action.SLIPS_PRINTED, survey=survey, people=printed)
+    return count
+
+
+def slips_people_count(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int]) -> int:
+    """How many of the chosen people have a slip to print (``slips_of_people``): one count."""
+    return scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at=None,
+                                            school__isnull=False).count()
 
 
 def respondent_slip_print(*, scope: Scope, survey: Survey, respondent_id: int, login_url: str,

@@ -1,4 +1,5 @@
 from datetime import date
+from typing import cast
 
 from django import forms
 from django.conf import settings
@@ -16,6 +17,8 @@ from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
 from exports.variables import ROSTER_FIELDS
 from exports.writers import ExportOptions
+from respondents.models import School
+from rosters.selectors import SEARCH_BY_CODE_HOLDERS, SELECTION_MAX, PeopleAction, PeopleSearch, SearchBy
 from staff.password_mail import password_message
 
 
@@ -51,17 +54,52 @@ class IdsField(forms.TypedMultipleChoiceField):
         return row_id(str(value)) is not None
 
 
-class RespondentIdsForm(forms.Form):
-    """Respondents chosen with checkboxes (withdraw or restore several); out-of-scope ids are ignored."""
-
-    respondent = IdsField(error_messages={"required": _("Choose at least one person.")})
-
-
 class RespondentSearchForm(forms.Form):
-    q = forms.CharField(label=_("Find by external id"), required=False, max_length=100)
+    """A search of a survey's people across the scope, or within one ``school`` (its page): the text and what it
+    matches, a grade and a status (``rosters.selectors.respondents_search``)."""
+
+    q = forms.CharField(label=_("Look for"), required=False, max_length=100)
+    by = forms.ChoiceField(label=_("In"), required=False, choices=SearchBy.choices)
+    grade = forms.CharField(label=_("Grade"), required=False, max_length=20)
     status = forms.ChoiceField(label=_("Show"), required=False, choices=[
         ("", _("Everyone")), ("not_started", _("Not started")), ("in_progress", _("In progress")),
         ("completed", _("Completed")), ("withdrawn", _("Withdrawn"))])
+
+    def __init__(self, data=None, *, can_see_codes: bool, school: School | None = None):
+        super().__init__(data)
+        self.school = school
+        by = cast(forms.ChoiceField, self.fields["by"])
+        by.choices = [(value, label) for value, label in SearchBy.choices
+                      if (can_see_codes or value not in SEARCH_BY_CODE_HOLDERS)
+                      and not (school is not None and value == SearchBy.SCHOOL)]
+
+    def search(self) -> PeopleSearch | None:
+        """The search asked for (nothing asked: everyone), or None when the form has errors."""
+        if not self.is_bound:
+            return PeopleSearch(school=self.school)
+        if not self.is_valid():
+            return None
+        data = self.cleaned_data
+        return PeopleSearch(query=data["q"].strip(), by=data["by"] or SearchBy.EXTERNAL_ID, grade=data["grade"].strip(),
+                            status=data["status"], school=self.school)
+
+
+class PeopleActionForm(forms.Form):
+    """People chosen on the search page for an action: the ticked ones, or everyone the search finds (its fields
+    come along: ``RespondentSearchForm``). ``expected`` is how many the confirm page listed: if the search finds
+    another number when confirmed, the confirm page comes back."""
+
+    action = forms.ChoiceField(choices=PeopleAction.choices, error_messages={
+        "required": _("Choose what to do."), "invalid_choice": _("Choose what to do.")})
+    respondent = IdsField(required=False)  # out-of-scope ids are left out
+    everyone = forms.BooleanField(required=False)
+    expected = forms.IntegerField(required=False, min_value=0, max_value=SELECTION_MAX, widget=forms.HiddenInput)
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("respondent") and not data.get("everyone"):
+            raise forms.ValidationError(_("Choose at least one person, or everyone the search finds."))
+        return data
 
 
 class CodesField(forms.CharField):

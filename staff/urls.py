@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from staff import single_sign_on
-from staff.views import exports, home, monitoring, office, passwords, people, rosters, slips
+from staff.views import exports, home, monitoring, office, passwords, people, rosters, search, slips
 from staff.forms import row_id
 
 
@@ -50,11 +50,13 @@ survey_patterns = [
     path("slips/<id:job_id>/", slips.slips_detail, name="slips"),
     path("slips/<id:job_id>/progress/", slips.slips_progress, name="slips-progress"),
     path("slips/<id:job_id>/download/", slips.slips_download, name="slips-download"),
+    path("people/", search.people_search, name="people"),
+    path("people/act/", search.people_act, name="people-act"),
     path("people/<id:respondent_id>/", people.respondent_detail, name="respondent"),
     path("people/<id:respondent_id>/reissue/", people.respondent_reissue, name="respondent-reissue"),
     path("people/<id:respondent_id>/slip.pdf", slips.respondent_slip_pdf, name="respondent-slip"),
-    path("people/withdraw/", people.respondents_withdraw, name="withdraw"),
-    path("people/restore/", people.respondents_restore, name="restore"),
+    path("people/withdraw/", search.people_act, {"action": "withdraw"}, name="withdraw"),
+    path("people/restore/", search.people_act, {"action": "restore"}, name="restore"),
     path("exports/", exports.exports, name="exports"),
     path("exports/<id:job_id>/", exports.export_detail, name="export"),
     path("exports/<id:job_id>/progress/", exports.export_progress, name="export-progress"),

@@ -41,7 +41,11 @@ def world(client):
 PAGES = {
     # page: (path, budget). Every page pays session, user and staff member (a superuser: two), then its own reads.
     "surveys": (lambda w: "/staff/", 3),
-    "survey people (40 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/", 6),
+    # A page of schools and one of rosters: each counted (two COUNTs), read, and the page's schools' people grouped.
+    "survey people (40 schools)": (lambda w: f"/staff/surveys/{w['survey'].slug}/", 8),
+    # The search across the scope: its capped count, its page; the codes shown recorded (one INSERT).
+    "people search (everyone)": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/", 6),
+    "people search (a name)": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/?q=a&by=name", 6),
     # The school and respondent pages also record the codes they show (one INSERT into the audit log).
     "school people (35 people)": (lambda w: f"/staff/surveys/{w['survey'].slug}/schools/S000/", 8),
     # The respondent and completion pages also read the definition's pages, to name them (``page_names``): one

@@ -355,6 +355,9 @@ def test_a_withdrawn_person_is_restored_from_their_page_and_a_bad_id_list_gets_a
     assert "Restore" in page.content.decode()
     page = client.post(f"/staff/surveys/{survey.slug}/people/restore/", {"respondent": [person.pk], "next": path},
                        follow=True)
+    assert "Restore 1 person?" in page.content.decode() and Respondent.objects.get(pk=person.pk).is_withdrawn
+    page = client.post(f"/staff/surveys/{survey.slug}/people/restore/", {"respondent": [person.pk], "next": path,
+                                                                        "confirm": "on"}, follow=True)
     assert "1 restored" in page.content.decode() and not Respondent.objects.get(pk=person.pk).is_withdrawn
     page = client.post(f"/staff/surveys/{survey.slug}/people/withdraw/", {"respondent": ["x1"], "next": path},
                        follow=True)

@@ -27,7 +27,7 @@ def school_slips_pdf(request, slug, school_code):
         messages.info(request, _("That is a lot of slips: prepare them below, and download them when ready."))
         return redirect("staff:school", slug=survey.slug, school_code=school.code)
     response = attachment(PDF, school_file_name(survey, school, grade, "slips.pdf"))
-    slips_print(scope=request.scope, survey=survey, school=school, grade=grade, login_url=_login_url(request),
+    slips_print(scope=request.scope, survey=survey, school=school, grade=grade, login_url=login_url(request),
                 stream=response)
     return response
 
@@ -39,7 +39,7 @@ def slips_new(request, slug, school_code):
     school = get_object_or_404(request.scope.schools(), code=school_code)
     grade = request.POST.get("grade")
     job = slips_job_start(scope=request.scope, survey=survey, school=school, grade=grade)
-    slips_job_task.delay(job.pk, _login_url(request))  # in-process on the embedded default
+    slips_job_task.delay(job.pk, login_url(request))  # in-process on the embedded default
     return redirect("staff:slips", slug=survey.slug, job_id=job.pk)
 
 
@@ -65,7 +65,7 @@ def respondent_slip_pdf(request, slug, respondent_id):
                                    pk=respondent_id)
     response = attachment(PDF, f"{survey.slug}-{slugify(respondent.external_id or respondent.pk)}-slip.pdf")
     respondent_slip_print(scope=request.scope, survey=survey, respondent_id=respondent.pk,
-                          login_url=_login_url(request), stream=response)
+                          login_url=login_url(request), stream=response)
     return response
 
 
@@ -75,11 +75,11 @@ def school_codes_csv(request, slug, school_code):
     survey = get_object_or_404(Survey, slug=slug)
     school = get_object_or_404(request.scope.schools(), code=school_code)
     response = attachment(CSV, school_file_name(survey, school, None, "codes.csv"))
-    codes_write_csv(scope=request.scope, survey=survey, school=school, login_url=_login_url(request),
+    codes_write_csv(scope=request.scope, survey=survey, school=school, login_url=login_url(request),
                     stream=response)
     return response
 
 
-def _login_url(request):
+def login_url(request):
     """The address where respondents log in, printed on the slips and in the codes file."""
     return settings.SURVEY_PUBLIC_URL or request.build_absolute_uri(reverse("surveys:login"))

@@ -1,0 +1,158 @@
+"""The search page of a survey's people across the scope, and its actions: a confirm page listing who (the ticked,
+or everyone found), then the change; bad input answered with a message, nothing changed."""
+import io
+
+import pytest
+from django.test import Client
+from pypdf import PdfReader
+
+from accounts.models import AuditEntry, StaffMember
+from respondents.models import Respondent
+from respondents.tests.factories import make_respondents, make_school, make_staff
+from respondents.tests.factories import staff_signed_in as signed_in
+from rosters.models import SlipsJob
+
+pytestmark = pytest.mark.django_db
+Role = StaffMember.Role
+
+
+@pytest.fixture
+def district(client, survey, lincoln, adams):
+    """A district coordinator of D1 (Lincoln, Jefferson) signed in; Ana and Ben Ruiz at Lincoln, Carla Ruiz at
+    Jefferson, Eva Ruiz at Adams (D2)."""
+    jefferson = make_school("JEF", "Jefferson", ("D1", "District One"))
+    for school, external_id, name in [(lincoln, "s-ana", "Ana Ruiz"), (lincoln, "s-ben", "Ben Ruiz"),
+                                      (jefferson, "s-carla", "Carla Ruiz"), (adams, "s-eva", "Eva Ruiz")]:
+        make_respondents(survey, school=school, external_id=external_id, display_name=name, grade="7")
+    signed_in(client, make_staff(Role.DISTRICT_COORDINATOR, districts=[lincoln.district], username="d1"))
+    return client
+
+
+def people(survey):
+    return {person.external_id: person for person in Respondent.objects.filter(survey=survey)}
+
+
+def test_a_name_search_finds_the_scopes_people_across_its_schools_with_codes_and_audits_the_codes_shown(
+        district, survey):
+    page = district.get(f"/staff/surveys/{survey.slug}/people/", {"q": "ruiz", "by": "name"})
+    text = page.content.decode()
+    assert page.status_code == 200 and "3 people found." in text
+    assert "Ana Ruiz" in text and "Carla Ruiz" in text and "Eva Ruiz" not in text
+    assert people(survey)["s-ana"].formatted_access_code in text
+    assert AuditEntry.objects.get(action="codes_shown").detail.startswith("3 codes")
+    assert 'name="action" value="withdraw"' in text and 'name="everyone"' in text
+
+
+def test_an_analyst_sees_who_without_codes_or_names_and_no_actions(survey, district):
+    client = signed_in(Client(), make_staff(Role.ANALYST, username="analyst"))
+    text = client.get(f"/staff/surveys/{survey.slug}/people/").content.decode()
+    assert "4 people found." in text and "s-eva" in text
+    assert people(survey)["s-ana"].formatted_access_code not in text and "Ana Ruiz" not in text
+    assert 'name="action"' not in text and 'value="code"' not in text and 'value="name"' not in text
+    assert not AuditEntry.objects.filter(action="codes_shown").exists()
+    refused = client.get(f"/staff/surveys/{survey.slug}/people/", {"q": "ruiz", "by": "name"})
+    assert refused.status_code == 200 and "Select a valid choice" in refused.content.decode()
+    assert client.post(f"/staff/surveys/{survey.slug}/people/act/", {"action": "withdraw", "everyone": "on"}
+                       ).status_code == 403
+
+
+def test_ticked_people_are_withdrawn_after_a_confirm_page_that_lists_them_and_restored_likewise(district, survey):
+    who = people(survey)
+    act = f"/staff/surveys/{survey.slug}/people/act/"
+    back = f"/staff/surveys/{survey.slug}/people/?q=ruiz&by=name"
+    chosen = {"action": "withdraw", "respondent": [who["s-ana"].pk, who["s-carla"].pk, who["s-eva"].pk],
+              "next": back}
+    confirm = district.post(act, chosen)
+    text = confirm.content.decode()
+    assert confirm.status_code == 200 and "Withdraw 2 people?" in text and "1 of those chosen is left out" in text
+    assert "s-ana" in text and "s-carla" in text and "s-eva" not in text
+    assert not Respondent.objects.filter(withdrawn_at__isnull=False).exists()
+    done = district.post(act, {**chosen, "confirm": "on"}, follow=True)
+    assert done.redirect_chain[-1][0] == back and "2 withdrawn: their codes" in done.content.decode()
+    assert set(Respondent.objects.filter(withdrawn_at__isnull=False).values_list("external_id", flat=True)) == {
+        "s-ana", "s-carla"}
+    district.post(act, {"action": "restore", "respondent": [who["s-ana"].pk], "confirm": "on"})
+    assert not Respondent.objects.get(pk=who["s-ana"].pk).is_withdrawn
+    assert AuditEntry.objects.filter(action="withdrawn").count() == 2
+    assert AuditEntry.objects.filter(action="restored").count() == 1
+
+
+def test_everyone_a_search_finds_is_confirmed_by_count_and_asked_again_if_the_search_finds_others(
+        district, survey, lincoln):
+    act = f"/staff/surveys/{survey.slug}/people/act/"
+    everyone = {"action": "reissue", "everyone": "on", "q": "ruiz", "by": "name", "grade": "", "status": ""}
+    text = district.post(act, everyone).content.decode()
+    assert "Give 3 people new codes?" in text and 'name="expected" value="3"' in text
+    make_respondents(survey, school=lincoln, external_id="s-new", display_name="Dora Ruiz")
+    again = district.post(act, {**everyone, "expected": "3", "confirm": "on"}, follow=True).content.decode()
+    assert "finds 4 people now, not 3" in again and "Give 4 people new codes?" in again
+    before = dict(Respondent.objects.values_list("external_id", "access_code"))
+    district.post(act, {**everyone, "expected": "4", "confirm": "on"})
+    after = dict(Respondent.objects.values_list("external_id", "access_code"))
+    assert {key for key in after if after[key] != before[key]} == {"s-ana", "s-ben", "s-carla", "s-new"}
+    assert AuditEntry.objects.filter(action="code_reissued").count() == 4
+
+
+def test_the_chosen_peoples_slips_come_as_one_pdf_and_many_as_a_job(district, survey, settings):
+    who = people(survey)
+    act = f"/staff/surveys/{survey.slug}/people/act/"
+    pdf = district.post(act, {"action": "slips", "respondent": [who["s-ana"].pk, who["s-carla"].pk],
+                              "confirm": "on"})
+    assert pdf["Content-Type"] == "application/pdf"
+    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf.content)).pages)
+    assert who["s-ana"].formatted_access_code in text and who["s-carla"].formatted_access_code in text
+    assert who["s-ben"].formatted_access_code not in text
+    settings.SLIPS_INLINE_MAX = 2
+    job_page = district.post(act, {"action": "slips", "everyone": "on", "q": "ruiz", "by": "name",
+                                   "expected": "3", "confirm": "on"}, follow=True)
+    job = SlipsJob.objects.get()
+    assert job.school is None and job.slips_total == 3 and job.status == "done"
+    assert job_page.redirect_chain[-1][0] == f"/staff/surveys/{survey.slug}/slips/{job.pk}/"
+    assert "3 people chosen" in job_page.content.decode()
+    assert AuditEntry.objects.filter(action="slips_printed").count() == 5
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"action": "withdraw"}, "Choose at least one person, or everyone the search finds."),
+    ({"action": "withdraw", "respondent": ["x1"]}, "Select a valid choice"),
+    ({"action": "explode", "respondent": ["1"]}, "Choose what to do."),
+    ({"action": "withdraw", "everyone": "on", "status": "gone"}, "Select a valid choice"),
+])
+def test_bad_choices_are_refused_with_a_message_and_change_nothing(district, survey, data, message):
+    back = f"/staff/surveys/{survey.slug}/people/?q=ruiz&by=name"
+    page = district.post(f"/staff/surveys/{survey.slug}/people/act/", {**data, "next": back}, follow=True)
+    assert page.redirect_chain[-1][0] == back and message in page.content.decode()
+    assert not Respondent.objects.filter(withdrawn_at__isnull=False).exists()
+    assert not AuditEntry.objects.exclude(action__in=["sign_in", "codes_shown"]).exists()
+
+
+def test_a_page_out_of_range_or_not_a_number_shows_a_page_that_exists(district, survey):
+    for asked in ("999", "x", "-1"):
+        page = district.get(f"/staff/surveys/{survey.slug}/people/", {"page": asked})
+        assert page.status_code == 200 and "3 people found." in page.content.decode()
+
+
+def test_more_found_than_the_count_cap_says_so_and_takes_no_everyone(district, survey, monkeypatch):
+    import staff.views.search
+
+    monkeypatch.setattr(staff.views.search, "COUNT_CAP", 2)
+    text = district.get(f"/staff/surveys/{survey.slug}/people/").content.decode()
+    assert "More than 2 people found." in text and "id=\"id_everyone\"" not in text
+    monkeypatch.setattr(staff.views.search, "SELECTION_MAX", 2)
+    refused = district.post(f"/staff/surveys/{survey.slug}/people/act/",
+                            {"action": "withdraw", "everyone": "on"}, follow=True)
+    assert "The search finds more than 2 people" in refused.content.decode()
+
+
+def test_the_survey_page_pages_its_schools_and_finds_them_by_district(client, survey, settings, monkeypatch):
+    import staff.views.lists
+    from rosters.directory import schools_ensure
+
+    schools_ensure([(f"D{n % 2}", f"District {n % 2}", f"S{n:03d}", f"School {n}") for n in range(5)])
+    signed_in(client, make_staff(Role.STATE_ADMIN, username="state"))
+    monkeypatch.setattr(staff.views.lists, "PAGE_SIZE", 2)
+    first = client.get(f"/staff/surveys/{survey.slug}/").content.decode()
+    assert "5 schools." in first and "Page 1 of 3" in first and "School 0 (S000)" in first
+    found = client.get(f"/staff/surveys/{survey.slug}/", {"q": "district 1"}).content.decode()
+    assert "2 schools matching" in found and "S001" in found and "S000" not in found
+    assert "No school matches" in client.get(f"/staff/surveys/{survey.slug}/", {"q": "zzz"}).content.decode()
