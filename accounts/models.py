@@ -8,6 +8,8 @@ from django.utils.translation import gettext_lazy as _
 from respondents.models import District, School
 from surveys.models import Survey
 
+NAME_MAX = 200
+
 
 class StaffMember(models.Model):
     """A staff account's role, and the districts or schools it covers (``accounts/scopes.py`` reads it)."""
@@ -20,6 +22,9 @@ class StaffMember(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_member")
     role = models.CharField(max_length=12, choices=Role.choices)
+    # The person's name as the office writes it ("Dr. María José Pérez-Ruiz"): one text, not Django's first and last
+    # names, which fit neither a name with one part nor one written family name first.
+    name = models.CharField(max_length=NAME_MAX, blank=True)
     districts = models.ManyToManyField(District, blank=True, related_name="+")
     schools = models.ManyToManyField(School, blank=True, related_name="+")
 
@@ -28,6 +33,43 @@ class StaffMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.get_role_display()})"
+
+
+class StaffUpload(models.Model):
+    """A staff file (accounts in bulk) a state administrator uploaded: checked first (its accounts, counts, changes
+    and problems kept here; a state's staff are some thousands of rows), applied or discarded on confirmation
+    (``accounts/staff_import.py``)."""
+
+    class Status(models.TextChoices):
+        CHECKED = "checked", _("Checked: ready to apply")
+        REFUSED = "refused", _("Not applied: the file has problems")
+        APPLIED = "applied", _("Applied")
+        DISCARDED = "discarded", _("Discarded: not applied")
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")
+    uploaded_from = models.CharField(max_length=45, blank=True)
+    source_filename = models.CharField(max_length=255, blank=True)
+    described = models.CharField(max_length=40, blank=True, help_text=_("The file as read: CSV (UTF-8), XLSX."))
+    status = models.CharField(max_length=10, choices=Status.choices)
+    # [[line, username, email, name, role, [district codes], [school codes]], ...]: what applying writes.
+    account_rows = models.JSONField(default=list, blank=True)
+    # {"new", "changed", "unchanged"} against the accounts when last checked.
+    counts = models.JSONField(default=dict, blank=True)
+    # [[line, username, what applying changes], ...] of the new and changed accounts, when last checked.
+    changes = models.JSONField(default=list, blank=True)
+    # [[line, column, value, reason], ...]
+    problem_list = models.JSONField(default=list, blank=True)
+    note = models.TextField(blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.source_filename or 'staff file'} ({self.get_status_display()})"
 
 
 class AuditLogIsAppendOnly(Exception):
