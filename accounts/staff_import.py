@@ -261,9 +261,8 @@ def _read(table: Table, problems: list[Problem]) -> list[AccountRow]:
             value = row[column]
             if value:
                 first = first_seen.setdefault((column, value.lower()), number)
-                if first != number:
+                if first != number:  # (the row is checked further all the same: every problem at once)
                     problems.append(Problem(number, column, value, f"listed twice (first on row {first})"))
-                    bad = True
         if not bad:
             rows.append(AccountRow(number, row["username"], row["email"], row["name"], row["role"],
                                    sorted(set(split_codes(row["district_codes"]))),

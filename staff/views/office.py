@@ -1,5 +1,5 @@
 """The state office's screens: loading, publishing, dating and closing surveys; the school directory and its
-uploads; staff accounts; the audit log."""
+uploads; the audit log (staff accounts: ``staff/views/accounts.py``)."""
 from datetime import datetime, time, timedelta
 
 from django.contrib import messages
@@ -10,7 +10,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.audit import audit_entries, audit_write_csv
-from accounts.staff_accounts import staff_account_problems, staff_account_save, staff_accounts
 from config.request_guard import accepts_uploads
 from fileformats.tables import TableError, local_path
 from publishing.services import survey_close_now, survey_dates_change, survey_load, survey_open
@@ -30,7 +29,6 @@ from staff.forms import (
     ConfirmForm,
     DirectoryUploadForm,
     SchoolSearchForm,
-    StaffAccountForm,
     SurveyDatesForm,
     SurveyUploadForm,
 )
@@ -172,44 +170,6 @@ def directory_upload_discard(request, upload_id):
         return redirect("staff:directory-upload", upload_id=upload.pk)
     messages.info(request, _("The file was discarded: nothing was applied."))
     return redirect("staff:directory")
-
-
-@staff_view("can_manage_staff")
-def staff_list(request):
-    return render(request, "staff/staff_list.html", {"members": staff_accounts(scope=request.scope)})
-
-
-@staff_view("can_manage_staff")
-def staff_edit(request, user_id=None):
-    member = None
-    if user_id is not None:
-        member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
-        initial = {"username": member.user.username, "email": member.user.email, "role": member.role,
-                   "is_active": member.user.is_active,
-                   "district_codes": ", ".join(d.code for d in member.districts.all()),
-                   "school_codes": ", ".join(s.code for s in member.schools.all())}
-    else:
-        initial = {"is_active": True}
-    form = StaffAccountForm(request.POST or None, initial=initial)
-    if member is not None:
-        form.fields["username"].disabled = True
-    if request.method == "POST":
-        # Every problem in one round trip: the form's own, and the service's on what the form could read.
-        user_id = member.user_id if member else None
-        if not form.is_valid():
-            form.add_problems(staff_account_problems(scope=request.scope, account=form.account(),
-                                                     password=form.cleaned_data.get("password"), user_id=user_id))
-        else:
-            account = form.account()
-            try:
-                staff_account_save(scope=request.scope, account=account, password=form.cleaned_data["password"],
-                                   user_id=user_id)
-            except ValidationError as error:
-                form.add_problems(error.message_dict)
-            else:
-                messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
-                return redirect("staff:staff-list")
-    return render(request, "staff/staff_edit.html", {"form": form, "member": member})
 
 
 @staff_view("can_read_audit")

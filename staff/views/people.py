@@ -14,11 +14,8 @@ from rosters.selectors import grade_counts, respondents_of_school, rosters_in_sc
 from rosters.services import respondent_reissue_code, respondent_restore, respondent_withdraw
 from staff.access import staff_view
 from staff.forms import ConfirmForm, RespondentIdsForm, RespondentSearchForm
-from staff.views.lists import page_of
+from staff.views.lists import CONFIRM_SHOWN, back_to, page_of
 from surveys.models import Survey
-
-CONFIRM_SHOWN = 200  # people listed by name on a confirm page; the count says how many in all
-
 
 @staff_view()
 def survey_people(request, slug):
@@ -88,7 +85,7 @@ def respondents_withdraw(request, slug):
 
 def _withdraw_confirm(request, slug):
     survey = get_object_or_404(Survey, slug=slug)
-    back = _back_to(request, reverse("staff:survey", args=[survey.slug]))
+    back = back_to(request, reverse("staff:survey", args=[survey.slug]))
     form = RespondentIdsForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
         messages.error(request, " ".join(form.errors["respondent"]))
@@ -124,10 +121,4 @@ def _withdraw_or_restore(request, slug, *, withdraw):
         count = change(scope=request.scope, respondent_ids=form.cleaned_data["respondent"], survey=survey)
         messages.success(request, (_("%(count)s withdrawn: their codes no longer log in.") if withdraw else
                                    _("%(count)s restored: their codes log in again.")) % {"count": count})
-    return redirect(_back_to(request, reverse("staff:survey", args=[survey.slug])))
-
-
-def _back_to(request, default):
-    """The staff page the form came from (a path of this site), or ``default``."""
-    target = (request.POST if request.method == "POST" else request.GET).get("next", "")
-    return target if target.startswith("/staff/") and "//" not in target else default
+    return redirect(back_to(request, reverse("staff:survey", args=[survey.slug])))
