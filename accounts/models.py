@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from fileformats.checked_files import CheckedFile
 from respondents.models import District, School
 from surveys.models import Survey
 
@@ -35,41 +36,16 @@ class StaffMember(models.Model):
         return f"{self.user} ({self.get_role_display()})"
 
 
-class StaffUpload(models.Model):
+class StaffUpload(CheckedFile):
     """A staff file (accounts in bulk) a state administrator uploaded: checked first (its accounts, counts, changes
     and problems kept here; a state's staff are some thousands of rows), applied or discarded on confirmation
     (``accounts/staff_import.py``)."""
 
-    class Status(models.TextChoices):
-        CHECKED = "checked", _("Checked: ready to apply")
-        REFUSED = "refused", _("Not applied: the file has problems")
-        APPLIED = "applied", _("Applied")
-        DISCARDED = "discarded", _("Discarded: not applied")
-
-    created_at = models.DateTimeField(auto_now_add=True)
-    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                    related_name="+")
-    uploaded_from = models.CharField(max_length=45, blank=True)
-    source_filename = models.CharField(max_length=255, blank=True)
-    described = models.CharField(max_length=40, blank=True, help_text=_("The file as read: CSV (UTF-8), XLSX."))
-    status = models.CharField(max_length=10, choices=Status.choices)
-    # [[line, username, email, name, role, [district codes], [school codes]], ...]: what applying writes.
+    # [[line, username, email, name, role, [district codes], [school codes]], ...]: what applying writes; the
+    # counts are {"new", "changed", "unchanged"}.
     account_rows = models.JSONField(default=list, blank=True)
-    # {"new", "changed", "unchanged"} against the accounts when last checked.
-    counts = models.JSONField(default=dict, blank=True)
     # [[line, username, what applying changes], ...] of the new and changed accounts, when last checked.
     changes = models.JSONField(default=list, blank=True)
-    # [[line, column, value, reason], ...]
-    problem_list = models.JSONField(default=list, blank=True)
-    note = models.TextField(blank=True)
-    checked_at = models.DateTimeField(null=True, blank=True)
-    applied_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"{self.source_filename or 'staff file'} ({self.get_status_display()})"
 
 
 class AuditLogIsAppendOnly(Exception):

@@ -19,10 +19,10 @@ from accounts.staff_import import (
     staff_uploads,
 )
 from config.request_guard import accepts_uploads
-from fileformats.tables import TableError, local_path
 from staff.access import staff_view
 from staff.forms import ConfirmForm, StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
 from staff.views.lists import CONFIRM_SHOWN, PROBLEMS_SHOWN, back_to, page_of
+from staff.views.uploads import check_uploaded_file
 
 CHANGES_SHOWN = 200  # accounts listed with what a file changes in them; the counts say how many in all
 
@@ -115,15 +115,9 @@ def _set_active(request, *, active):
 def staff_import(request):
     """Upload a staff file: it is checked, and its page shows every problem, or what applying it would do."""
     form = StaffUploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
-        with local_path(upload) as path:
-            try:
-                checked = staff_upload_check(scope=request.scope, path=path, filename=upload.name)
-            except TableError as error:
-                form.add_error("file", str(error))
-            else:
-                return redirect("staff:staff-upload", upload_id=checked.pk)
+    checked = check_uploaded_file(request, form, staff_upload_check)
+    if checked is not None:
+        return redirect("staff:staff-upload", upload_id=checked.pk)
     return render(request, "staff/staff_import.html", {
         "form": form, "uploads": staff_uploads(scope=request.scope)[:10]}, status=400 if form.errors else 200)
 

@@ -11,7 +11,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.audit import audit_entries, audit_write_csv
 from config.request_guard import accepts_uploads
-from fileformats.tables import TableError, local_path
 from publishing.services import survey_close_now, survey_dates_change, survey_load, survey_open
 from rosters.directory import (
     DirectoryNotReady,
@@ -34,6 +33,7 @@ from staff.forms import (
 )
 from staff.views.downloads import CSV, attachment
 from staff.views.lists import PROBLEMS_SHOWN, page_of
+from staff.views.uploads import check_uploaded_file
 from surveys.documents import DocumentError
 from surveys.models import Survey
 
@@ -127,15 +127,9 @@ def directory(request):
 def directory_import(request):
     """Upload the school directory: it is checked, and its page shows what applying it would do."""
     form = DirectoryUploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
-        with local_path(upload) as path:
-            try:
-                checked = school_directory_check(scope=request.scope, path=path, filename=upload.name)
-            except TableError as error:
-                form.add_error("file", str(error))
-            else:
-                return redirect("staff:directory-upload", upload_id=checked.pk)
+    checked = check_uploaded_file(request, form, school_directory_check)
+    if checked is not None:
+        return redirect("staff:directory-upload", upload_id=checked.pk)
     return render(request, "staff/directory_import.html", {
         "form": form, "uploads": directory_uploads(scope=request.scope)[:10]})
 
