@@ -297,6 +297,7 @@ def _problems_in_database(scope: Scope, rows: Sequence[AccountRow]) -> list[Prob
 
 class _Stored(NamedTuple):
     user_id: int
+    username: str  # as stored: the file's may differ in case
     email: str
     member_id: int | None
     name: str
@@ -321,7 +322,7 @@ def _plan(rows: Sequence[AccountRow]) -> _Plan:
         if what:
             plan.changed.append((row, old.user_id, old.member_id is not None, what))
             plan.counts.changed += 1
-            plan.changes.append([row.line, row.username, what])
+            plan.changes.append([row.line, old.username, what])
         else:
             plan.counts.unchanged += 1
     return plan
@@ -332,6 +333,7 @@ def _stored(rows: Sequence[AccountRow]) -> dict[str, _Stored]:
     User = get_user_model()
     lookups = AccountLookups.load([StaffAccount(username=row.username, role="") for row in rows])
     ids = {holders[0].user_id: lowered for lowered, holders in lookups.by_username.items()}
+    usernames = {holders[0].user_id: holders[0].username for holders in lookups.by_username.values()}
     users = {pk: email for pk, email in User.objects.filter(pk__in=list(ids)).values_list("pk", "email")}
     members = {user_id: (pk, name, role) for pk, user_id, name, role in StaffMember.objects.filter(
         user_id__in=list(ids)).values_list("pk", "user_id", "name", "role")}
@@ -348,7 +350,7 @@ def _stored(rows: Sequence[AccountRow]) -> dict[str, _Stored]:
     for user_id, lowered in ids.items():
         member: tuple[int | None, str, str] = members.get(user_id, (None, "", ""))
         member_id, name, role = member
-        stored[lowered] = _Stored(user_id, users[user_id], member_id, name, role,
+        stored[lowered] = _Stored(user_id, usernames[user_id], users[user_id], member_id, name, role,
                                   districts.get(member_id, []) if member_id else [],
                                   schools.get(member_id, []) if member_id else [])
     return stored

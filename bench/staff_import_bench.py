@@ -7,8 +7,8 @@ then imports it twice, each time in a child process through the command line's s
 new) and the same file again (every account unchanged, nothing written). Prints each run's wall time, the child's
 peak resident memory (Django's own start included) and the queries the import ran.
 
-Where: in the stack's environment (``DATABASE_URL`` set, as ``deploy/stack env`` gives it), the stack's PostgreSQL
-through pgbouncer, in a database of the bench's own on the same server (``<the app's>_staffbench``, migrated by
+Where: with ``DATABASE_URL`` naming a PostgreSQL server (the stack's environment, as ``deploy/stack env`` gives it:
+its PostgreSQL through pgbouncer), in a database of the bench's own on that server (``<the app's>_staffbench``, migrated by
 this checkout: the app's database keeps the schema of the code the stack serves); its directory is kept for the
 next run and its accounts are deleted before each run; ``--drop`` drops that database. Anywhere else, a new SQLite
 database in a temporary folder, migrated first. No stack is started.
@@ -138,17 +138,17 @@ def main(argv=None):
 
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as scratch:
-        on_stack = "DATABASE_URL" in env
-        if on_stack and args.drop:
+        on_postgresql = env.get("DATABASE_URL", "").startswith(("postgres:", "postgresql:", "pgsql:"))
+        if on_postgresql and args.drop:
             name = f"{own_database(env)}"
             drop_own_database(name)
             print(f"dropped the database {name}")
             return 0
-        if on_stack:
-            print(f"database: {own_database(env)} on the stack's PostgreSQL, through pgbouncer")
+        if on_postgresql:
+            print(f"database: {own_database(env)}, on the PostgreSQL server of DATABASE_URL")
         else:
             env["DATABASE_URL"] = f"sqlite:///{scratch}/staff-bench.sqlite3"
-            print("database: a new SQLite database (no DATABASE_URL: not in the stack's environment)")
+            print("database: a new SQLite database (DATABASE_URL names no PostgreSQL server)")
         _, seconds, _ = run_child(env, "migrate", "--no-input", "-v", "0")
         print(f"  migrated in {seconds:.1f} s")
         step = ["bench", "staff_import_bench", "--child"]
@@ -159,7 +159,7 @@ def main(argv=None):
         write_staff_file(path, accounts=args.accounts, schools=args.schools, districts=args.districts)
         print(f"staff file: {args.accounts} accounts, {path.stat().st_size / 1e3:.0f} KB")
         print(f"{'run':<18}{'import s':>10}{'child s':>9}{'peak RSS MB':>13}{'queries':>9}  counts")
-        figures = {"database": "stack" if on_stack else "sqlite", "accounts": args.accounts,
+        figures = {"database": "postgresql" if on_postgresql else "sqlite", "accounts": args.accounts,
                    "schools": args.schools, "runs": {}}
         for name in ("first import", "same file again"):
             measured, seconds, peak = run_child(env, *step, "import", str(path))
