@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing plan plan-check bench-login-flood bench-roster bench-monitoring bench-export bench-search page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing plan plan-check bench-login-flood bench-roster bench-staff-import bench-monitoring bench-export bench-search page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -21,6 +21,7 @@ help:
 	@echo "make lab-drill [LAB_DRILL_ARGS='--faults web1 --modes sync']    machines lost under load on the lab (deploy/lab up first)"
 	@echo "make drill [DRILL_ARGS='--short']    faults under load (both replication modes): per fault saves, lost, duplicates, statuses, recovery"
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
+	@echo "make bench-staff-import [ACCOUNTS=5000]    staff accounts in bulk, the first import and the same file again: s, peak RSS, queries (SQLite; the stack's PostgreSQL in its environment)"
 	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
 	@echo "make bench-export RESPONDENTS=1000000    CSV and XLSX exports of that many completed respondents x 60 questions: s, peak RSS"
 	@echo "make bench-search RESPONDENTS=2000000 SEARCH_SCHOOLS=3000    finding people at state scale on the stack: each search page's ms (median, p95), queries, plans"
@@ -143,6 +144,10 @@ lab-restore-drill: install-lab
 
 bench-roster: install
 	$(BIN)/python manage.py bench roster_bench --rows $(ROWS)
+
+# No stack needed: a new SQLite database, or the stack's PostgreSQL when run in its environment (bench/staff_import_bench.py).
+bench-staff-import: install
+	$(BIN)/python manage.py bench staff_import_bench --accounts $(or $(ACCOUNTS),5000)
 
 SCHOOLS ?= 2000
 

@@ -29,9 +29,10 @@ def audit_record(*, scope: Scope, action: str, survey: Survey | None = None, sch
     )
 
 
-def audit_record_each(*, scope: Scope, action: str, survey: Survey | None,
-                      people: Iterable[tuple[int | None, str]]) -> int:
-    """Record one action of ``scope`` once per person it touched: ``people`` is [(school id, detail)], written
+def audit_record_each(*, scope: Scope, action: str, people: Iterable[tuple[int | None, str]],
+                      survey: Survey | None = None) -> int:
+    """Record one action of ``scope`` once per person it touched (a respondent, a staff account): ``people`` is
+    [(school id or None, detail)], written
     in INSERTs of a thousand rows (a selection of thousands is a few statements, not thousands); call it inside
     the action's own transaction. Return how many entries."""
     at = timezone.now()

@@ -5,8 +5,11 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from fileformats.checked_files import CheckedFile
 from respondents.models import District, School
 from surveys.models import Survey
+
+NAME_MAX = 200
 
 
 class StaffMember(models.Model):
@@ -20,6 +23,9 @@ class StaffMember(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_member")
     role = models.CharField(max_length=12, choices=Role.choices)
+    # The person's name as the office writes it ("Dr. María José Pérez-Ruiz"): one text, not Django's first and last
+    # names, which fit neither a name with one part nor one written family name first.
+    name = models.CharField(max_length=NAME_MAX, blank=True)
     districts = models.ManyToManyField(District, blank=True, related_name="+")
     schools = models.ManyToManyField(School, blank=True, related_name="+")
 
@@ -45,6 +51,18 @@ class SignOnIdentity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} at {self.issuer}"
+
+
+class StaffUpload(CheckedFile):
+    """A staff file (accounts in bulk) a state administrator uploaded: checked first (its accounts, counts, changes
+    and problems kept here; a state's staff are some thousands of rows), applied or discarded on confirmation
+    (``accounts/staff_import.py``)."""
+
+    # [[line, username, email, name, role, [district codes], [school codes]], ...]: what applying writes; the
+    # counts are {"new", "changed", "unchanged"}.
+    account_rows = models.JSONField(default=list, blank=True)
+    # [[line, username, what applying changes], ...] of the new and changed accounts, when last checked.
+    changes = models.JSONField(default=list, blank=True)
 
 
 class AuditLogIsAppendOnly(Exception):

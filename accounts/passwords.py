@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.dispatch import Signal
 from django.utils import timezone
 
-from accounts.audit import Action
+from accounts.audit import Action, audit_record_each
 from accounts.models import AuditEntry
 from accounts.scopes import Scope
 
@@ -57,14 +57,6 @@ def password_set_record(*, user: User, address: str) -> None:
 
 def password_mails_sent_record(*, scope: Scope, users: Iterable[User], left_out: Iterable[User] = ()) -> None:
     """Audit the "set your password" emails sent, one entry per account (and those without an address)."""
-    now = timezone.now()
-    entries = [AuditEntry(at=now, user_id=scope.user_id, username=scope.username, address=scope.address,
-                          action=Action.PASSWORD_MAIL_SENT, detail=f"set-your-password email to {user.get_username()}"
-                                                                   f" <{user.email}>") for user in users]
-    entries += [AuditEntry(at=now, user_id=scope.user_id, username=scope.username, address=scope.address,
-                           action=Action.PASSWORD_MAIL_SENT,
-                           detail=f"no set-your-password email for {user.get_username()}: no email address")
-                for user in left_out]
-    with transaction.atomic():
-        AuditEntry.objects.bulk_create(entries, batch_size=1000)
-
+    audit_record_each(scope=scope, action=Action.PASSWORD_MAIL_SENT, people=[
+        *((None, f"set-your-password email to {user.get_username()} <{user.email}>") for user in users),
+        *((None, f"no set-your-password email for {user.get_username()}: no email address") for user in left_out)])

@@ -4,49 +4,26 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from config.jobs import JobProgress
+from fileformats.checked_files import CheckedFile
 from respondents import access_codes
 from respondents.models import School
 from surveys.models import Survey
 
 
-class DirectoryUpload(models.Model):
+class DirectoryUpload(CheckedFile):
     """A school directory file a state administrator uploaded: checked first (its rows, counts and problems kept
     here; a directory is a few thousand rows), applied or discarded on confirmation (``rosters/directory.py``)."""
 
-    class Status(models.TextChoices):
-        CHECKED = "checked", _("Checked: ready to apply")
-        REFUSED = "refused", _("Not applied: the file has problems")
-        APPLIED = "applied", _("Applied")
-        DISCARDED = "discarded", _("Discarded: not applied")
-
-    created_at = models.DateTimeField(auto_now_add=True)
-    uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                    related_name="+")
-    uploaded_from = models.CharField(max_length=45, blank=True)
-    source_filename = models.CharField(max_length=255, blank=True)
-    described = models.CharField(max_length=40, blank=True, help_text=_("The file as read: CSV (UTF-8), XLSX."))
-    status = models.CharField(max_length=10, choices=Status.choices)
-    # {district code: name} and {school code: {"name", "district"}}: what applying writes.
+    # {district code: name} and {school code: {"name", "district"}}: what applying writes; the counts are
+    # {"districts": {"new", "updated", "unchanged"}, "schools": {...}}.
     district_rows = models.JSONField(default=dict, blank=True)
     school_rows = models.JSONField(default=dict, blank=True)
-    # {"districts": {"new", "updated", "unchanged"}, "schools": {...}} against the directory when last checked.
-    counts = models.JSONField(default=dict, blank=True)
-    # [[row, column, value, reason], ...]
-    problem_list = models.JSONField(default=list, blank=True)
-    note = models.TextField(blank=True)
-    checked_at = models.DateTimeField(null=True, blank=True)
-    applied_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
+    class Meta(CheckedFile.Meta):
         db_table = "respondents_directoryupload"  # the name it had in respondents: no table is rebuilt
-        ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.source_filename or 'directory'} ({self.get_status_display()})"
-
-    @property
-    def applied(self) -> bool:
-        return self.status == self.Status.APPLIED
 
 
 class Roster(models.Model):

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import get_usage
 
-from accounts.models import AuditEntry, StaffMember
+from accounts.models import NAME_MAX, AuditEntry, StaffMember
 from accounts.passwords import password_reset_asked_record, password_reset_recipients
 from accounts.staff_accounts import StaffAccount
 from config.login_limits import client_ip
@@ -112,6 +112,8 @@ class CodesField(forms.CharField):
 class StaffAccountForm(forms.Form):
     username = forms.CharField(label=_("User name"), max_length=150)
     email = forms.EmailField(label=_("Email"), required=False)
+    name = forms.CharField(label=_("Name"), required=False, max_length=NAME_MAX,
+                           help_text=_("The person's name as the office writes it."))
     # The password typed is shown again (dotted) when the form comes back for another field's error, not when
     # it was itself refused; staff pages are never cached (staff_view).
     password = forms.CharField(label=_("Password"), required=False,
@@ -130,7 +132,8 @@ class StaffAccountForm(forms.Form):
         """The StaffAccount the form describes, with what the fields could read (a field with an error: empty), so
         that the service can list its own problems in the same round trip as the form's."""
         data = {name: self.cleaned_data.get(name) for name in self.fields}
-        return StaffAccount(username=data["username"] or "", email=data["email"] or "", role=data["role"] or "",
+        return StaffAccount(username=data["username"] or "", email=data["email"] or "", name=data["name"] or "",
+                            role=data["role"] or "",
                             district_codes=data["district_codes"] or (), school_codes=data["school_codes"] or (),
                             is_active=bool(data["is_active"]))
 
@@ -219,6 +222,34 @@ class AuditFilterForm(forms.Form):
         # The calendar's last day has no day after it to end the range at; nothing is recorded after it either.
         until = self.cleaned_data["until"]
         return None if until == date.max else until
+
+
+class StaffUploadForm(forms.Form):
+    file = forms.FileField(label=_("Staff file (CSV or XLSX)"), help_text=_(
+        "Columns: username, email, name, role (state_admin, district, school or analyst), district_codes, "
+        "school_codes (several separated by spaces). Accounts are matched by user name; loading the file again "
+        "changes nothing. It is checked first: nothing is written until you apply it."))
+
+
+class StaffSearchForm(forms.Form):
+    q = forms.CharField(label=_("Find by user name, email or name"), required=False, max_length=150)
+    role = forms.ChoiceField(label=_("Role"), required=False, choices=[("", _("Any"))] + StaffMember.Role.choices)
+    active = forms.ChoiceField(label=_("May sign in"), required=False, choices=[
+        ("", _("Either")), ("yes", _("Yes")), ("no", _("No (deactivated)"))])
+
+    def filters(self):
+        """The selector's filters (``staff_accounts``): none for a search that is not valid."""
+        if not self.is_valid():
+            return {}
+        data = self.cleaned_data
+        return {"query": data["q"], "role": data["role"],
+                "active": {"yes": True, "no": False}.get(data["active"])}
+
+
+class StaffIdsForm(forms.Form):
+    """Staff accounts chosen with checkboxes (deactivate or reactivate several); ids of no account are ignored."""
+
+    user = IdsField(error_messages={"required": _("Choose at least one account.")})
 
 
 class DirectoryUploadForm(forms.Form):

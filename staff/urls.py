@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from staff import single_sign_on
-from staff.views import exports, home, monitoring, office, passwords, people, rosters, search, slips
+from staff.views import accounts, exports, home, monitoring, office, passwords, people, rosters, search, slips
 from staff.forms import row_id
 
 
@@ -82,8 +82,15 @@ urlpatterns = [
     path("schools/imports/<id:upload_id>/", office.directory_upload, name="directory-upload"),
     path("schools/imports/<id:upload_id>/apply/", office.directory_upload_apply, name="directory-upload-apply"),
     path("schools/imports/<id:upload_id>/discard/", office.directory_upload_discard, name="directory-upload-discard"),
-    path("accounts/", office.staff_list, name="staff-list"),
-    path("accounts/new/", office.staff_edit, name="staff-new"),
-    path("accounts/<id:user_id>/", office.staff_edit, name="staff-edit"),
+    path("accounts/", accounts.staff_list, name="staff-list"),
+    path("accounts/new/", accounts.staff_edit, name="staff-new"),
+    path("accounts/<id:user_id>/", accounts.staff_edit, name="staff-edit"),
+    path("accounts/deactivate/", accounts.staff_deactivate, name="staff-deactivate"),
+    path("accounts/reactivate/", accounts.staff_reactivate, name="staff-reactivate"),
+    path("accounts/import/", accounts.staff_import, name="staff-import"),
+    path("accounts/imports/<id:upload_id>/", accounts.staff_upload, name="staff-upload"),
+    path("accounts/imports/<id:upload_id>/apply/", accounts.staff_upload_apply_view, name="staff-upload-apply"),
+    path("accounts/imports/<id:upload_id>/discard/", accounts.staff_upload_discard_view,
+         name="staff-upload-discard"),
     path("audit/", office.audit_log, name="audit"),
 ]

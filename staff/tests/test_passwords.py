@@ -59,7 +59,7 @@ def test_an_account_made_without_a_password_is_emailed_a_link_that_sets_one_once
 def test_a_new_account_needs_an_email_or_a_password(client):
     office_signed_in(client)
     page = client.post("/staff/accounts/new/", {"username": "nomail", "role": "analyst"})
-    assert "set your password" in page.content.decode() and not get_user_model().objects.filter(
+    assert "A new account needs an email" in page.content.decode() and not get_user_model().objects.filter(
         username="nomail").exists()
     assert not mail.outbox
 

@@ -3,7 +3,7 @@ box, and the header's "Sign out" is fully on the screen."""
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from accounts.models import StaffMember
+from accounts.models import StaffMember, StaffUpload
 from exports.writers import ExportOptions
 from respondents.models import Respondent
 from respondents.tests.factories import make_school, make_staff, scope_of
@@ -35,8 +35,14 @@ def office(client):
         client.post(f"/staff/surveys/{survey.slug}/rosters/{Roster.objects.latest('pk').pk}/apply/")
     job = export_job_start(scope=scope_of(user), survey=survey, format="csv", options=ExportOptions())
     export_job_task(job.pk)
+    staff_file = ("username,email,name,role,district_codes,school_codes\n"
+                  "a-coordinator-with-a-long-user-name,coordinator.of.the.north.side@example.org,"
+                  "Maria José Pérez-Ruiz de la Torre,school,,LIN ADA\n")
+    client.post("/staff/accounts/import/", {"file": SimpleUploadedFile("staff-of-the-state.csv", staff_file.encode())})
+    coordinator = make_staff(StaffMember.Role.SCHOOL_COORDINATOR, username="another-coordinator-with-a-long-name")
     return {"user": user, "survey": survey, "roster": Roster.objects.latest("pk"), "job": job,
-            "person": Respondent.objects.order_by("pk").first()}
+            "person": Respondent.objects.order_by("pk").first(), "coordinator": coordinator,
+            "staff_upload": StaffUpload.objects.latest("pk")}
 
 
 def staff_pages(world):
@@ -51,6 +57,8 @@ def staff_pages(world):
         f"/staff/surveys/{slug}/people/{person.pk}/reissue/", f"/staff/surveys/{slug}/publish/",
         "/staff/surveys/import/", "/staff/schools/import/", "/staff/accounts/", "/staff/accounts/new/",
         f"/staff/accounts/{world['user'].pk}/", "/staff/audit/", "/staff/no-such-page/",
+        "/staff/accounts/import/", f"/staff/accounts/imports/{world['staff_upload'].pk}/",
+        f"/staff/accounts/deactivate/?user={world['coordinator'].pk}",
     ]
 
 

@@ -53,7 +53,9 @@ PAGES = {
     "respondent": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/{w['person'].pk}/", 6),
     "roster (applied, 5 missing)": (lambda w: f"/staff/surveys/{w['survey'].slug}/rosters/{w['roster'].pk}/", 6),
     "roster progress (JSON)": (lambda w: f"/staff/surveys/{w['survey'].slug}/rosters/{w['roster'].pk}/progress/", 4),
-    "staff accounts (10)": (lambda w: "/staff/accounts/", 5),
+    # A page of accounts: its count, the accounts with their users, their districts, their schools.
+    "staff accounts (10)": (lambda w: "/staff/accounts/", 6),
+    "staff accounts found and filtered": (lambda w: "/staff/accounts/?q=a&role=school&active=yes&page=1", 6),
     "audit log": (lambda w: "/staff/audit/", 4),
     # Here the summary is rebuilt on request (the embedded default): three GROUP BYs, DELETE, INSERT (5 queries);
     # elsewhere a completion page reads only the summary's rows of its level: one query.

@@ -1,4 +1,5 @@
-"""How much of a long list a staff page shows: a page at a time (``?page=``), or a file's first problems."""
+"""How much of a long list a staff page shows: a page at a time (``?page=``), a file's first problems, the first
+of those chosen on a confirm page; and where a bulk action goes back to."""
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.utils.functional import cached_property
@@ -9,6 +10,7 @@ PROBLEMS_SHOWN = 50
 # a second a page, and nobody pages past a hundred pages; the page says "more than 10,000" and asks for a
 # narrower search.
 COUNT_CAP = 10_000
+CONFIRM_SHOWN = 200  # people or accounts listed by name on a confirm page; the count says how many in all
 
 
 class CappedPaginator(Paginator):
@@ -41,3 +43,9 @@ def page_of(request, items, *, count_cap=None):
     is past the end. With ``count_cap`` the list is counted only that far (``CappedPaginator``)."""
     paginator = Paginator(items, PAGE_SIZE) if count_cap is None else CappedPaginator(items, PAGE_SIZE, cap=count_cap)
     return paginator.get_page(request.GET.get("page"))
+
+
+def back_to(request, default):
+    """The staff page the form came from (``next``: a path of this site), or ``default``."""
+    target = (request.POST if request.method == "POST" else request.GET).get("next", "")
+    return target if target.startswith("/staff/") and "//" not in target else default

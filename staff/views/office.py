@@ -1,5 +1,5 @@
 """The state office's screens: loading, publishing, dating and closing surveys; the school directory and its
-uploads; staff accounts; the audit log."""
+uploads; the audit log (staff accounts: ``staff/views/accounts.py``)."""
 from datetime import datetime, time, timedelta
 
 from django.contrib import messages
@@ -10,9 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.audit import audit_entries, audit_write_csv
-from accounts.staff_accounts import staff_account_problems, staff_account_save, staff_accounts
 from config.request_guard import accepts_uploads
-from fileformats.tables import TableError, local_path
 from publishing.services import survey_close_now, survey_dates_change, survey_load, survey_open
 from rosters.directory import (
     DirectoryNotReady,
@@ -30,12 +28,12 @@ from staff.forms import (
     ConfirmForm,
     DirectoryUploadForm,
     SchoolSearchForm,
-    StaffAccountForm,
     SurveyDatesForm,
     SurveyUploadForm,
 )
 from staff.views.downloads import CSV, attachment
 from staff.views.lists import PROBLEMS_SHOWN, page_of
+from staff.views.uploads import check_uploaded_file
 from surveys.documents import DocumentError
 from surveys.models import Survey
 
@@ -129,15 +127,9 @@ def directory(request):
 def directory_import(request):
     """Upload the school directory: it is checked, and its page shows what applying it would do."""
     form = DirectoryUploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["file"]
-        with local_path(upload) as path:
-            try:
-                checked = school_directory_check(scope=request.scope, path=path, filename=upload.name)
-            except TableError as error:
-                form.add_error("file", str(error))
-            else:
-                return redirect("staff:directory-upload", upload_id=checked.pk)
+    checked = check_uploaded_file(request, form, school_directory_check)
+    if checked is not None:
+        return redirect("staff:directory-upload", upload_id=checked.pk)
     return render(request, "staff/directory_import.html", {
         "form": form, "uploads": directory_uploads(scope=request.scope)[:10]})
 
@@ -172,44 +164,6 @@ def directory_upload_discard(request, upload_id):
         return redirect("staff:directory-upload", upload_id=upload.pk)
     messages.info(request, _("The file was discarded: nothing was applied."))
     return redirect("staff:directory")
-
-
-@staff_view("can_manage_staff")
-def staff_list(request):
-    return render(request, "staff/staff_list.html", {"members": staff_accounts(scope=request.scope)})
-
-
-@staff_view("can_manage_staff")
-def staff_edit(request, user_id=None):
-    member = None
-    if user_id is not None:
-        member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
-        initial = {"username": member.user.username, "email": member.user.email, "role": member.role,
-                   "is_active": member.user.is_active,
-                   "district_codes": ", ".join(d.code for d in member.districts.all()),
-                   "school_codes": ", ".join(s.code for s in member.schools.all())}
-    else:
-        initial = {"is_active": True}
-    form = StaffAccountForm(request.POST or None, initial=initial)
-    if member is not None:
-        form.fields["username"].disabled = True
-    if request.method == "POST":
-        # Every problem in one round trip: the form's own, and the service's on what the form could read.
-        user_id = member.user_id if member else None
-        if not form.is_valid():
-            form.add_problems(staff_account_problems(scope=request.scope, account=form.account(),
-                                                     password=form.cleaned_data.get("password"), user_id=user_id))
-        else:
-            account = form.account()
-            try:
-                staff_account_save(scope=request.scope, account=account, password=form.cleaned_data["password"],
-                                   user_id=user_id)
-            except ValidationError as error:
-                form.add_problems(error.message_dict)
-            else:
-                messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
-                return redirect("staff:staff-list")
-    return render(request, "staff/staff_edit.html", {"form": form, "member": member})
 
 
 @staff_view("can_read_audit")

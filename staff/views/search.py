@@ -18,12 +18,11 @@ from rosters.tasks import slips_job_task
 from staff.access import staff_view
 from staff.forms import ConfirmForm, PeopleActionForm, RespondentSearchForm
 from staff.views.downloads import PDF, attachment
-from staff.views.lists import COUNT_CAP, page_of
+from staff.views.lists import CONFIRM_SHOWN, COUNT_CAP, back_to, page_of
 from staff.views.people import SEARCH_FIELDS
 from staff.views.slips import login_url
 from surveys.models import Survey
 
-CONFIRM_SHOWN = 200  # people listed by name on a confirm page; the count says how many in all
 
 
 @staff_view()
@@ -126,9 +125,3 @@ def _act(request, survey, action, ids, *, back):
 
 def people_count(count):
     return ngettext("%(count)s person", "%(count)s people", count) % {"count": count}
-
-
-def back_to(request, default):
-    """The staff page the form came from (a path of this site), or ``default``."""
-    target = (request.POST if request.method == "POST" else request.GET).get("next", "")
-    return target if target.startswith("/staff/") and "//" not in target else default

@@ -17,9 +17,10 @@ from bench import stack
 
 # Each tool is a module of this app with ``main(argv)``; the first paragraph of its docstring says what it measures.
 TOOLS = ["survey_bench", "sizing", "cpu_profile", "drill", "fuzz", "login_flood", "roster_bench", "monitoring_bench",
-         "export_bench", "search_bench", "microbench", "page_weight", "upload_bombs", "document_bench", "restore_drill", "lab_drill"]
+         "export_bench", "search_bench", "microbench", "page_weight", "upload_bombs", "document_bench", "restore_drill", "lab_drill",
+         "staff_import_bench"]
 # The tools that need no stack: they read files in child processes of their own, wherever they are started.
-LOCAL_TOOLS = {"upload_bombs", "document_bench"}
+LOCAL_TOOLS = {"upload_bombs", "document_bench", "staff_import_bench"}
 
 
 class Command(BaseCommand):
@@ -32,8 +33,9 @@ class Command(BaseCommand):
 
     def handle(self, *, tool=None, tool_args, **options):
         if tool is None:
+            width = max(map(len, TOOLS)) + 2
             for name in TOOLS:
-                self.stdout.write(f"{name:<18}{summary(tool_module(name))}")
+                self.stdout.write(f"{name:<{width}}{summary(tool_module(name))}")
             return
         # A tool's --help is answered here: it needs no stack, and should not bring one up.
         asks_for_help = {"-h", "--help"} & set(tool_args)

@@ -1,0 +1,133 @@
+"""The staff accounts' pages: a staff file uploaded, its problems listed with their lines or its counts and changes,
+applied or discarded; the list found, filtered and paged; accounts deactivated and reactivated in bulk, after a
+confirm page, never the administrator's own."""
+import pytest
+from django.core import mail
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from accounts.models import AuditEntry, StaffMember, StaffUpload
+from respondents.tests.factories import make_school, make_staff
+from staff.tests.helpers import office_signed_in
+from staff.views.lists import PAGE_SIZE
+
+pytestmark = pytest.mark.django_db
+Role = StaffMember.Role
+User = get_user_model()
+HEADER = "username,email,name,role,district_codes,school_codes\n"
+GOOD = HEADER + "ana,ana@example.org,Ana Ruiz,school,,LIN\nbo,bo@example.org,Bo Li,district,D1,\n"
+
+
+@pytest.fixture
+def office(client):
+    make_school("LIN", "Lincoln")
+    office_signed_in(client, username="office")
+    return client
+
+
+def upload(client, text, name="staff.csv"):
+    return client.post("/staff/accounts/import/", {"file": SimpleUploadedFile(name, text.encode())}, follow=True)
+
+
+def test_a_file_with_problems_lists_every_one_with_its_row_and_writes_no_account(office):
+    page = upload(office, GOOD + "ANA,x@example.org,,school,,NOPE\ncy,,Cy,boss,,\n").content.decode()
+    assert "The file has 4 problems: nothing was written" in page, page[page.find("<tbody"):page.find("</tbody")]
+    for text in ("listed twice (first on row 2)", "Not in the school directory: NOPE", "not a role",
+                 "A new account needs an email"):
+        assert text in page, text
+    assert not User.objects.filter(username="ana").exists()
+    assert AuditEntry.objects.filter(action="staff_import_checked").count() == 1
+
+
+def test_a_good_file_shows_its_counts_and_changes_then_applies_and_again_changes_nothing(
+        office, django_capture_on_commit_callbacks):
+    page = upload(office, GOOD)
+    upload_id = StaffUpload.objects.get().pk
+    text = page.content.decode()
+    assert "Checked: nothing has been written yet." in text and "new: School coordinator (LIN)" in text
+    assert not User.objects.filter(username="ana").exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        applied = office.post(f"/staff/accounts/imports/{upload_id}/apply/", follow=True).content.decode()
+    assert ("Applied: 2 new, 0 changed, 0 unchanged. 2 new accounts were emailed a link to set their password."
+            in applied)
+    assert sorted(to for message in mail.outbox for to in message.to) == sorted(
+        User.objects.filter(username__in=["ana", "bo"]).values_list("email", flat=True))
+    assert all("/staff/password/set/" in message.body for message in mail.outbox)
+    assert StaffMember.objects.get(user__username="bo").role == Role.DISTRICT_COORDINATOR
+    again = upload(office, GOOD).content.decode()
+    assert "Every account in the file is as it is already: applying it changes nothing." in again
+    assert office.post(f"/staff/accounts/imports/{upload_id}/apply/", follow=True).status_code == 200
+    assert "It cannot be applied" not in again
+
+
+def test_a_discarded_file_writes_nothing_and_a_file_that_is_no_table_is_refused_on_the_form(office):
+    upload(office, GOOD)
+    upload_id = StaffUpload.objects.get().pk
+    page = office.post(f"/staff/accounts/imports/{upload_id}/discard/", follow=True).content.decode()
+    assert "The file was discarded: nothing was applied." in page
+    assert not User.objects.filter(username="ana").exists()
+    page = upload(office, "just,some\ntext,here\n")
+    assert page.status_code == 400 and "Missing required columns" in page.content.decode()
+
+
+def test_the_list_finds_by_user_name_email_or_name_filters_and_pages(office):
+    upload(office, GOOD)
+    office.post(f"/staff/accounts/imports/{StaffUpload.objects.get().pk}/apply/")
+    page = office.get("/staff/accounts/", {"q": "ruiz"}).content.decode()
+    assert "ana@example.org" in page and "bo@example.org" not in page and "1 account." in page
+    page = office.get("/staff/accounts/", {"q": "bo@example"}).content.decode()
+    assert "Bo Li" in page and "Ana Ruiz" not in page
+    page = office.get("/staff/accounts/", {"role": Role.DISTRICT_COORDINATOR}).content.decode()
+    assert "Bo Li" in page and "Ana Ruiz" not in page
+    for n in range(PAGE_SIZE + 5):
+        make_staff(Role.ANALYST, username=f"analyst{n:03d}")
+    first = office.get("/staff/accounts/", {"role": Role.ANALYST}).content.decode()
+    assert f"{PAGE_SIZE + 5} accounts." in first and "Page 1 of 2" in first
+    assert "analyst099" in first and "analyst100" not in first and "role=analyst&amp;" in first
+    second = office.get("/staff/accounts/", {"role": Role.ANALYST, "page": "2"}).content.decode()
+    assert "analyst104" in second and "analyst099" not in second and "Bo Li" not in second
+
+
+def test_bulk_deactivation_confirms_leaves_out_the_administrators_own_account_and_reactivation_undoes_it(office):
+    me = User.objects.get(username="office")
+    a, b = make_staff(Role.ANALYST, username="a"), make_staff(Role.ANALYST, username="b")
+    page = office.post("/staff/accounts/deactivate/", {"user": [a.pk, b.pk, me.pk]}).content.decode()
+    assert "Deactivate 2 accounts?" in page and "Your own account is left out" in page
+    assert User.objects.get(pk=a.pk).is_active  # nothing until confirmed
+    page = office.post("/staff/accounts/deactivate/", {"user": [a.pk, b.pk], "confirm": "on",
+                                                       "next": "/staff/accounts/?active=no"}, follow=True)
+    assert "2 accounts deactivated: they can no longer sign in." in page.content.decode()
+    assert not User.objects.filter(pk__in=[a.pk, b.pk], is_active=True).exists() and User.objects.get(pk=me.pk).is_active
+    assert page.redirect_chain[-1][0] == "/staff/accounts/?active=no"
+    page = office.post("/staff/accounts/deactivate/", {"user": [me.pk]}).content.decode()
+    assert "No account to deactivate" in page and "Your own account is left out" in page
+    office.post("/staff/accounts/deactivate/", {"user": [me.pk], "confirm": "on"})
+    assert User.objects.get(pk=me.pk).is_active
+    office.post("/staff/accounts/reactivate/", {"user": [a.pk], "confirm": "on"})
+    assert User.objects.get(pk=a.pk).is_active and not User.objects.get(pk=b.pk).is_active
+    details = list(AuditEntry.objects.filter(action="staff_changed").order_by("id").values_list("detail", flat=True))
+    assert details == ["a deactivated", "b deactivated", "a reactivated"]
+
+
+def test_choosing_no_account_says_so(office):
+    page = office.post("/staff/accounts/deactivate/", {}, follow=True).content.decode()
+    assert "Choose at least one account." in page
+
+
+def test_the_name_is_shown_and_saved_on_the_account_form(office):
+    office.post("/staff/accounts/new/", {"username": "cy", "email": "cy@example.org", "name": "Cy Pérez",
+                                         "password": "Another long passphrase 7", "role": Role.ANALYST,
+                                         "is_active": "on"})
+    member = StaffMember.objects.get(user__username="cy")
+    assert member.name == "Cy Pérez"
+    assert 'value="Cy Pérez"' in office.get(f"/staff/accounts/{member.user_id}/").content.decode()
+
+
+@pytest.mark.parametrize("role", [Role.DISTRICT_COORDINATOR, Role.SCHOOL_COORDINATOR, Role.ANALYST])
+def test_only_a_state_administrator_reaches_the_staff_file_and_bulk_pages(client, role):
+    lincoln = make_school("LIN", "Lincoln")
+    user = make_staff(role, username="someone", schools=[lincoln], districts=[lincoln.district])
+    client.post("/staff/login/", {"username": "someone", "password": "a long staff passphrase"})
+    for path in ("/staff/accounts/import/", "/staff/accounts/deactivate/", "/staff/accounts/reactivate/"):
+        assert client.post(path, {"user": [user.pk], "confirm": "on"}).status_code == 403, path
+    assert User.objects.get(pk=user.pk).is_active
