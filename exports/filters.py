@@ -32,7 +32,7 @@ respondents: nothing is filtered in Python.
 import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import reduce
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -263,7 +263,8 @@ def completion_bounds(export_filter: ExportFilter) -> tuple[datetime | None, dat
 def _day_start(day: date, zone: ZoneInfo) -> datetime:
     # fold=0: of a midnight that happens twice, the first; of one the clocks skip, the instant they jump (the
     # offset before the change applied to 00:00 is that instant).
-    return datetime.combine(day, time(), tzinfo=zone)
+    # In UTC: Python compares and subtracts two times of one zone by their clock faces, not as instants.
+    return datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
 
 
 def _codes(values: Iterable[str] | str, *, lower: bool = False) -> list[str]:
