@@ -182,7 +182,8 @@ def export_jobs_sweep(*, now: datetime | None = None) -> int:
 
 def export_jobs(*, scope: Scope) -> QuerySet[ExportJob]:
     """The exports a staff member asked for (only theirs), newest first."""
-    return ExportJob.objects.filter(requested_by_id=scope.user_id).select_related("survey").order_by("-created_at")
+    return (ExportJob.objects.filter(requested_by_id=scope.user_id).select_related("survey")
+            .order_by("-created_at", "-pk"))
 
 
 def export_job_file(*, scope: Scope, job: ExportJob) -> FieldFile:
