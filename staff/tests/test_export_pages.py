@@ -78,3 +78,21 @@ def test_the_exports_list_is_paged_newest_first(client, survey, analyst):
     assert f"/exports/{jobs[-1].pk}/" in first and f"/exports/{jobs[0].pk}/" not in first
     second = client.get(f"/staff/surveys/{survey.slug}/exports/?page=2").content.decode()
     assert second.count('<td class="export-filter">') == 1 and f"/exports/{jobs[0].pk}/" in second
+
+
+def test_the_exports_page_reads_a_fixed_number_of_queries_however_many_exports(client, survey, analyst):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    scope = scope_of(analyst)
+    for n in range(PAGE_SIZE + 5):
+        export_job_start(scope=scope, survey=survey, format="csv", options=ExportOptions(),
+                         export_filter=ExportFilter(statuses=("completed",), districts=("D1",)) if n % 2
+                         else ExportFilter())
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/staff/surveys/{survey.slug}/exports/?page=1")
+    assert response.status_code == 200
+    # session, user, staff member and its schools (the scope), the survey, the count and the page of exports,
+    # the districts of the scope (the form's help)
+    print(f"\nexports page (105 exports): {len(queries)} queries")
+    assert len(queries) <= 8, "\n".join(q["sql"] for q in queries)
