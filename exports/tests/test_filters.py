@@ -210,6 +210,24 @@ def test_a_completion_range_leaves_out_those_who_never_completed_and_keeps_a_wit
     assert kept(people, statuses=["completed"], completed_from="2026-11-10") == ["done-ada", "done-lin"]
 
 
+def test_the_filter_is_in_the_query_so_only_the_kept_respondents_are_read(people, django_assert_num_queries):
+    from exports.writers import _respondent_answers, _selection
+
+    make_respondents(people, 12, school=School.objects.get(code="HAY"))  # not started: not read at all
+    export_filter = export_filter_make(scope=COMMAND_LINE, statuses=["completed"], districts="D1 D2")
+    selection = _selection(survey=people, using=None, school_ids=None, deidentified=False,
+                           export_filter=export_filter)
+    assert selection.total == 2
+    list(_respondent_answers(selection=selection, batch_size=2))  # the definition, read once a process
+    # Batches of two: one full batch of the two kept (respondents + answers), then one empty read; the twelve not
+    # started of Hayes would take six more batches if they were read and dropped here.
+    with django_assert_num_queries(3) as captured:
+        rows = list(_respondent_answers(selection=selection, batch_size=2))
+    assert sorted(r.external_id for r, _ in rows) == ["done-ada", "done-lin"]
+    first = captured.captured_queries[0]["sql"]
+    assert '"withdrawn_at" IS NULL' in first and '"respondents_district"."code" IN' in first
+
+
 # ---------------------------------------------------------------- the files
 
 
