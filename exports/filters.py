@@ -30,6 +30,7 @@ checks it again, with the scope as it is then.
 respondents: nothing is filtered in Python.
 """
 import operator
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -116,10 +117,10 @@ class ExportFilter:
         if self.schools:
             parts.append(("school " if len(self.schools) == 1 else "schools ") + ", ".join(self.schools))
         if self.completed_from or self.completed_to:
-            parts.append(self.describe_completion())
+            parts.append(self._describe_completion())
         return "; ".join(parts)
 
-    def describe_completion(self) -> str:
+    def _describe_completion(self) -> str:
         zone = settings.TIME_ZONE
         if self.completed_from and self.completed_to:
             if self.completed_from == self.completed_to:
@@ -135,8 +136,8 @@ class ExportFilter:
     def as_options(self) -> str:
         """Return the filter as ``manage.py export_responses`` takes it (empty for no filter)."""
         options = [f"--status {s}" for s in self.statuses]
-        options += [f"--district {code}" for code in self.districts]
-        options += [f"--school {code}" for code in self.schools]
+        options += [f"--district {shlex.quote(code)}" for code in self.districts]
+        options += [f"--school {shlex.quote(code)}" for code in self.schools]
         if self.completed_from:
             options.append(f"--completed-from {_iso(self.completed_from)}")
         if self.completed_to:
