@@ -18,6 +18,7 @@ million respondents' answers takes minutes); --drop deletes it at the end.
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -154,17 +155,20 @@ def main(argv=None):
         replicas_caught_up(master_wal_position(), timeout=300)  # the export reads the replica
     try:
         with tempfile.TemporaryDirectory() as scratch:
-            print(f"{'format':<8}{'seconds':>9}{'respondents/s':>15}{'peak RSS MB':>13}{'file MB':>9}")
+            print(f"{'format':<8}{'respondents':>12}{'seconds':>9}{'respondents/s':>15}{'peak RSS MB':>13}"
+                  f"{'file MB':>9}")
             for fmt in args.formats.split(","):
                 path = Path(scratch) / f"export{DATA_SUFFIXES[fmt]}"
                 seconds, peak, said = run_export(slug, fmt, path, deidentified=args.deidentified,
                                                  filter_options=filter_options)
                 size = path.stat().st_size / 1e6
-                rows = sum(1 for _ in path.open(encoding="utf-8")) - 1 if fmt != "xlsx" else None
-                figures[fmt] = {"seconds": round(seconds, 1), "respondents_per_second": round(args.respondents / seconds),
-                                "peak_rss_mb": round(peak), "file_mb": round(size, 1), "rows": rows, "output": said}
-                print(f"{fmt:<8}{seconds:>9.1f}{args.respondents / seconds:>15.0f}{peak:>13.0f}{size:>9.1f}"
-                      + (f"  {rows} rows" if rows is not None else ""))
+                # The respondents written (a filter keeps fewer than were seeded), as the command says.
+                written = re.search(r"Exported (\d+) respondents", " ".join(said))
+                rows = int(written.group(1)) if written else args.respondents
+                figures[fmt] = {"seconds": round(seconds, 1), "respondents": rows,
+                                "respondents_per_second": round(rows / seconds), "peak_rss_mb": round(peak),
+                                "file_mb": round(size, 1), "output": said}
+                print(f"{fmt:<8}{rows:>12}{seconds:>9.1f}{rows / seconds:>15.0f}{peak:>13.0f}{size:>9.1f}")
     finally:
         if args.drop:
             with read_from_master():
