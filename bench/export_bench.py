@@ -5,7 +5,9 @@ questions, every kind) straight into the stack's PostgreSQL, each with an
 answer to every question (INSERT ... SELECT in chunks: RESPONDENTS x 60 answer
 rows), then runs ``manage.py export_responses`` in a child process for CSV and
 for XLSX (``--formats`` adds spss and stata: their tab-separated ``.dat``;
-``--deidentified`` measures the shuffled, de-identified export) (the same
+``--deidentified`` measures the shuffled, de-identified export; ``--filter
+"--district XD01 --status completed"`` a filtered one, with export_responses'
+filter options: the seeded schools are in 40 districts, XD00 to XD39) (the same
 code as the staff area's Celery task, reading the replica), and prints each
 one's wall time, the child's peak resident memory and the file's size.
 
@@ -16,6 +18,8 @@ million respondents' answers takes minutes); --drop deletes it at the end.
 import argparse
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -97,12 +101,13 @@ def seed(survey, *, respondents, schools):
     return len(values)
 
 
-def run_export(slug, fmt, path, *, deidentified=False):
+def run_export(slug, fmt, path, *, deidentified=False, filter_options=()):
     """Run export_responses in a child; return (seconds, the child's own peak RSS in MB)."""
     started = time.monotonic()
     with tempfile.TemporaryFile("w+") as err:
         child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "export_responses", slug, "--format", fmt,
-                                  "--output", str(path), *(["--deidentified"] if deidentified else [])],
+                                  "--output", str(path), *(["--deidentified"] if deidentified else []),
+                                  *filter_options],
                                  stdout=subprocess.DEVNULL, stderr=err, text=True)
         _, status, usage = os.wait4(child.pid, 0)  # this child's rusage alone
         seconds = time.monotonic() - started
@@ -120,12 +125,16 @@ def main(argv=None):
     parser.add_argument("--formats", default="csv,xlsx", help="Of csv, xlsx, spss, stata.")
     parser.add_argument("--deidentified", action="store_true",
                         help="De-identified exports (rows shuffled: the ids are read first).")
+    parser.add_argument("--filter", default="", help="export_responses' filter options, as one string "
+                                                     "('--district XD01 --status completed').")
     parser.add_argument("--drop", action="store_true", help="Delete the seeded survey at the end.")
     parser.add_argument("--output", default=str(ROOT / "jmeter" / "results" / "export-bench.json"))
     args = parser.parse_args(argv)
 
     slug = f"export-bench-{args.respondents}"
-    figures = {"respondents": args.respondents, "schools": args.schools, "deidentified": args.deidentified}
+    filter_options = shlex.split(args.filter)
+    figures = {"respondents": args.respondents, "schools": args.schools, "deidentified": args.deidentified,
+               "filter": args.filter}
     with read_from_master():
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:
@@ -146,14 +155,20 @@ def main(argv=None):
         replicas_caught_up(master_wal_position(), timeout=300)  # the export reads the replica
     try:
         with tempfile.TemporaryDirectory() as scratch:
-            print(f"{'format':<8}{'seconds':>9}{'respondents/s':>15}{'peak RSS MB':>13}{'file MB':>9}")
+            print(f"{'format':<8}{'respondents':>12}{'seconds':>9}{'respondents/s':>15}{'peak RSS MB':>13}"
+                  f"{'file MB':>9}")
             for fmt in args.formats.split(","):
                 path = Path(scratch) / f"export{DATA_SUFFIXES[fmt]}"
-                seconds, peak, said = run_export(slug, fmt, path, deidentified=args.deidentified)
+                seconds, peak, said = run_export(slug, fmt, path, deidentified=args.deidentified,
+                                                 filter_options=filter_options)
                 size = path.stat().st_size / 1e6
-                figures[fmt] = {"seconds": round(seconds, 1), "respondents_per_second": round(args.respondents / seconds),
-                                "peak_rss_mb": round(peak), "file_mb": round(size, 1), "output": said}
-                print(f"{fmt:<8}{seconds:>9.1f}{args.respondents / seconds:>15.0f}{peak:>13.0f}{size:>9.1f}")
+                # The respondents written (a filter keeps fewer than were seeded), as the command says.
+                written = re.search(r"Exported (\d+) respondents", " ".join(said))
+                rows = int(written.group(1)) if written else args.respondents
+                figures[fmt] = {"seconds": round(seconds, 1), "respondents": rows,
+                                "respondents_per_second": round(rows / seconds), "peak_rss_mb": round(peak),
+                                "file_mb": round(size, 1), "output": said}
+                print(f"{fmt:<8}{rows:>12}{seconds:>9.1f}{rows / seconds:>15.0f}{peak:>13.0f}{size:>9.1f}")
     finally:
         if args.drop:
             with read_from_master():

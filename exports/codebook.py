@@ -7,6 +7,9 @@ when it is asked (its skip logic in words and as its rule), how SPSS and
 Stata read it, its missing-value codes, the definition's version). Sheet
 "About": the export itself (survey, format, options, counts, suppression, row
 order, times, when; for SPSS and Stata how the data file writes a text).
+Sheet "Filter": which respondents made the file (status, districts,
+schools, completion days, the scope) and which roster fields it holds, part by
+part in words and in codes, with the command line that makes the same file.
 Texts are written as text, never as formulas, as in the XLSX export.
 """
 import json
@@ -15,8 +18,12 @@ from pathlib import Path
 
 import xlsxwriter
 
-from exports.variables import MISSING_CODES, NOT_ASKED_CELL, Variable, VariablePlan
-from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, writes_numbers
+from django.conf import settings
+
+from exports.filters import STATUSES, ExportFilter, completion_bounds
+from exports.variables import MISSING_CODES, NOT_ASKED_CELL, ROSTER_FIELDS, Variable, VariablePlan
+from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, ExportOptions, moment_text, writes_numbers
+from respondents.models import District, School
 from surveys.models import Survey
 from surveys.rules import AllOf, rule_describe, rule_to_json
 from surveys.selectors import survey_flow
@@ -26,14 +33,59 @@ VARIABLE_COLUMNS = [
     "measurement level", "missing values", "definition version",
 ]
 _WIDTHS = [24, 24, 6, 12, 60, 40, 9, 40, 9, 12, 40, 40]
+FILTER_COLUMNS = ["part", "in words", "codes"]
+
+
+def export_filter_rows(*, survey: Survey, format: str, export_filter: ExportFilter, options: ExportOptions,
+                       respondents: int, school_ids: frozenset[int] | None,
+                       using: str | None) -> list[tuple[str, str | int, str]]:
+    """Return the codebook's Filter sheet: which respondents and roster fields made the file, part by part, in
+    words and in codes, and the command that makes the same file."""
+    f = export_filter
+    districts = dict(District.objects.using(using).filter(code__in=f.districts).values_list("code", "name"))
+    schools = dict(School.objects.using(using).filter(code__in=f.schools).values_list("code", "name"))
+    start, end = completion_bounds(f)
+    zone = settings.TIME_ZONE
+    every = "every school, and respondents with no school" if school_ids is None else (
+        f"the requester's {len(school_ids)} school(s)")
+    command = " ".join(part for part in (
+        f"manage.py export_responses {survey.slug} --format {format}", f.as_options(),
+        f"--roster-fields {','.join(options.exported_roster_fields)}" if options.exported_roster_fields
+        else "--roster-fields ''", "--labels" if options.labels else "",
+        "--multiple columns" if options.multiple == "columns" else "",
+        "--deidentified" if options.deidentified else "") if part)
+    return [
+        ("Filter", f.describe(), json.dumps(f.as_dict(), ensure_ascii=False)),
+        ("Status", " or ".join(STATUSES[s] for s in f.statuses) if f.statuses
+         else "every status: " + ", ".join(STATUSES.values()),
+         " ".join(f.statuses)),
+        ("Districts", "; ".join(f"{districts.get(code, '?')} ({code})" for code in f.districts) if f.districts
+         else "every district", " ".join(f.districts)),
+        ("Schools", "; ".join(f"{schools.get(code, '?')} ({code})" for code in f.schools) if f.schools
+         else "every school" if not f.districts else "those of the districts", " ".join(f.schools)),
+        ("Completed from", f"{f.completed_from.isoformat()}, from its first instant in {zone} "
+                           f"({moment_text(start)})" if f.completed_from and start else "no first day",
+         f.completed_from.isoformat() if f.completed_from else ""),
+        ("Completed to", f"{f.completed_to.isoformat()} included, to its last instant in {zone} "
+                         f"(before {moment_text(end)})" if f.completed_to and end else "no last day",
+         f.completed_to.isoformat() if f.completed_to else ""),
+        ("Within", every, ""),
+        ("Roster fields", "; ".join(ROSTER_FIELDS[name] for name in options.exported_roster_fields) or "none",
+         ",".join(options.exported_roster_fields)),
+        ("Respondents", respondents, ""),
+        ("Command line", "the same export (and the same codebook) from the command line, as a state "
+                         "administrator: every school", command),
+    ]
 
 
 def codebook_write(*, path: Path, survey: Survey, plan: VariablePlan, format: str, labels: bool = False,
-                   about: Iterable[tuple[str, str | int]]) -> None:
+                   about: Iterable[tuple[str, str | int]],
+                   filter_rows: Iterable[tuple[str, str | int, str]] = ()) -> None:
     """Write the codebook of an export of ``survey`` (its VariablePlan ``plan``) in ``format`` to ``path``.
 
     ``labels``: CSV and XLSX hold choice labels. ``about`` is ``[(label,
-    value), ...]``.
+    value), ...]``; ``filter_rows`` is ``[(part, in words, codes), ...]``
+    (``export_filter_rows``), the sheet "Filter".
     """
     statistics = format in STATISTICS_FORMATS
 
@@ -74,6 +126,12 @@ def codebook_write(*, path: Path, survey: Survey, plan: VariablePlan, format: st
         for row, (label, value) in enumerate(rows):
             sheet.write(row, 0, label)
             sheet.write(row, 1, value)
+        sheet = workbook.add_worksheet("Filter")
+        sheet.write_row(0, 0, FILTER_COLUMNS, bold)
+        for column, width in enumerate((20, 80, 60)):
+            sheet.set_column(column, column, width, wrap)
+        for row, values in enumerate(filter_rows, start=1):
+            sheet.write_row(row, 0, values)
     finally:
         workbook.close()
 

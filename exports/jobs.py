@@ -38,6 +38,7 @@ from django.utils import timezone
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import Scope, staff_scope
+from exports.filters import NO_FILTER, ExportFilter, export_filter_apply, export_filter_check
 from exports.models import ExportJob
 from exports.writers import ExportOptions, export_write, export_zip
 from surveys.models import Survey
@@ -56,19 +57,25 @@ def export_options_for(*, scope: Scope, options: ExportOptions) -> ExportOptions
     return replace(options, roster_fields=tuple(f for f in options.roster_fields if f not in NAMED_FIELDS))
 
 
-def export_job_start(*, scope: Scope, survey: Survey, format: str, options: ExportOptions) -> ExportJob:
-    """Queue an export of ``survey`` in ``format`` with ``options`` (ExportOptions) for Celery, audited; return
-    the ExportJob (the caller queues its task)."""
+def export_job_start(*, scope: Scope, survey: Survey, format: str, options: ExportOptions,
+                     export_filter: ExportFilter = NO_FILTER) -> ExportJob:
+    """Queue an export of ``survey`` in ``format`` with ``options`` (ExportOptions) of the respondents
+    ``export_filter`` keeps for Celery, audited; return the ExportJob (the caller queues its task). Raise
+    ExportFilterError for a filter the scope may not use (exports/filters.py)."""
     scope.require("can_export")
     if format not in ExportJob.Format.values:
         raise ValueError(f"Unknown export format '{format}': one of {', '.join(ExportJob.Format.values)}.")
     options = export_options_for(scope=scope, options=options)
+    export_filter_check(scope=scope, export_filter=export_filter, deidentified=options.deidentified)
     with transaction.atomic(durable=True):
         job = ExportJob.objects.create(
             survey=survey, requested_by_id=scope.requester_id(), requested_from=scope.address, format=format,
-            options=asdict(options), rows_total=scope.respondents(survey).count())
+            options=asdict(options), filter=export_filter.as_dict(),
+            rows_total=export_filter_apply(scope.respondents(survey), export_filter).count())
         audit_record(scope=scope, action=Action.EXPORT_REQUESTED, survey=survey,
-                     detail=f"{job.get_format_display()}: {options.describe()} (export {job.pk})")
+                     detail=f"{job.get_format_display()}: {options.describe()}; filter: {export_filter.describe()} "
+                            f"[{export_filter.as_options() or 'none'}] (export {job.pk}, {job.rows_total} "
+                            f"respondents)")
     return job
 
 
@@ -128,11 +135,14 @@ def _export_job_write(job: ExportJob, using: str | None) -> None:
         scope = staff_scope(user=job.requested_by, address=job.requested_from)
         scope.require("can_export")
         options = export_options_for(scope=scope, options=ExportOptions(**job.options))
+        # Checked again: a school taken out of the scope since is refused, never exported nor left out silently.
+        export_filter_check(scope=scope, export_filter=job.export_filter, deidentified=options.deidentified)
         with tempfile.TemporaryDirectory(prefix="export-") as scratch:
             folder = Path(scratch) / "files"
             folder.mkdir()
             result = export_write(survey=job.survey, format=job.format, options=options, directory=folder,
-                                  using=using, school_ids=scope.school_ids, progress=progress)
+                                  using=using, school_ids=scope.school_ids, export_filter=job.export_filter,
+                                  progress=progress)
             bundle = Path(scratch) / f"{job.survey.slug}-{job.format}.zip"
             export_zip(files=result.files, path=bundle)
             with open(bundle, "rb") as stream:
@@ -172,7 +182,8 @@ def export_jobs_sweep(*, now: datetime | None = None) -> int:
 
 def export_jobs(*, scope: Scope) -> QuerySet[ExportJob]:
     """The exports a staff member asked for (only theirs), newest first."""
-    return ExportJob.objects.filter(requested_by_id=scope.user_id).select_related("survey").order_by("-created_at")
+    return (ExportJob.objects.filter(requested_by_id=scope.user_id).select_related("survey")
+            .order_by("-created_at", "-pk"))
 
 
 def export_job_file(*, scope: Scope, job: ExportJob) -> FieldFile:

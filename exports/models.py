@@ -4,6 +4,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from config.jobs import JobProgress
+from exports.filters import ExportFilter
 from surveys.models import Survey
 
 
@@ -29,6 +30,8 @@ class ExportJob(JobProgress, models.Model):
     requested_from = models.CharField(max_length=45, blank=True)
     format = models.CharField(max_length=5, choices=Format.choices)
     options = models.JSONField(default=dict, blank=True, help_text=_("ExportOptions as a dict."))
+    filter = models.JSONField(default=dict, blank=True, help_text=_(
+        "Which respondents: ExportFilter as a dict (exports/filters.py); empty for every respondent in scope."))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     rows_total = models.PositiveIntegerField(default=0)
     rows_done = models.PositiveIntegerField(default=0)
@@ -49,5 +52,9 @@ class ExportJob(JobProgress, models.Model):
 
     def __str__(self) -> str:
         return f"export {self.survey_id} {self.format} ({self.status})"
+
+    @property
+    def export_filter(self) -> ExportFilter:
+        return ExportFilter.from_dict(self.filter)
 
 

@@ -96,6 +96,7 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 from django.utils import timezone
 
+from exports.filters import NO_FILTER, ExportFilter, export_filter_apply
 from exports.variables import (
     IDENTIFYING_FIELDS,
     LEFT_BLANK,
@@ -203,14 +204,15 @@ class ExportResult:
 
 @dataclass(frozen=True)
 class _Selection:
-    """Who an export holds: the respondents of ``survey`` in ``school_ids`` (every one for None), less the
-    suppressed."""
+    """Who an export holds: the respondents of ``survey`` in ``school_ids`` (every one for None) that
+    ``export_filter`` keeps, less the suppressed."""
 
     survey: Survey
     using: str | None
     school_ids: frozenset[int] | None
     deidentified: bool
     total: int
+    export_filter: ExportFilter = NO_FILTER
     suppressed_school_ids: frozenset[int] = frozenset()
     no_school_suppressed: bool = False
     suppressed_schools: int = 0
@@ -222,7 +224,7 @@ class _Selection:
             respondents = respondents.filter(school_id__in=self.school_ids)
         if self.deidentified:
             respondents = respondents.filter(withdrawn_at=None)
-        return respondents
+        return export_filter_apply(respondents, self.export_filter)
 
     def keeps(self, school_id: int | None) -> bool:
         """Whether the export holds the respondents of the school ``school_id`` (None: no school)."""
@@ -231,9 +233,10 @@ class _Selection:
         return school_id not in self.suppressed_school_ids
 
 
-def _selection(*, survey: Survey, using: str | None, school_ids: frozenset[int] | None,
-               deidentified: bool) -> _Selection:
-    selection = _Selection(survey=survey, using=using, school_ids=school_ids, deidentified=deidentified, total=0)
+def _selection(*, survey: Survey, using: str | None, school_ids: frozenset[int] | None, deidentified: bool,
+               export_filter: ExportFilter = NO_FILTER) -> _Selection:
+    selection = _Selection(survey=survey, using=using, school_ids=school_ids, deidentified=deidentified, total=0,
+                           export_filter=export_filter)
     counts = dict(selection.respondents().order_by().values_list("school_id").annotate(n=Count("pk")))
     if not deidentified:
         return replace(selection, total=sum(counts.values()))
@@ -335,7 +338,7 @@ def _respondent_answers(*, selection: _Selection, batch_size: int = 500) -> Iter
             yield r, answers[r.pk]
 
 
-def _moment(moment: datetime | None) -> str:
+def moment_text(moment: datetime | None) -> str:
     """A time as exports write it: ISO 8601 in the deployment's time zone, with its offset, to the second."""
     return timezone.localtime(moment).isoformat(timespec="seconds") if moment else ""
 
@@ -421,7 +424,7 @@ def _answer_cell_maker(v: Variable, *, statistics: bool, labels: bool, typed: bo
     if qid is None:  # a roster field
         read = _ROSTER_VALUES[v.field]
         if v.field in _TIME_FIELDS:
-            moment = _day if deidentified else _moment
+            moment = _day if deidentified else moment_text
             return lambda respondent, _: moment(read(respondent))
         return lambda respondent, _: read(respondent)
     if statistics:
@@ -555,26 +558,30 @@ def _sheet_name(title: str) -> str:
     return _SHEET_NAME_UNSAFE.sub("-", title)[:31] or "Sheet"
 
 
-def _prepare(*, survey: Survey, options: ExportOptions | None, using: str | None,
-             school_ids: Iterable[int] | None) -> tuple[ExportOptions, VariablePlan, _Selection]:
+def _prepare(*, survey: Survey, options: ExportOptions | None, using: str | None, school_ids: Iterable[int] | None,
+             export_filter: ExportFilter) -> tuple[ExportOptions, VariablePlan, _Selection]:
     options = options or ExportOptions()
     plan = variables_plan(survey=survey, roster_fields=options.exported_roster_fields, multiple=options.multiple,
                           using=using)
     school_ids = None if school_ids is None else frozenset(school_ids)
-    selection = _selection(survey=survey, using=using, school_ids=school_ids, deidentified=options.deidentified)
+    selection = _selection(survey=survey, using=using, school_ids=school_ids, deidentified=options.deidentified,
+                           export_filter=export_filter)
     return options, plan, selection
 
 
 def responses_write_csv(*, survey: Survey, stream: "SupportsWrite[str]", using: str | None = None,
                         options: ExportOptions | None = None, school_ids: frozenset[int] | None = None,
+                        export_filter: ExportFilter = NO_FILTER,
                         progress: Callable[[int, int], object] | None = None) -> int:
-    """Write every response of ``survey`` as CSV to the text ``stream``; return the number of respondents.
+    """Write every response of ``survey`` (that ``export_filter`` keeps) as CSV to the text ``stream``; return the
+    number of respondents.
 
     ``using`` names the database to read answers from: exports read a replica
     (``config.db_router.replica_alias()``) so they never load the master. No
     codebook: ``export_write`` writes one beside its files.
     """
-    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids,
+                                        export_filter=export_filter)
     rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
     _csv_write(stream=stream, plan=plan, rows=rows, labels=options.labels, deidentified=options.deidentified)
     return rows.done
@@ -582,9 +589,11 @@ def responses_write_csv(*, survey: Survey, stream: "SupportsWrite[str]", using: 
 
 def responses_write_xlsx(*, survey: Survey, path: Path, using: str | None = None, max_rows: int = XLSX_MAX_ROWS,
                          options: ExportOptions | None = None, school_ids: frozenset[int] | None = None,
+                         export_filter: ExportFilter = NO_FILTER,
                          progress: Callable[[int, int], object] | None = None) -> int:
     """Write every response of ``survey`` to an XLSX workbook at ``path``; return the number of respondents."""
-    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids,
+                                        export_filter=export_filter)
     rows = _Counter(_respondent_answers(selection=selection), total=selection.total, progress=progress)
     _xlsx_write(path=path, survey=survey, plan=plan, rows=rows, total=selection.total, labels=options.labels,
                 max_rows=max_rows, deidentified=options.deidentified)
@@ -606,8 +615,9 @@ def export_paths(*, format: str, directory: Path, stem: str) -> dict[str, Path |
 
 
 def export_write(*, survey: Survey, format: str, options: ExportOptions, directory: Path, using: str | None = None,
-                 school_ids: frozenset[int] | None = None, progress: Callable[[int, int], None] | None = None,
-                 stem: str | None = None, max_rows: int = XLSX_MAX_ROWS) -> ExportResult:
+                 school_ids: frozenset[int] | None = None, export_filter: ExportFilter = NO_FILTER,
+                 progress: Callable[[int, int], None] | None = None, stem: str | None = None,
+                 max_rows: int = XLSX_MAX_ROWS) -> ExportResult:
     """Write an export of ``survey``'s responses into ``directory``; return an ExportResult.
 
     Writes the data (``<stem>.csv``, ``<stem>.xlsx`` for XLSX, ``<stem>.dat``
@@ -615,13 +625,14 @@ def export_write(*, survey: Survey, format: str, options: ExportOptions, directo
     Stata (``<stem>.do``), and the
     codebook (``<stem>-codebook.xlsx``); ``stem`` is the survey's slug unless
     given. ``school_ids`` limits the export to those schools (None: every
-    respondent, those with no school too). ``progress(done, total)`` is called
+    respondent, those with no school too); ``export_filter`` (exports/filters.py)
+    narrows them, in the query, and the codebook's Filter sheet says how. ``progress(done, total)`` is called
     every 1,000 respondents and at the end. Raise ExportError for a format or
     directory that will not do; if anything fails, no file is left behind and
     files of an earlier export with the same names are untouched.
     """
     # codebook and syntax_files read this module's cell rules: imported here, they make no cycle at import time.
-    from exports.codebook import codebook_write
+    from exports.codebook import codebook_write, export_filter_rows
     from exports.syntax_files import spss_syntax_write, stata_syntax_write  # (the same cycle)
 
     if format not in FORMATS:
@@ -632,7 +643,8 @@ def export_write(*, survey: Survey, format: str, options: ExportOptions, directo
     stem = stem or survey.slug
     paths = export_paths(format=format, directory=directory, stem=stem)
     written = {key: path for key, path in paths.items() if path is not None}
-    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids)
+    options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids,
+                                        export_filter=export_filter)
     statistics = format in STATISTICS_FORMATS
     partial = {key: path.with_name(path.name + ".partial") for key, path in written.items()}
     try:
@@ -656,7 +668,10 @@ def export_write(*, survey: Survey, format: str, options: ExportOptions, directo
             suppressed_schools=selection.suppressed_schools, suppressed_respondents=selection.suppressed_respondents)
         codebook_write(path=partial["codebook"], survey=survey, plan=plan, format=format, labels=options.labels,
                        about=_about(survey=survey, format=format, options=options, result=result,
-                                    school_ids=selection.school_ids))
+                                    school_ids=selection.school_ids, export_filter=export_filter),
+                       filter_rows=export_filter_rows(survey=survey, format=format, export_filter=export_filter,
+                                                      options=options, respondents=result.respondent_count,
+                                                      school_ids=selection.school_ids, using=using))
         for key, path in partial.items():
             os.replace(path, written[key])
     except BaseException:
@@ -667,11 +682,12 @@ def export_write(*, survey: Survey, format: str, options: ExportOptions, directo
 
 
 def _about(*, survey: Survey, format: str, options: ExportOptions, result: ExportResult,
-           school_ids: frozenset[int] | None) -> list[tuple[str, str | int]]:
+           school_ids: frozenset[int] | None, export_filter: ExportFilter) -> list[tuple[str, str | int]]:
     return [
         ("Survey", f"{survey.title} ({survey.slug})"),
         ("Format", format),
         ("Options", options.describe()),
+        ("Filter", f"{export_filter.describe()} (the Filter sheet says it part by part)"),
         ("Schools", "every school, and respondents with no school" if school_ids is None
          else f"{len(school_ids)} school(s) of the requester's scope"),
         ("Respondents", result.respondent_count),
@@ -685,7 +701,7 @@ def _about(*, survey: Survey, format: str, options: ExportOptions, result: Expor
                              f"{settings.EXPORT_SMALL_SCHOOL_MIN} respondents (respondents with no school count as "
                              f"one school)" if options.deidentified else "none: not de-identified"),
         ("Files", ", ".join(path.name for path in result.files)),
-        ("Generated at", _moment(timezone.now())),
+        ("Generated at", moment_text(timezone.now())),
     ]
 
 

@@ -13,6 +13,7 @@ from accounts.models import NAME_MAX, AuditEntry, StaffMember
 from accounts.passwords import password_reset_asked_record, password_reset_recipients
 from accounts.staff_accounts import StaffAccount
 from config.login_limits import client_ip
+from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
 from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
 from exports.variables import ROSTER_FIELDS
@@ -289,8 +290,22 @@ class MonitoringFilterForm(forms.Form):
 
 
 class ExportForm(forms.Form):
-    """What an export holds (exports/writers.py: ExportOptions)."""
+    """Which respondents an export holds (exports/filters.py: ExportFilter, checked against the scope) and what it
+    holds of them (exports/writers.py: ExportOptions)."""
 
+    statuses = forms.MultipleChoiceField(
+        label=_("Status"), required=False, widget=forms.CheckboxSelectMultiple,
+        choices=[(code, words.capitalize()) for code, words in STATUSES.items()],
+        help_text=_("None ticked: every respondent. Withdrawn people are only under “Withdrawn”."))
+    districts = forms.CharField(label=_("District codes"), required=False, max_length=2000,
+                                help_text=_("Separated by spaces; empty for every district you may export."))
+    schools = forms.CharField(label=_("School codes"), required=False, max_length=2000,
+                              help_text=_("Separated by spaces; a school of a district chosen above is already in."))
+    completed_from = forms.CharField(label=_("Completed from"), required=False, max_length=40,
+                                     widget=forms.DateInput(attrs={"type": "date"}))
+    completed_to = forms.CharField(label=_("Completed to"), required=False, max_length=40,
+                                   widget=forms.DateInput(attrs={"type": "date"}),
+                                   help_text=_("Whole days, both included, in the office's time zone."))
     format = forms.ChoiceField(label=_("Format"), choices=ExportJob.Format.choices, initial="csv",
                                widget=forms.RadioSelect)
     answers = forms.ChoiceField(label=_("Answers as"), initial="values", widget=forms.RadioSelect, choices=[
@@ -308,11 +323,30 @@ class ExportForm(forms.Form):
         help_text=_("Leaves out external ids, names and codes, and the respondents of schools too small to stay "
                     "anonymous."))
 
+    FILTER_FIELDS = ("statuses", "districts", "schools", "completed_from", "completed_to")
+
     def __init__(self, *args, scope, **kwargs):
         super().__init__(*args, **kwargs)
+        self.scope = scope
+        self.export_filter = NO_FILTER
         if not scope.can_see_codes:  # analysts never get names
             self.fields["roster_fields"].choices = [
                 (name, label) for name, label in ROSTER_FIELDS.items() if name not in NAMED_FIELDS]
+
+    def clean(self):
+        """Make the filter (exports/filters.py checks it against the scope): every problem on its field at once."""
+        data = super().clean()
+        if any(name in self.errors for name in self.FILTER_FIELDS):
+            return data
+        try:
+            self.export_filter = export_filter_make(
+                scope=self.scope, statuses=data.get("statuses", ()), districts=data.get("districts", ""),
+                schools=data.get("schools", ""), completed_from=data.get("completed_from"),
+                completed_to=data.get("completed_to"), deidentified=bool(data.get("deidentified")))
+        except ExportFilterError as error:
+            for problem in error.problems:
+                self.add_error(problem.part if problem.part in self.FILTER_FIELDS else None, problem.message)
+        return data
 
     def options(self):
         data = self.cleaned_data

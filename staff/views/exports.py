@@ -15,6 +15,7 @@ from staff.access import staff_view
 from staff.forms import ExportForm
 from staff.views.downloads import ZIP, stored_file, stored_name
 from staff.views.jobs import SurveyJobs
+from staff.views.lists import page_of
 from surveys.models import Survey
 
 EXPORT_LINK_SALT = "staff.export-file"
@@ -27,18 +28,18 @@ export_detail, export_progress = EXPORTS.page_view(), EXPORTS.progress_view()
 
 @staff_view("can_export")
 def exports(request, slug):
-    """Ask for an export (POST: queued for Celery, then its page), and the exports one asked for."""
+    """Ask for an export of the respondents a filter keeps (POST: queued for Celery, then its page), and the
+    exports one asked for, a page at a time."""
     survey = get_object_or_404(Survey, slug=slug)
     form = ExportForm(request.POST or None, scope=request.scope)
     if request.method == "POST" and form.is_valid():
         job = export_job_start(scope=request.scope, survey=survey, format=form.cleaned_data["format"],
-                               options=form.options())
+                               options=form.options(), export_filter=form.export_filter)
         export_job_task.delay(job.pk)  # in-process on the embedded default
         return redirect("staff:export", slug=survey.slug, job_id=job.pk)
     return render(request, "staff/exports.html", {
-        "survey": survey, "form": form,
-        "jobs": EXPORTS.jobs(scope=request.scope, survey=survey)[:20],
-        "retention_days": settings.EXPORT_RETENTION_DAYS,
+        "survey": survey, "form": form, "page": page_of(request, EXPORTS.jobs(scope=request.scope, survey=survey)),
+        "retention_days": settings.EXPORT_RETENTION_DAYS, "time_zone": settings.TIME_ZONE,
     }, status=400 if form.errors else 200)
 
 

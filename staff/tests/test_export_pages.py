@@ -1,0 +1,98 @@
+"""The exports page: the filter's form (every problem at once), the list of one's exports a page at a time, each
+with its filter in words."""
+import html
+
+import pytest
+
+from accounts.models import AuditEntry, StaffMember
+from exports.filters import ExportFilter
+from exports.jobs import export_job_start
+from exports.models import ExportJob
+from exports.writers import ExportOptions
+from respondents.models import District, Respondent
+from respondents.tests.factories import make_respondents, make_staff, scope_of
+from respondents.tests.factories import staff_signed_in as signed_in
+from staff.views.lists import PAGE_SIZE
+
+pytestmark = pytest.mark.django_db
+
+
+def ask(client, survey, **fields):
+    data = {"format": "csv", "answers": "values", "multiple": "joined", "roster_fields": ["external_id"], **fields}
+    return client.post(f"/staff/surveys/{survey.slug}/exports/", data)
+
+
+@pytest.fixture
+def analyst(client, lincoln, adams):
+    """An analyst of District One (Lincoln), signed in."""
+    user = make_staff(StaffMember.Role.ANALYST, districts=[District.objects.get(code="D1")], username="d1")
+    signed_in(client, user)
+    return user
+
+
+def test_the_form_shows_every_problem_of_the_filter_at_once_and_queues_nothing(client, survey, analyst):
+    response = ask(client, survey, statuses=["in_progress"], districts="D2", schools="ADA NOPE",
+                   completed_from="2026-11-30", completed_to="2026-11-01")
+    page = html.unescape(response.content.decode())
+    assert response.status_code == 400 and not ExportJob.objects.exists()
+    summary = page[page.index('class="error-summary"'):page.index("</div>", page.index('class="error-summary"'))]
+    for message in ("Status: A completion date range keeps only respondents who completed",
+                    "District codes: District D2 is outside your scope",
+                    "School codes: School ADA is outside your scope",
+                    "School codes: No school has the code 'NOPE'.",
+                    "Completed to: The completion range ends (2026-11-01) before it starts (2026-11-30)."):
+        assert message in summary, message
+    # What was typed stays in the form, to be mended.
+    assert 'value="ADA NOPE"' in page and 'value="2026-11-30"' in page
+    assert "You may export the schools you are named to, in District One (D1)." in page
+
+
+def test_a_filtered_export_is_queued_with_its_filter_which_the_list_and_its_page_say_in_words(
+        client, survey, analyst, lincoln):
+    make_respondents(survey, 2, school=lincoln)
+    Respondent.objects.filter(pk=Respondent.objects.order_by("pk").first().pk).update(status="completed")
+    response = ask(client, survey, statuses=["completed"], districts="D1")
+    job = ExportJob.objects.get()
+    assert response.status_code == 302 and job.export_filter == ExportFilter(statuses=("completed",),
+                                                                             districts=("D1",))
+    assert job.status == ExportJob.Status.DONE and job.rows_done == 1  # Celery runs in-process here
+    listed = client.get(f"/staff/surveys/{survey.slug}/exports/").content.decode()
+    assert '<td class="export-filter">Status completed; district D1</td>' in listed
+    detail = client.get(response.url).content.decode()
+    assert '<span class="export-filter">Status completed; district D1</span>' in detail
+    assert "filter: status completed; district D1" in AuditEntry.objects.get(action="export_requested").detail
+
+
+def test_an_unfiltered_export_is_listed_as_every_respondent(client, survey, analyst):
+    ask(client, survey)
+    assert '<td class="export-filter">Every respondent</td>' in client.get(
+        f"/staff/surveys/{survey.slug}/exports/").content.decode()
+
+
+def test_the_exports_list_is_paged_newest_first(client, survey, analyst):
+    scope = scope_of(analyst)
+    jobs = [export_job_start(scope=scope, survey=survey, format="csv", options=ExportOptions())
+            for _ in range(PAGE_SIZE + 1)]
+    first = client.get(f"/staff/surveys/{survey.slug}/exports/").content.decode()
+    assert first.count('<td class="export-filter">') == PAGE_SIZE and "Page 1 of 2" in first
+    assert f"/exports/{jobs[-1].pk}/" in first and f"/exports/{jobs[0].pk}/" not in first
+    second = client.get(f"/staff/surveys/{survey.slug}/exports/?page=2").content.decode()
+    assert second.count('<td class="export-filter">') == 1 and f"/exports/{jobs[0].pk}/" in second
+
+
+def test_the_exports_page_reads_a_fixed_number_of_queries_however_many_exports(client, survey, analyst):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    scope = scope_of(analyst)
+    for n in range(PAGE_SIZE + 5):
+        export_job_start(scope=scope, survey=survey, format="csv", options=ExportOptions(),
+                         export_filter=ExportFilter(statuses=("completed",), districts=("D1",)) if n % 2
+                         else ExportFilter())
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(f"/staff/surveys/{survey.slug}/exports/?page=1")
+    assert response.status_code == 200
+    # session, user, staff member and its schools (the scope), the survey, the count and the page of exports,
+    # the districts of the scope (the form's help)
+    print(f"\nexports page (105 exports): {len(queries)} queries")
+    assert len(queries) <= 8, "\n".join(q["sql"] for q in queries)
