@@ -10,6 +10,7 @@ from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
 from exports.variables import ROSTER_FIELDS
 from exports.writers import ExportOptions
+from respondents.models import Respondent
 
 
 class RosterUploadForm(forms.Form):
@@ -188,6 +189,24 @@ class MonitoringFilterForm(forms.Form):
     def clean_below(self):
         below = self.cleaned_data["below"]
         return None if below is None else float(below)
+
+
+class ResultsFilterForm(forms.Form):
+    """The results page's page of questions and filters, all in the query string (links and a GET form). Codes
+    are looked up through the scope by the view: one out of scope is a 404."""
+
+    page = forms.IntegerField(required=False, min_value=1, max_value=32767, widget=forms.HiddenInput)
+    district = forms.CharField(label=_("District"), required=False, max_length=20)
+    school = forms.CharField(label=_("School code"), required=False, max_length=20)
+    grade = forms.CharField(label=_("Grade"), required=False, max_length=20)
+    role = forms.ChoiceField(label=_("Role"), required=False,
+                             choices=[("", _("Every role")), *Respondent.Role.choices])
+
+    def __init__(self, *args, districts=(), grades=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["district"].widget = forms.Select(
+            choices=[("", _("Every district")), *((d.code, d.name) for d in districts)])
+        self.fields["grade"].widget = forms.Select(choices=[("", _("Every grade")), *((g, g) for g in grades)])
 
 
 class ExportForm(forms.Form):

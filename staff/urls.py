@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
-from staff.views import exports, home, monitoring, office, people, rosters, slips
+from staff.views import exports, home, monitoring, office, people, results, rosters, slips
 from staff.forms import row_id
 
 
@@ -29,6 +29,7 @@ app_name = "staff"
 survey_patterns = [
     path("", people.survey_people, name="survey"),
     path("monitoring/", monitoring.survey_monitoring, name="monitoring"),
+    path("results/", results.survey_results, name="results"),
     path("publish/", office.survey_publish, name="survey-publish"),
     path("dates/", office.survey_dates, name="survey-dates"),
     path("close/", office.survey_close, name="survey-close"),
