@@ -31,6 +31,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -151,7 +152,7 @@ def _bins(survey: Survey, numbers: Sequence[Question], using: str | None) -> dic
     """Each number question's bins: from its minimum and maximum, else from its answers' (one query)."""
     if not numbers:
         return {}
-    seen = {row["question_id"]: row for row in _answers(survey, using).filter(
+    seen: dict[int, Mapping[str, Any]] = {row["question_id"]: row for row in _answers(survey, using).filter(
         question_id__in=[q.pk for q in numbers]).annotate(number=Cast("value", FloatField())).values(
         "question_id").annotate(low=Min("number"), high=Max("number"))}
     bins = {}
@@ -191,10 +192,10 @@ def _counted_entries(survey: Survey, questions: Sequence[Question], bins: Mappin
             if question.pk not in bins:
                 continue
             b = bins[question.pk]
-            rows = mine.annotate(number=Cast("value", FloatField())).annotate(
+            binned = mine.annotate(number=Cast("value", FloatField())).annotate(
                 bin=Floor((F("number") - b.low) / b.width)).values_list(*_GROUP, "bin").annotate(
                 n=Count("pk"), total=Sum("number"))
-            for school_id, grade, role, index, count, total in rows:
+            for school_id, grade, role, index, count, total in binned:
                 yield (school_id, grade, role, question.pk, Cell.VALUE,
                        str(min(b.bins - 1, max(0, int(index)))), count, float(total))
         else:
@@ -236,7 +237,7 @@ def _asked_entries(survey: Survey, flow: SurveyFlow, questions: Sequence[Questio
     codes = set(flow.order) if flow.calculations else None
     code_of = {ids[code]: code for code in read if code in ids}
     tally: Counter[tuple[int | None, str, str, int, str, str]] = Counter()
-    totals: Counter[tuple[int | None, str, str, int, str, str]] = Counter()
+    totals: dict[tuple[int | None, str, str, int, str, str], float] = {}
     people = Respondent.objects.using(using).filter(
         survey=survey, withdrawn_at__isnull=True, status__in=COUNTED).order_by("pk").values_list(
         "pk", "school_id", "grade", "role")
@@ -255,15 +256,17 @@ def _asked_entries(survey: Survey, flow: SurveyFlow, questions: Sequence[Questio
                 value = answers.get(question.code, "")
                 if not value or not flow.asks(question.code, effective):
                     continue
-                for cell, key, number in _cells(question, value, bins):
-                    tally[school_id, grade, role, question.pk, cell, key] += 1
+                for cell, counted, number in _cells(question, value, bins):
+                    where: tuple[int | None, str, str, int, str, str] = (
+                        school_id, grade, role, question.pk, cell, counted)
+                    tally[where] += 1
                     if number is not None:
-                        totals[school_id, grade, role, question.pk, cell, key] += number
-    for key, count in tally.items():
-        yield *key, count, (totals[key] if key in totals else None)
+                        totals[where] = totals.get(where, 0.0) + number
+    for where, count in tally.items():
+        yield *where, count, totals.get(where)
 
 
-def _cells(question: Question, value: str, bins: Mapping[int, Bins]) -> list[tuple[str, str, float | None]]:
+def _cells(question: Question, value: str, bins: Mapping[int, Bins]) -> Sequence[tuple[str, str, float | None]]:
     """Where one answer is counted: [(cell, value, number added to the total)]."""
     if question.kind == Question.Kind.SINGLE:
         return [(Cell.VALUE, value, None)]

@@ -12,9 +12,10 @@ school reads that school's.
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 
 from accounts.scopes import Scope
 from respondents.models import District, Respondent, School
@@ -133,7 +134,7 @@ def question_results(*, scope: Scope, survey: Survey, number: int = 1, district:
                                          grids.get(q.grid_id) if q.grid_id else None) for q in questions))
 
 
-def _rows(scope: Scope, survey: Survey, district: District | None, school: School | None):
+def _rows(scope: Scope, survey: Survey, district: District | None, school: School | None) -> QuerySet[AnswerCount]:
     rows = AnswerCount.objects.filter(survey=survey)
     if school is not None:
         return rows.filter(level=Level.GROUP, school=school)
@@ -160,7 +161,7 @@ def _question_result(question: QuestionDefinition, sums: Mapping[tuple[str, str]
                      grid: QuestionDefinition | None) -> QuestionResult:
     prompt = question.translated("prompt", language)
     heading = grid.translated("prompt", language) if grid else ""
-    base = {"code": question.code, "prompt": prompt, "kind": question.kind, "heading": heading}
+    base: dict[str, Any] = {"code": question.code, "prompt": prompt, "kind": question.kind, "heading": heading}
     if question.kind in (Question.Kind.SINGLE, Question.Kind.MULTIPLE):
         labels = [(c.value, c.translated("label", language)) for c in question.choice_list]
     elif question.kind in Question.NUMBER_KINDS:
