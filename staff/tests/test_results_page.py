@@ -116,3 +116,25 @@ def test_later_pages_are_reached_from_the_first_and_the_survey_pages_link_to_the
     assert f"/staff/surveys/{answers.slug}/results/" in people
     monitoring = client.get(f"/staff/surveys/{answers.slug}/monitoring/?district=D1").content.decode()
     assert f"/staff/surveys/{answers.slug}/results/?district=D1" in monitoring
+
+
+@pytest.mark.parametrize(("who", "query", "budget"), [
+    ("state", "", 7), ("state", "?district=D1", 8), ("state", "?school=LIN&grade=7&role=student", 8),
+    ("coordinator", "", 9), ("analyst", "?district=D2", 11),
+])
+def test_the_results_page_reads_a_fixed_number_of_statements(client, answers, settings, coordinator, adams, who,
+                                                             query, budget, django_assert_max_num_queries):
+    """The embedded default's count, the counts rebuilt beforehand (docs/architecture.md, "Staff pages"): the
+    session, the user, the staff role, the scope's schools; the survey, the districts and grades of the filters,
+    the refresh, the counts (one GROUP BY) and, for a scope of some schools, the districts it covers whole."""
+    settings.RESULTS_REFRESH_ON_REQUEST = False
+    from results.aggregates import answer_counts_refresh
+
+    answer_counts_refresh(survey=answers)
+    user = {"state": make_staff(Role.STATE_ADMIN), "coordinator": coordinator,
+            "analyst": make_staff(Role.ANALYST, districts=[adams.district])}[who]
+    url = f"/staff/surveys/{answers.slug}/results/{query}"
+    results_of(client, user, answers, query)  # signed in; the definition read once, as any page does
+    with django_assert_max_num_queries(budget) as captured:
+        assert client.get(url).status_code == 200
+    print(f"{who} {query or '(unfiltered)'}: {len(captured)} statements")
