@@ -20,7 +20,6 @@ respondents in 3,000 schools. The seeded survey is kept for the next run
 """
 import argparse
 import json
-import statistics
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -32,6 +31,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import StaffMember
+from bench.monitoring_bench import WARM_UP, latency
 from bench.stack import ROOT
 from bench.survey_document import LAST_QUESTION, bench_document
 from config.db_router import master_wal_position, read_from_master, replica_alias, replicas_caught_up
@@ -44,8 +44,6 @@ from surveys.services import survey_create
 
 PREFIX = "results-bench-"
 CHUNK = 100_000
-# Requests not counted: the first compile templates and fill the definition memo.
-WARM_UP = 5
 USERS = ("results-bench-state", "results-bench-school")
 
 
@@ -135,15 +133,10 @@ def forget(survey):
     survey.delete()
 
 
-def latency(times):
-    """Return the median and the 95th percentile of request times, the first WARM_UP left out."""
-    times = sorted(times[WARM_UP:])
-    return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)]
-
-
 def time_page(client, url, *, runs):
-    """Return (median ms, p95 ms, queries, kB) of ``runs`` GETs of ``url`` after WARM_UP; the queries of one more,
-    counted on every database (the master and the replicas)."""
+    """Return (median ms, p95 ms, queries, kB) of ``runs`` GETs of ``url`` after WARM_UP (the first compile
+    templates and fill the definition memo); the queries of one more, counted on every database (the master and
+    the replicas)."""
     times = []
     for _ in range(WARM_UP + runs):
         started = time.perf_counter()

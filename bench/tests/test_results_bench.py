@@ -11,11 +11,6 @@ from surveys.services import survey_create
 from surveys.tests.factories import make_survey
 
 
-def test_a_page_s_latency_leaves_out_the_warm_up_requests():
-    times = [5000.0] * results_bench.WARM_UP + [float(n) for n in range(20, 0, -1)]
-    assert results_bench.latency(times) == (10.5, 19.0)
-
-
 def test_answers_are_weighted_so_that_counts_differ_from_cell_to_cell():
     assert results_bench.weighted(["1", "2", "3", "4", "5"]) == ["1", "2", "2", "2", "3", "3", "3", "3", "3",
                                                                "4", "4", "4", "5"]
