@@ -1,6 +1,5 @@
 """Answer counts by question, aggregated off the save path for the results pages."""
 from django.db import models
-from django.utils.translation import gettext_lazy as _
 
 from respondents.models import District, School
 from surveys.models import Question, Survey
@@ -21,14 +20,14 @@ class AnswerCount(models.Model):
     """
 
     class Level(models.TextChoices):
-        STATE = "state", _("State")
-        DISTRICT = "district", _("District")
-        GROUP = "group", _("School, grade and role")
+        STATE = "state", "State"
+        DISTRICT = "district", "District"
+        GROUP = "group", "School, grade and role"
 
     class Cell(models.TextChoices):
-        VALUE = "value", _("A choice or a bin")
-        ANSWERED = "answered", _("Answered")
-        RESPONDENTS = "respondents", _("Respondents counted")
+        VALUE = "value", "A choice or a bin"
+        ANSWERED = "answered", "Answered"
+        RESPONDENTS = "respondents", "Respondents counted"
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+", db_index=False)
     level = models.CharField(max_length=10, choices=Level.choices)
@@ -44,7 +43,7 @@ class AnswerCount(models.Model):
     # A choice's value, a bin's number (from 0), a respondent status; "" for ANSWERED.
     value = models.CharField(max_length=64, blank=True)
     count = models.PositiveIntegerField()
-    total = models.FloatField(null=True, blank=True, help_text=_("A number question's answers added up."))
+    total = models.FloatField(null=True, blank=True, help_text="A number question's answers added up.")
 
     class Meta:
         indexes = [

@@ -193,20 +193,20 @@ class MonitoringFilterForm(forms.Form):
 
 class ResultsFilterForm(forms.Form):
     """The results page's page of questions and filters, all in the query string (links and a GET form). Codes
-    are looked up through the scope by the view: one out of scope is a 404."""
+    are looked up through the scope by the view: one out of scope is a 404. English only, as the staff area is."""
 
     page = forms.IntegerField(required=False, min_value=1, max_value=32767, widget=forms.HiddenInput)
-    district = forms.CharField(label=_("District"), required=False, max_length=20)
-    school = forms.CharField(label=_("School code"), required=False, max_length=20)
-    grade = forms.CharField(label=_("Grade"), required=False, max_length=20)
-    role = forms.ChoiceField(label=_("Role"), required=False,
-                             choices=[("", _("Every role")), *Respondent.Role.choices])
+    district = forms.CharField(label="District", required=False, max_length=20)
+    school = forms.CharField(label="School code", required=False, max_length=20)
+    grade = forms.CharField(label="Grade", required=False, max_length=20)
+    role = forms.ChoiceField(label="Role", required=False,
+                             choices=[("", "Every role"), *Respondent.Role.choices])
 
     def __init__(self, *args, districts=(), grades=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["district"].widget = forms.Select(
-            choices=[("", _("Every district")), *((d.code, d.name) for d in districts)])
-        self.fields["grade"].widget = forms.Select(choices=[("", _("Every grade")), *((g, g) for g in grades)])
+            choices=[("", "Every district"), *((d.code, d.name) for d in districts)])
+        self.fields["grade"].widget = forms.Select(choices=[("", "Every grade"), *((g, g) for g in grades)])
 
 
 class ExportForm(forms.Form):
