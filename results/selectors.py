@@ -176,7 +176,7 @@ def _question_result(question: QuestionDefinition, sums: Mapping[tuple[str, str]
     answered = sums.get((Cell.ANSWERED, ""), (0, None))[0] if several else sum(counts)
     if table_too_small(answered, threshold=threshold):
         return QuestionResult(**base, too_few=True, several=several)
-    hidden = cells_suppressed(counts, threshold=threshold, additive=not several)
+    hidden = cells_suppressed(counts, threshold=threshold, additive=not several, total=answered)
     cells = tuple(ResultCell(label=label, count=None if off else count,
                              percent=None if off or not answered else round(100 * count / answered, 1))
                   for (_, label), count, off in zip(labels, counts, hidden, strict=True))

@@ -12,9 +12,12 @@ a number question's bins), with ``threshold`` (``RESULTS_SUPPRESSION_THRESHOLD``
    one cell is hidden, the smallest other cell above 0 (the smallest other
    cell, if all are 0) is hidden too, so the first cannot be worked out by
    subtracting the others from the total. Two or more hidden cells protect
-   each other. A multiple choice's cells do not add up to its total (a person
-   may choose several), so no subtraction gives one away and rule 3 does not
-   apply.
+   each other.
+4. A multiple choice's cells do not add up to its total (a person may choose
+   several), so rule 3 does not apply to them; but each choice splits those
+   who answered in two, who chose it and who did not, so a count is hidden
+   where those who did not choose it (the total less the count) are above 0
+   and under the threshold: 11 of 12 who chose "cat" says which one did not.
 
 A hidden cell's percentage is hidden with it, and charts leave its bar out.
 Zero is shown: it is no person's answer. docs/architecture.md ("Results by
@@ -23,10 +26,13 @@ question") gives the reasons and what the rule does not cover.
 from collections.abc import Sequence
 
 
-def cells_suppressed(counts: Sequence[int], *, threshold: int, additive: bool) -> tuple[bool, ...]:
+def cells_suppressed(counts: Sequence[int], *, threshold: int, additive: bool,
+                     total: int | None = None) -> tuple[bool, ...]:
     """Return, for each of ``counts`` (one table's cells), whether it is hidden; ``additive``: the cells add up to
-    a total the page shows. A table whose total is under the threshold is ``table_too_small``, for the caller."""
-    hidden = [0 < count < threshold for count in counts]
+    a total the page shows; else ``total``, the shown total each cell is a part of (a multiple choice's: rule 4).
+    A table whose total is under the threshold is ``table_too_small``, for the caller."""
+    hidden = [0 < count < threshold or (total is not None and not additive and 0 < total - count < threshold)
+              for count in counts]
     if additive and sum(hidden) == 1:
         others = [i for i, count in enumerate(counts) if not hidden[i]]
         pool = [i for i in others if counts[i] > 0] or others

@@ -34,6 +34,17 @@ def test_cells_under_the_threshold_and_their_complements_are_hidden(counts, addi
     assert cells_suppressed(counts, threshold=10, additive=additive) == hidden
 
 
+@pytest.mark.parametrize(("counts", "total", "hidden"), [
+    # 11 of 12 chose the first: the one who did not is one person. 12 of 12: nobody did not.
+    ([11, 3, 12], 12, (T, T, F)),
+    ([2, 10, 30], 40, (T, F, F)),
+    # 35 of 40 leaves 5 who did not choose it.
+    ([35, 20, 30], 40, (T, F, F)),
+])
+def test_a_multiple_choice_hides_a_count_whose_rest_is_a_small_group_too(counts, total, hidden):
+    assert cells_suppressed(counts, threshold=10, additive=False, total=total) == hidden
+
+
 def test_the_threshold_is_the_setting_s_whatever_it_is():
     assert cells_suppressed([4, 5, 30], threshold=5, additive=True) == (T, T, F)
     assert cells_suppressed([1, 2, 3], threshold=1, additive=True) == (F, F, F)
