@@ -35,7 +35,7 @@ from bench.monitoring_bench import WARM_UP, latency
 from bench.stack import ROOT
 from bench.survey_document import LAST_QUESTION, bench_document
 from config.db_router import master_wal_position, read_from_master, replica_alias, replicas_caught_up
-from respondents.models import Respondent, School
+from respondents.models import Respondent
 from results.aggregates import answer_counts_refresh
 from rosters.directory import schools_ensure
 from surveys.models import Choice, Survey
@@ -79,10 +79,11 @@ def question_values(survey):
     return values
 
 
-def seed(survey, *, respondents, schools):
+def seed(survey, *, respondents, schools, schools_by_code):
     """Insert the respondents and their answers, CHUNK respondents a statement; codes start with R0, and real codes
     never hold a 0."""
-    first_school = School.objects.get(code="R00000").pk
+    # The schools' ids in code order (not contiguous: a directory made in several runs interleaves them).
+    school_ids = [schools_by_code[f"R{n:05d}"].pk for n in range(schools)]
     values = question_values(survey)
     by_page = {page: {pk: vals for pk, (p, vals) in values.items() if p == page} for page in (1, 2)}
     with connection.cursor() as cursor:
@@ -94,18 +95,21 @@ def seed(survey, *, respondents, schools):
                 INSERT INTO respondents_respondent (survey_id, external_id, access_code, school_id, grade, role,
                     language, display_name, status, current_page, started_at, last_saved_at, completed_at,
                     withdrawn_at)
-                SELECT %(survey)s, 'R' || n, 'R0' || lpad(n::text, 8, '0'), %(first)s + n %% %(schools)s,
+                SELECT %(survey)s, 'R' || n, 'R0' || lpad(n::text, 8, '0'), (%(ids)s::bigint[])[1 + n %% %(schools)s],
                        (3 + (n / %(schools)s) %% 6)::text,
                        (ARRAY['student','student','student','student','student','student','student','student',
                               'teacher','parent'])[1 + (n / (%(schools)s * 6)) %% 10],
                        'en', '', s.status, CASE WHEN s.status = 'in_progress' THEN 2 ELSE 1 END,
                        s.at, s.at, CASE WHEN s.status = 'completed' THEN s.at END,
-                       CASE WHEN n %% 50 = 0 THEN s.at END
+                       CASE WHEN (n + 13 * (n / %(schools)s)) %% 50 = 0 THEN s.at END
                 FROM generate_series(%(start)s, %(stop)s - 1) AS n,
-                     LATERAL (SELECT CASE WHEN n %% 10 < 5 THEN 'completed' WHEN n %% 10 < 8 THEN 'in_progress'
+                     -- A school's people are n, n + SCHOOLS, ...: status and withdrawal mix in n / SCHOOLS, so that
+                     -- every school has all of them (n alone would give a school one status).
+                     LATERAL (SELECT (n + 7 * (n / %(schools)s)) %% 10 AS digit) AS d,
+                     LATERAL (SELECT CASE WHEN d.digit < 5 THEN 'completed' WHEN d.digit < 8 THEN 'in_progress'
                                           ELSE 'not_started' END AS status,
-                                     CASE WHEN n %% 10 < 8 THEN now() - interval '1 hour' END AS at) AS s
-            """, {"survey": survey.pk, "first": first_school, "schools": schools, "start": start, "stop": stop})
+                                     CASE WHEN d.digit < 8 THEN now() - interval '1 hour' END AS at) AS s
+            """, {"survey": survey.pk, "ids": school_ids, "schools": schools, "start": start, "stop": stop})
             for page, statuses in ((1, ["completed", "in_progress"]), (2, ["completed"])):
                 answers = by_page[page]
                 cursor.execute("""
@@ -184,7 +188,7 @@ def main(argv=None):
             survey = survey_create(document=results_document(slug))
             Survey.objects.filter(pk=survey.pk).update(status=Survey.Status.CLOSED)  # out of the periodic refresh
             started = time.monotonic()
-            seed(survey, respondents=args.respondents, schools=args.schools)
+            seed(survey, respondents=args.respondents, schools=args.schools, schools_by_code=schools)
             figures["seed_seconds"] = round(time.monotonic() - started, 1)
             print(f"seeded {args.respondents} respondents of a 10-question survey in {figures['seed_seconds']} s")
         else:

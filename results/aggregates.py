@@ -27,6 +27,7 @@ The group rows are added up into district and state rows (each still by
 grade and role), so that the page for the state, a district, a grade or a
 role reads a few hundred rows, and a school's page its own groups.
 """
+import io
 import math
 import time
 from collections import Counter
@@ -34,7 +35,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.db.models import Count, F, FloatField, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Cast, Floor
 from django.utils import timezone
@@ -280,17 +281,22 @@ def _cells(question: Question, value: str, bins: Mapping[int, Bins]) -> Sequence
     return [(Cell.ANSWERED, "", None)]
 
 
+# The table's columns in the order ``_write`` makes its rows.
+COLUMNS = ("survey_id", "level", "district_id", "school_id", "grade", "role", "question_id", "cell", "value", "count",
+           "total")
+Row = tuple[int, str, int | None, int | None, str, str, int | None, str, str, int, float | None]
+
+
 def _write(survey: Survey, entries: Iterable[Entry], districts: Mapping[int, int]) -> int:
     """Write the group rows as they come, BATCH at a time, adding each into its district's and the state's (by
     grade and role), written last; return the group rows written."""
     rollup: dict[tuple[str, int | None, str, str, int | None, str, str], list[float]] = {}
-    batch: list[AnswerCount] = []
+    batch: list[Row] = []
     written = 0
     for school_id, grade, role, question_id, cell, value, count, total in entries:
         district_id = districts.get(school_id) if school_id is not None else None
-        batch.append(AnswerCount(survey=survey, level=Level.GROUP, district_id=district_id, school_id=school_id,
-                                 grade=grade, role=role, question_id=question_id, cell=cell, value=value,
-                                 count=count, total=total))
+        batch.append((survey.pk, Level.GROUP, district_id, school_id, grade, role, question_id, cell, value, count,
+                      total))
         for level, where in ((Level.DISTRICT, district_id), (Level.STATE, None)):
             summed = rollup.setdefault((level, where, grade, role, question_id, cell, value), [0, 0.0, 0])
             summed[0] += count
@@ -298,15 +304,46 @@ def _write(survey: Survey, entries: Iterable[Entry], districts: Mapping[int, int
                 summed[1] += total
                 summed[2] = 1
         if len(batch) >= BATCH:
-            AnswerCount.objects.bulk_create(batch)
+            _insert(batch)
             written += len(batch)
             batch = []
-    AnswerCount.objects.bulk_create(batch)
+    _insert(batch)
     written += len(batch)
-    AnswerCount.objects.bulk_create(
-        (AnswerCount(survey=survey, level=level, district_id=district_id, grade=grade, role=role,
-                     question_id=question_id, cell=cell, value=value, count=int(summed[0]),
-                     total=summed[1] if summed[2] else None)
-         for (level, district_id, grade, role, question_id, cell, value), summed in rollup.items()),
-        batch_size=BATCH)
+    rolled: list[Row] = [(survey.pk, level, district_id, None, grade, role, question_id, cell, value, int(summed[0]),
+                          summed[1] if summed[2] else None)
+                         for (level, district_id, grade, role, question_id, cell, value), summed in rollup.items()]
+    for start in range(0, len(rolled), BATCH):
+        _insert(rolled[start:start + BATCH])
     return written
+
+
+def _insert(rows: Sequence[Row]) -> None:
+    """Insert ``rows`` (in COLUMNS order): on PostgreSQL with one COPY (with bulk_create, making the model
+    instances and their SQL took 11 of a rebuild's 17 s under the profiler at 20,000 bench respondents),
+    elsewhere with bulk_create."""
+    if not rows:
+        return
+    connection = connections[router.db_for_write(AnswerCount)]
+    if connection.vendor != "postgresql":
+        AnswerCount.objects.bulk_create(AnswerCount(**dict(zip(COLUMNS, row, strict=True))) for row in rows)
+        return
+    data = io.StringIO()
+    for row in rows:
+        data.write("\t".join(_copy_text(value) for value in row))
+        data.write("\n")
+    data.seek(0)
+    statement = f"COPY {AnswerCount._meta.db_table} ({', '.join(COLUMNS)}) FROM STDIN"
+    with connection.cursor() as cursor:
+        raw = cursor.cursor
+        if hasattr(raw, "copy_expert"):  # psycopg2
+            raw.copy_expert(statement, data)
+        else:  # psycopg 3
+            with raw.copy(statement) as copy:
+                copy.write(data.getvalue())
+
+
+def _copy_text(value: object) -> str:
+    """A value in COPY's text format: \\N for NULL; a backslash, tab, line feed or carriage return escaped."""
+    if value is None:
+        return "\\N"
+    return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")

@@ -105,6 +105,15 @@ def test_a_question_not_asked_with_the_answers_given_now_is_not_counted(client, 
     assert counts(survey, "colour", level=Level.GROUP, school=lincoln) == {"red": 1}
 
 
+def test_a_grade_with_a_tab_a_line_break_or_a_backslash_is_kept_as_it_is(client, survey, lincoln):
+    grade = "7\tA\\B\nC"  # a roster may hold anything; COPY's text format needs them escaped
+    person = make_respondents(survey, 1, school=lincoln, grade=grade, role="student")
+    answered(client, person, (1, {"q-colour": "red"}))
+    answer_counts_refresh(survey=survey)
+    assert counts(survey, "colour", level=Level.STATE, grade=grade) == {"red": 1}
+    assert counts(survey, "colour", level=Level.GROUP, grade=grade, school=lincoln) == {"red": 1}
+
+
 def test_the_periodic_refresh_rebuilds_every_open_survey(answers):
     from results.tasks import answer_counts_refresh_task
 
