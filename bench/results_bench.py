@@ -15,7 +15,8 @@ queries.
 
 Target (docs/performance.md): a results page under 200 ms at 2 million
 respondents in 3,000 schools. The seeded survey is kept for the next run
-(seeding takes minutes); --drop deletes it at the end. CI runs it small:
+(seeding takes minutes; one size at a time: another size's is deleted first);
+--drop deletes it at the end. CI runs it small:
 `make bench-results RESPONDENTS=20000 SCHOOLS=200 RESULTS_ARGS=--drop`.
 """
 import argparse
@@ -180,6 +181,8 @@ def main(argv=None):
     with read_from_master():
         schools = schools_ensure([(f"RD{n % 40:02d}", f"Results district {n % 40}", f"R{n:05d}",
                                    f"Results school {n}") for n in range(args.schools)])
+        for other in Survey.objects.filter(slug__startswith=PREFIX).exclude(slug=slug):
+            forget(other)  # another size's seed: their access codes would clash
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:
             forget(survey)  # a run stopped half-way
