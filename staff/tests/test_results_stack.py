@@ -7,6 +7,7 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import StaffMember
+from bench.results_bench import NEW_STATIC, static_as_it_is
 from respondents.tests.factories import make_respondents, make_school, make_staff, staff_signed_in
 from results.aggregates import answer_counts_refresh
 from results.tests.helpers import answered
@@ -22,10 +23,8 @@ BUDGETS = [("state", "", 7), ("state", "?district=D1", 8), ("state", "?school=LI
 @pytest.fixture
 def world(client, settings):
     """Three schools of two districts, 12 respondents who answered page 1; the counts rebuilt."""
-    # The stack's collected static files are those of the checkout it serves, which may lack this one's
-    # (staff/results.js): pages name static files unhashed here.
-    settings.STORAGES = {**settings.STORAGES,
-                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    # The stack's collected static files are those of the checkout it serves, which may lack this one's.
+    static_as_it_is(NEW_STATIC)
     settings.RESULTS_REFRESH_ON_REQUEST = False
     settings.RESULTS_SUPPRESSION_THRESHOLD = 3
     survey = make_survey()
