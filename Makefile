@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing plan plan-check bench-login-flood bench-roster bench-staff-import bench-monitoring bench-export bench-search page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
+.PHONY: install-lab lab-up lab-down lab-test messages demo test test-local test-stack bench bench-micro profile sizing plan plan-check bench-login-flood bench-roster bench-staff-import bench-monitoring bench-results bench-export bench-search page-weight smoke fuzz fuzz-uploads drill restore-drill lab-restore-drill lab-drill lint lint-ansible install install-dev migrate clean help stack-up stack-down stack-status demo-stack
 
 help:
 	@echo "make demo    install into .venv, migrate SQLite, seed the demo survey, serve it on http://127.0.0.1:$(PORT)/"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench-roster ROWS=1000000    a state-wide roster import into the stack: seconds, rows/s, peak RSS; slips/s"
 	@echo "make bench-staff-import [ACCOUNTS=5000]    staff accounts in bulk, the first import and the same file again: s, peak RSS, queries (SQLite; the stack's PostgreSQL in its environment)"
 	@echo "make bench-monitoring RESPONDENTS=2000000    monitoring pages at state scale on the stack: summary rebuild s, each page's ms"
+	@echo "make bench-results RESPONDENTS=2000000 SCHOOLS=3000    results by question on the stack: the counts' rebuild s, each page's median and p95 ms and queries"
 	@echo "make bench-export RESPONDENTS=1000000    CSV and XLSX exports of that many completed respondents x 60 questions: s, peak RSS"
 	@echo "make bench-search RESPONDENTS=2000000 SEARCH_SCHOOLS=3000    finding people at state scale on the stack: each search page's ms (median, p95), queries, plans"
 	@echo "make bench-micro    in-process timings of a request's parts (rendering, sessions, JSON)"
@@ -157,6 +158,10 @@ bench-monitoring: install
 # The seeded survey stays for the next run; SEARCH_ARGS=--drop deletes it.
 bench-search: install
 	$(BIN)/python manage.py bench search_bench --respondents $(or $(RESPONDENTS),2000000) --schools $(or $(SEARCH_SCHOOLS),3000) $(SEARCH_ARGS)
+
+# The seeded survey stays for the next run; RESULTS_ARGS=--drop deletes it. 3,000 schools unless SCHOOLS is given.
+bench-results: install
+	$(BIN)/python manage.py bench results_bench --respondents $(or $(RESPONDENTS),2000000) --schools $(if $(filter file,$(origin SCHOOLS)),3000,$(SCHOOLS)) $(RESULTS_ARGS)
 
 # The seeded survey stays for the next run; EXPORT_ARGS=--drop deletes it.
 bench-export: install

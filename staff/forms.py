@@ -18,7 +18,7 @@ from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
 from exports.variables import ROSTER_FIELDS
 from exports.writers import ExportOptions
-from respondents.models import School
+from respondents.models import Respondent, School
 from rosters.selectors import SEARCH_BY_CODE_HOLDERS, SELECTION_MAX, PeopleAction, PeopleSearch, SearchBy
 from staff.password_mail import password_message
 
@@ -287,6 +287,24 @@ class MonitoringFilterForm(forms.Form):
     def clean_below(self):
         below = self.cleaned_data["below"]
         return None if below is None else float(below)
+
+
+class ResultsFilterForm(forms.Form):
+    """The results page's page of questions and filters, all in the query string (links and a GET form). Codes
+    are looked up through the scope by the view: one out of scope is a 404. English only, as the staff area is."""
+
+    page = forms.IntegerField(required=False, min_value=1, max_value=32767, widget=forms.HiddenInput)
+    district = forms.CharField(label="District", required=False, max_length=20)
+    school = forms.CharField(label="School code", required=False, max_length=20)
+    grade = forms.CharField(label="Grade", required=False, max_length=20)
+    role = forms.ChoiceField(label="Role", required=False,
+                             choices=[("", "Every role"), *Respondent.Role.choices])
+
+    def __init__(self, *args, districts=(), grades=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["district"].widget = forms.Select(
+            choices=[("", "Every district"), *((d.code, d.name) for d in districts)])
+        self.fields["grade"].widget = forms.Select(choices=[("", "Every grade"), *((g, g) for g in grades)])
 
 
 class ExportForm(forms.Form):

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from staff import single_sign_on
-from staff.views import accounts, exports, home, monitoring, office, passwords, people, rosters, search, slips
+from staff.views import accounts, exports, home, monitoring, office, passwords, people, results, rosters, search, slips
 from staff.forms import row_id
 
 
@@ -30,6 +30,7 @@ app_name = "staff"
 survey_patterns = [
     path("", people.survey_people, name="survey"),
     path("monitoring/", monitoring.survey_monitoring, name="monitoring"),
+    path("results/", results.survey_results, name="results"),
     path("publish/", office.survey_publish, name="survey-publish"),
     path("dates/", office.survey_dates, name="survey-dates"),
     path("close/", office.survey_close, name="survey-close"),

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "rosters",
     "exports",
     "monitoring",
+    "results",
     "demo",
     # The screens.
     "taking",
@@ -316,7 +317,20 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 MONITORING_REFRESH_SECONDS = env.int("MONITORING_REFRESH_SECONDS", default=60)
 # The embedded default has no beat: its monitoring pages rebuild the summary when they are read.
 MONITORING_REFRESH_ON_REQUEST = env.bool("MONITORING_REFRESH_ON_REQUEST", default=False)
+# The results pages read answer counts this task rebuilds from a replica (results/aggregates.py): heavier than the
+# completion summary (a GROUP BY over the answers), so less often.
+RESULTS_REFRESH_SECONDS = env.int("RESULTS_REFRESH_SECONDS", default=600)
+# The embedded default has no beat: its results pages rebuild the counts when they are read.
+RESULTS_REFRESH_ON_REQUEST = env.bool("RESULTS_REFRESH_ON_REQUEST", default=False)
+# A count of results under this many people (and above 0) is hidden, with a second one where a total would give it
+# away; a selection of fewer respondents shows nothing (results/suppression.py).
+RESULTS_SUPPRESSION_THRESHOLD = env.int("RESULTS_SUPPRESSION_THRESHOLD", default=10)
 CELERY_BEAT_SCHEDULE = {
+    "answer-counts": {
+        "task": "results.tasks.answer_counts_refresh_task",
+        "schedule": RESULTS_REFRESH_SECONDS,
+        "options": {"expires": RESULTS_REFRESH_SECONDS},
+    },
     "completion-summaries": {
         "task": "respondents.tasks.completion_summaries_refresh_task",
         "schedule": MONITORING_REFRESH_SECONDS,

@@ -44,6 +44,7 @@ elif _debug_toolbar:
 # No broker locally: tasks run in the calling process.
 CELERY_TASK_ALWAYS_EAGER = True
 MONITORING_REFRESH_ON_REQUEST = True
+RESULTS_REFRESH_ON_REQUEST = True
 
 # --- Login limits
 # Counters in this process's memory: right for one process (runserver, the

@@ -5,7 +5,7 @@ stands on:
     taking, staff                      the screens (staff: every capability below)
     demo                               seeds the demo: every capability below
     publishing, rosters, exports,      one capability each, side by side: none imports another
-    monitoring
+    monitoring, results
     accounts                           staff accounts, scopes, the audit log: what every staff capability records to
     respondents                        people, answers, the page save
     surveys                            the definitions
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPABILITIES = {"publishing", "rosters", "exports", "monitoring"}
+CAPABILITIES = {"publishing", "rosters", "exports", "monitoring", "results"}
 DOMAIN = {"fileformats", "surveys", "respondents", "accounts", *CAPABILITIES, "demo"}
 # What each app may import of the project's apps.
 ALLOWED = {

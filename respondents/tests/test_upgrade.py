@@ -22,7 +22,7 @@ from rosters.models import DirectoryUpload, Roster, RosterProblem, RosterRow, Sl
 from surveys.tests.factories import make_survey
 
 BEFORE = [("respondents", "0014_export_format_labels"), ("accounts", None), ("rosters", None), ("exports", None),
-          ("monitoring", None)]
+          ("monitoring", None), ("results", None)]
 MOVED = {"directoryupload": "rosters", "roster": "rosters", "rosterrow": "rosters", "rosterproblem": "rosters",
          "slipsjob": "rosters", "exportjob": "exports", "completionsummary": "monitoring",
          "staffmember": "accounts", "auditentry": "accounts"}

@@ -17,7 +17,7 @@ from bench import stack
 
 # Each tool is a module of this app with ``main(argv)``; the first paragraph of its docstring says what it measures.
 TOOLS = ["survey_bench", "sizing", "cpu_profile", "drill", "fuzz", "login_flood", "roster_bench", "monitoring_bench",
-         "export_bench", "search_bench", "microbench", "page_weight", "upload_bombs", "document_bench", "restore_drill", "lab_drill",
+         "results_bench", "export_bench", "search_bench", "microbench", "page_weight", "upload_bombs", "document_bench", "restore_drill", "lab_drill",
          "staff_import_bench"]
 # The tools that need no stack: they read files in child processes of their own, wherever they are started.
 LOCAL_TOOLS = {"upload_bombs", "document_bench", "staff_import_bench"}

@@ -1,0 +1,136 @@
+"""The answer counts: each kind of question counted by school, grade and role, rolled up exactly, the latest answer
+once, withdrawn people and questions not asked left out."""
+import pytest
+
+from accounts.scopes import COMMAND_LINE
+from respondents.models import Respondent
+from respondents.tests.factories import make_respondents
+from results.aggregates import Bins, answer_counts_refresh, answer_counts_refresh_open, number_bins
+from results.models import AnswerCount, ResultsRefresh
+from results.tests.helpers import answered
+from rosters.services import respondent_withdraw
+from surveys.models import Question
+from surveys.tests.factories import make_screener_survey
+
+pytestmark = pytest.mark.django_db
+Level = AnswerCount.Level
+Cell = AnswerCount.Cell
+
+
+def counts(survey, code, *, level=Level.STATE, cell=Cell.VALUE, **where):
+    """{value: count} of question ``code`` at ``level``, added up over the rows (grades, roles) it has."""
+    question = Question.objects.get(survey=survey, code=code)
+    found: dict[str, int] = {}
+    for value, count in AnswerCount.objects.filter(survey=survey, level=level, question=question, cell=cell,
+                                                   **where).values_list("value", "count"):
+        found[value] = found.get(value, 0) + count
+    return found
+
+
+@pytest.fixture
+def answers(client, survey, lincoln, adams):
+    """Lincoln grade 7: three students (red/cat dog/age 12, blue/dog/age 14, red, who changed from blue) and a
+    teacher (blue, nickname, pets fish); Adams grade 8: one student (red/cat, age 40), and one who is withdrawn
+    after answering; one not started."""
+    ana, ben, cy = make_respondents(survey, 3, school=lincoln, grade="7", role="student")
+    teacher = make_respondents(survey, 1, school=lincoln, grade="7", role="teacher")
+    dee, gone = make_respondents(survey, 2, school=adams, grade="8", role="student")
+    make_respondents(survey, 1, school=adams, grade="8", role="student")
+    answered(client, ana, (1, {"q-colour": "red", "q-pets": ["cat", "dog"], "q-age": "12"}),
+             (2, {"q-safe": "2", "q-happy": "1", "q-born": "2014-03-04"}))
+    answered(client, ben, (1, {"q-colour": "blue", "q-pets": ["dog"], "q-age": "14"}))
+    answered(client, cy, (1, {"q-colour": "blue"}))
+    answered(client, cy, (1, {"q-colour": "red", "q-nickname": ""}))  # saved again: the latest counts
+    answered(client, teacher, (1, {"q-colour": "blue", "q-pets": ["fish"], "q-nickname": "Mx T"}))
+    answered(client, dee, (1, {"q-colour": "red", "q-pets": ["cat"], "q-age": "40"}))
+    answered(client, gone, (1, {"q-colour": "blue", "q-pets": ["cat"], "q-age": "90"}))
+    respondent_withdraw(scope=COMMAND_LINE, respondent_ids=[gone.pk], survey=survey)
+    return survey
+
+
+def test_a_single_choice_counts_each_respondent_s_latest_answer_once_and_leaves_the_withdrawn_out(answers):
+    answer_counts_refresh(survey=answers)
+    assert counts(answers, "colour") == {"red": 3, "blue": 2}
+    assert counts(answers, "colour", level=Level.GROUP, school__code="LIN", role="student") == {"red": 2, "blue": 1}
+    assert counts(answers, "colour", level=Level.GROUP, school__code="ADA") == {"red": 1}
+
+
+def test_a_multiple_choice_counts_each_choice_and_those_who_answered(answers):
+    answer_counts_refresh(survey=answers)
+    assert counts(answers, "pets") == {"cat": 2, "dog": 2, "fish": 1}
+    assert counts(answers, "pets", cell=Cell.ANSWERED) == {"": 4}
+
+
+def test_a_grid_counts_each_row_and_text_and_dates_only_how_many_answered(answers):
+    answer_counts_refresh(survey=answers)
+    assert counts(answers, "safe") == {"2": 1}
+    assert counts(answers, "happy") == {"1": 1}
+    assert counts(answers, "nickname", cell=Cell.ANSWERED) == {"": 1}  # a blank answer is not an answer
+    assert counts(answers, "born", cell=Cell.ANSWERED) == {"": 1}
+    # What was written is never stored.
+    assert not AnswerCount.objects.filter(value="Mx T").exists()
+
+
+def test_a_number_is_counted_in_bins_from_its_minimum_and_maximum_with_its_answers_added_up(answers):
+    answer_counts_refresh(survey=answers)
+    age = Question.objects.get(survey=answers, code="age")  # min 5, max 99
+    bins = Bins.from_json(ResultsRefresh.objects.get(survey=answers).bins[str(age.pk)])
+    assert bins == Bins(low=0, width=10, bins=10, integer=True)
+    assert counts(answers, "age") == {"1": 2, "4": 1}  # 12 and 14 in 10–19, 40 in 40–49 (90 withdrawn)
+    state = AnswerCount.objects.filter(survey=answers, level=Level.STATE, question=age)
+    assert sum(row.total for row in state) == 12 + 14 + 40
+
+
+def test_the_district_and_state_rows_add_up_the_groups_and_a_rebuild_replaces_them(answers):
+    first = answer_counts_refresh(survey=answers)
+    assert answer_counts_refresh(survey=answers) == first
+    for level in (Level.DISTRICT, Level.STATE):
+        assert sum(AnswerCount.objects.filter(survey=answers, level=level).values_list("count", flat=True)) == sum(
+            AnswerCount.objects.filter(survey=answers, level=Level.GROUP).values_list("count", flat=True))
+    assert counts(answers, "colour", level=Level.DISTRICT, district__code="D2") == {"red": 1}
+    people = AnswerCount.objects.filter(survey=answers, level=Level.STATE, cell=Cell.RESPONDENTS)
+    assert sum(row.count for row in people) == 5  # the not started and the withdrawn are not counted
+    assert set(people.values_list("value", flat=True)) == {Respondent.Status.IN_PROGRESS}
+
+
+def test_a_question_not_asked_with_the_answers_given_now_is_not_counted(client, lincoln):
+    survey = make_screener_survey()  # page 2 (colour) only for those who consent
+    stays, leaves = make_respondents(survey, 2, school=lincoln, grade="7", role="student")
+    answered(client, stays, (1, {"q-consent": "yes"}), (2, {"q-colour": "red"}))
+    answered(client, leaves, (1, {"q-consent": "yes"}), (2, {"q-colour": "blue"}))
+    answered(client, leaves, (1, {"q-consent": "no"}))  # colour is kept, but no longer asked
+    answer_counts_refresh(survey=survey)
+    assert counts(survey, "consent") == {"yes": 1, "no": 1}
+    assert counts(survey, "colour") == {"red": 1}
+    assert counts(survey, "colour", level=Level.GROUP, school=lincoln) == {"red": 1}
+
+
+def test_a_grade_with_a_tab_a_line_break_or_a_backslash_is_kept_as_it_is(client, survey, lincoln):
+    grade = "7\tA\\B\nC"  # a roster may hold anything; COPY's text format needs them escaped
+    person = make_respondents(survey, 1, school=lincoln, grade=grade, role="student")
+    answered(client, person, (1, {"q-colour": "red"}))
+    answer_counts_refresh(survey=survey)
+    assert counts(survey, "colour", level=Level.STATE, grade=grade) == {"red": 1}
+    assert counts(survey, "colour", level=Level.GROUP, grade=grade, school=lincoln) == {"red": 1}
+
+
+def test_the_periodic_refresh_rebuilds_every_open_survey(answers):
+    from results.tasks import answer_counts_refresh_task
+
+    answer_counts_refresh_task()
+    assert ResultsRefresh.objects.filter(survey=answers).exists()
+    assert answer_counts_refresh_open() == 1
+
+
+@pytest.mark.parametrize(("low", "high", "integer", "expected", "labels"), [
+    (5, 99, True, Bins(0, 10, 10, True), ["0–9", "90–99"]),
+    (0, 5, True, Bins(0, 1, 6, True), ["0", "5"]),
+    (0, 24, False, Bins(0, 2.5, 10, False), ["0 to under 2.5", "22.5 to under 25"]),
+    (7, 7, True, Bins(7, 1, 1, True), ["7", "7"]),
+    (-3.5, 2, False, Bins(-4, 1, 7, False), ["-4 to under -3", "2 to under 3"]),
+])
+def test_number_bins_have_a_round_width_and_cover_every_answer(low, high, integer, expected, labels):
+    bins = number_bins(low=low, high=high, integer=integer)
+    assert bins == expected
+    assert [bins.label(0), bins.label(bins.bins - 1)] == labels
+    assert bins.index(low) == 0 and bins.index(high) == bins.bins - 1
