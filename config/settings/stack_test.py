@@ -18,8 +18,10 @@ STACK_TESTS = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tasks run in the test process, against the test database.
 CELERY_TASK_ALWAYS_EAGER = True
-# The stack's beat refreshes the app's own database; the test database's monitoring is refreshed on request.
+# The stack's beat refreshes the app's own database; the test database's monitoring and results are refreshed on
+# request.
 MONITORING_REFRESH_ON_REQUEST = True
+RESULTS_REFRESH_ON_REQUEST = True
 # Keep the tests' sessions and cache keys apart from the running app's.
 CACHES["sessions"]["LOCATION"] = CACHES["sessions"]["LOCATION"].rsplit("/", 1)[0] + "/2"
 CACHES["ratelimit"]["LOCATION"] = CACHES["ratelimit"]["LOCATION"].rsplit("/", 1)[0] + "/4"
