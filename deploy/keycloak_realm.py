@@ -51,7 +51,9 @@ class KeycloakAdmin:
         client = {"clientId": CLIENT_ID, "name": "Survey staff area", "enabled": True, "protocol": "openid-connect",
                   "publicClient": False, "secret": client_secret, "standardFlowEnabled": True,
                   "directAccessGrantsEnabled": False, "implicitFlowEnabled": False, "redirectUris": redirects,
-                  "webOrigins": [], "attributes": {"pkce.code.challenge.method": "S256"}}
+                  "webOrigins": [], "attributes": {"pkce.code.challenge.method": "S256",
+                                                  # Back to the app after signing out: the redirect URIs' rule.
+                                                  "post.logout.redirect.uris": "+"}}
         found = self.call("GET", f"/{realm}/clients?clientId={CLIENT_ID}")
         if found:
             self.call("PUT", f"/{realm}/clients/{found[0]['id']}", {**found[0], **client})

@@ -6,10 +6,14 @@ account the claims name is ``accounts.sign_on`` 's rule, never the library's
 (it would make accounts from any email). On when ``OIDC_RP_CLIENT_ID`` is set
 (``config/settings/base.py``, "Single sign-on").
 """
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404
+from django.contrib.auth import views as auth_views
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect
+from django.urls import reverse
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
@@ -64,3 +68,20 @@ class SignOnCallbackView(OIDCAuthenticationCallbackView):
 
 
 sign_on_callback = _sign_on_on(SignOnCallbackView.as_view())
+
+
+class StaffSignOutView(auth_views.LogoutView):
+    """Sign out of the staff area; after a single sign-on, out of the provider too (its end-session endpoint,
+    OpenID Connect RP-Initiated Logout), then back to the sign-in page. Otherwise the next person at a shared school
+    computer who chose "Sign in with …" would be signed in by the provider's own session as the last one."""
+
+    next_page = "staff:login"
+
+    def post(self, request, *args, **kwargs):
+        id_token = request.session.get("oidc_id_token")
+        response = super().post(request, *args, **kwargs)
+        if id_token and settings.SINGLE_SIGN_ON and settings.OIDC_OP_LOGOUT_ENDPOINT:
+            return HttpResponseRedirect(f"{settings.OIDC_OP_LOGOUT_ENDPOINT}?" + urlencode({
+                "id_token_hint": id_token, "client_id": settings.OIDC_RP_CLIENT_ID,
+                "post_logout_redirect_uri": request.build_absolute_uri(reverse("staff:login"))}))
+        return response

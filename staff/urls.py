@@ -1,4 +1,3 @@
-from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from staff import single_sign_on
@@ -67,7 +66,7 @@ survey_patterns = [
 urlpatterns = [
     path("", home.home, name="home"),
     path("login/", home.SignInView.as_view(), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(next_page="staff:login"), name="logout"),
+    path("logout/", single_sign_on.StaffSignOutView.as_view(), name="logout"),
     path("password/reset/", passwords.PasswordResetAskView.as_view(), name="password-reset"),
     path("password/reset/sent/", passwords.PasswordResetSentView.as_view(), name="password-reset-sent"),
     path("password/set/<uidb64>/<token>/", passwords.PasswordSetView.as_view(), name="password-set"),

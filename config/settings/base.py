@@ -215,6 +215,10 @@ OIDC_OP_AUTHORIZATION_ENDPOINT = env("OIDC_OP_AUTHORIZATION_ENDPOINT", default="
 OIDC_OP_TOKEN_ENDPOINT = env("OIDC_OP_TOKEN_ENDPOINT", default="")
 OIDC_OP_USER_ENDPOINT = env("OIDC_OP_USER_ENDPOINT", default="")
 OIDC_OP_JWKS_ENDPOINT = env("OIDC_OP_JWKS_ENDPOINT", default="")
+# The provider's end_session_endpoint: signing out of the staff area signs out of the provider too (shared computers).
+OIDC_OP_LOGOUT_ENDPOINT = env("OIDC_OP_LOGOUT_ENDPOINT", default="")
+# Kept in the session for that sign-out (its id_token_hint).
+OIDC_STORE_ID_TOKEN = True
 OIDC_RP_SIGN_ALGO = env("OIDC_RP_SIGN_ALGO", default="RS256")
 OIDC_RP_SCOPES = env("OIDC_RP_SCOPES", default="openid email profile")
 OIDC_USE_PKCE = True
