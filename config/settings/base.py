@@ -5,6 +5,7 @@ django-environ); `local.py`, `production.py` and `test.py` adjust the rest.
 """
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF
@@ -233,6 +234,12 @@ OIDC_ROLE_CLAIM = env("OIDC_ROLE_CLAIM", default="")
 OIDC_ROLE_MAPPING = env.dict("OIDC_ROLE_MAPPING", default={})
 if SINGLE_SIGN_ON:
     AUTHENTICATION_BACKENDS = [*AUTHENTICATION_BACKENDS, "staff.single_sign_on.StaffSignOnBackend"]
+if SINGLE_SIGN_ON and OIDC_OP_LOGOUT_ENDPOINT:
+    # The sign-out form's answer leads to the provider's end-session endpoint: browsers hold a form's redirects to
+    # form-action too.
+    _provider = urlsplit(OIDC_OP_LOGOUT_ENDPOINT)
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"] = [
+        *CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"], f"{_provider.scheme}://{_provider.netloc}"]
 
 # --- Login limits (config/login_limits.py)
 # How many proxies of our own stand in front of Django (nginx on the stack: 1).
