@@ -12,7 +12,8 @@ pytestmark = pytest.mark.django_db
 LOGOUT = "https://login.agency.example/realms/staff/protocol/openid-connect/logout"
 
 
-def test_without_a_client_id_the_sign_on_pages_do_not_exist_and_the_sign_in_page_offers_none(client):
+def test_without_a_client_id_the_sign_on_pages_do_not_exist_and_the_sign_in_page_offers_none(client, settings):
+    settings.SINGLE_SIGN_ON = False
     assert client.get("/staff/sign-on/").status_code == 404
     assert client.get("/staff/sign-on/callback/?code=x&state=y").status_code == 404
     assert "Sign in with" not in client.get("/staff/login/").content.decode()
