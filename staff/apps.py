@@ -7,7 +7,7 @@ class StaffConfig(AppConfig):
     verbose_name = "Staff area"
 
     def ready(self):
-        from staff import signals  # noqa: F401  (sign-ins go to the audit log)
+        from staff import signals, single_sign_on  # noqa: F401  (sign-ins go to the audit log; the sign-on check)
 
 
 class StaffAdminConfig(admin_apps.AdminConfig):

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
+from django.core import checks
 from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect
@@ -23,6 +24,19 @@ from config.login_limits import client_ip
 
 def sign_on_rules() -> SignOnRules:
     return SignOnRules(match_email=settings.OIDC_MATCH_EMAIL, role_mapping=settings.OIDC_ROLE_MAPPING)
+
+
+@checks.register(checks.Tags.security)
+def sign_on_settings_check(app_configs, **kwargs):
+    """Refuse at start (``manage.py check``, every command, gunicorn's first request) a role mapping that would make
+    coordinators from a claim, rather than at someone's first sign-on."""
+    if not settings.SINGLE_SIGN_ON:
+        return []
+    try:
+        sign_on_rules()
+    except ValueError as error:
+        return [checks.Error(f"OIDC_ROLE_MAPPING: {error}", id="staff.E001")]
+    return []
 
 
 class StaffSignOnBackend(OIDCAuthenticationBackend):

@@ -43,3 +43,13 @@ def test_signing_out_after_a_password_sign_in_stays_in_the_staff_area(client, se
     settings.SINGLE_SIGN_ON, settings.OIDC_OP_LOGOUT_ENDPOINT = True, LOGOUT
     staff_signed_in(client, make_staff(StaffMember.Role.ANALYST))
     assert client.post("/staff/logout/")["Location"] == "/staff/login/"
+
+
+def test_a_role_mapping_that_would_make_coordinators_stops_the_app_at_its_checks(settings):
+    from django.core import checks
+
+    settings.SINGLE_SIGN_ON, settings.OIDC_ROLE_MAPPING = True, {"principals": "school"}
+    [error] = [message for message in checks.run_checks() if message.id == "staff.E001"]
+    assert "a coordinator's schools come from the state office" in error.msg
+    settings.OIDC_ROLE_MAPPING = {"survey-office": "state_admin"}
+    assert not [message for message in checks.run_checks() if message.id == "staff.E001"]
