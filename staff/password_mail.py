@@ -16,16 +16,18 @@ from accounts.scopes import Scope
 SEND_BATCH = 200  # messages per SMTP connection
 
 
-def password_link(user, *, site_url=None):
+def password_link(user, *, site_url):
     """The absolute link that lets ``user`` set a password, once."""
     path = reverse("staff:password-set", kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
                                                  "token": default_token_generator.make_token(user)})
-    return f"{(site_url or settings.STAFF_SITE_URL).rstrip('/')}{path}"
+    return f"{site_url}{path}"
 
 
 def password_message(user, *, kind, site_url=None, connection=None):
-    """The email to ``user``: ``kind`` "set" (a new account) or "reset" (asked for)."""
-    context = {"user": user, "link": password_link(user, site_url=site_url), "site_url": site_url or settings.STAFF_SITE_URL,
+    """The email to ``user``: ``kind`` "set" (a new account) or "reset" (asked for); links on ``site_url`` (the
+    request's site), else ``STAFF_SITE_URL``."""
+    site_url = (site_url or settings.STAFF_SITE_URL).rstrip("/")
+    context = {"user": user, "link": password_link(user, site_url=site_url), "site_url": site_url,
                "hours": settings.PASSWORD_RESET_TIMEOUT // 3600}
     subject = render_to_string(f"staff/email/password_{kind}_subject.txt", context).strip()
     body = render_to_string(f"staff/email/password_{kind}.txt", context)

@@ -149,3 +149,21 @@ def test_with_local_passwords_off_there_is_no_reset_no_password_sign_in_and_no_e
     assert not client.session.get("_auth_user_id")
     assert 'name="password"' not in client.get("/staff/login/").content.decode()
     assert user.is_active
+
+
+def test_the_set_password_emails_skip_an_account_given_a_password_meanwhile_and_audit_one_without_an_address():
+    from accounts.scopes import COMMAND_LINE
+    from staff.password_mail import password_mails_send
+
+    waiting = make_staff(StaffMember.Role.ANALYST, username="waiting", password=None)
+    waiting.email = "waiting@agency.example"
+    waiting.save()
+    typed = make_staff(StaffMember.Role.ANALYST, username="typed-meanwhile")
+    typed.email = "typed@agency.example"
+    typed.save()
+    no_address = make_staff(StaffMember.Role.ANALYST, username="no-address", password=None)
+    assert password_mails_send(scope=COMMAND_LINE, user_ids=[waiting.pk, typed.pk, no_address.pk]) == 1
+    assert [message.to for message in mail.outbox] == [["waiting@agency.example"]]
+    assert sorted(AuditEntry.objects.filter(action=Action.PASSWORD_MAIL_SENT).values_list("detail", flat=True)) == [
+        "no set-your-password email for no-address: no email address",
+        "set-your-password email to waiting <waiting@agency.example>"]
