@@ -266,10 +266,9 @@ def _not_asked_marker(survey: Survey) -> Callable[[Answers], None] | None:
     if not flow.conditional and not flow.calculations:
         return None
     ids = question_ids(survey=survey)
-    conditional = [code for code, q in flow.questions.items() if q.rules or q.page in flow.page_rules]
-    # A calculation may read any answer: with calculations, every answer is read.
-    read = [(code, ids[code]) for code in (flow.questions if flow.calculations else flow.reads)]
-    codes = set(flow.order) if flow.calculations else None
+    conditional = [code for code in flow.questions if flow.sometimes_hidden(code)]
+    reads, codes = flow.effective_reads()
+    read = [(code, ids[code]) for code in reads]
     calculation_ids = dict(Question.objects.filter(survey_id=survey.pk, kind=Question.Kind.CALCULATE)
                            .values_list("code", "pk"))
     calculations = [(code, calculation_ids[code]) for code in flow.calculations]

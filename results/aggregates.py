@@ -69,7 +69,11 @@ class Bins:
     integer: bool
 
     def index(self, number: float) -> int:
-        return min(self.bins - 1, max(0, math.floor((number - self.low) / self.width)))
+        return self.clamp(math.floor((number - self.low) / self.width))
+
+    def clamp(self, index: int) -> int:
+        """The bin of a floor((x - low) / width): answers past either end (a bound changed since) in the end bins."""
+        return min(self.bins - 1, max(0, index))
 
     def label(self, index: int) -> str:
         start = self.low + index * self.width
@@ -108,12 +112,12 @@ def answer_counts_refresh(*, survey: Survey, using: str | None = None) -> int:
     started = time.monotonic()
     flow = survey_flow(survey=survey)
     questions = answerable_questions(survey=survey)
-    conditional = [q for q in questions if _asked_sometimes(flow, q.code)]
-    always = [q for q in questions if not _asked_sometimes(flow, q.code)]
+    conditional = [q for q in questions if flow.sometimes_hidden(q.code)]
+    always = [q for q in questions if q not in conditional]
     bins = _bins(survey, [q for q in questions if q.kind in Question.NUMBER_KINDS], using)
     districts = dict(School.objects.using(using).values_list("pk", "district_id"))
     entries = _chain(_respondent_entries(survey, using), _counted_entries(survey, always, bins, using),
-                     _asked_entries(survey, flow, conditional, bins, using))
+                     _asked_entries(survey, flow, conditional, {q.code: q.pk for q in questions}, bins, using))
     now = timezone.now()
     with transaction.atomic(durable=True):
         AnswerCount.objects.filter(survey=survey).delete()
@@ -130,11 +134,6 @@ def answer_counts_refresh_open(*, using: str | None = None) -> int:
     for survey in surveys:
         answer_counts_refresh(survey=survey, using=using)
     return len(surveys)
-
-
-def _asked_sometimes(flow: SurveyFlow, code: str) -> bool:
-    question = flow.questions[code]
-    return bool(question.rules) or question.page in flow.page_rules
 
 
 def _chain(*parts: Iterable[Entry]) -> Iterator[Entry]:
@@ -198,7 +197,7 @@ def _counted_entries(survey: Survey, questions: Sequence[Question], bins: Mappin
                 n=Count("pk"), total=Sum("number"))
             for school_id, grade, role, index, count, total in binned:
                 yield (school_id, grade, role, question.pk, Cell.VALUE,
-                       str(min(b.bins - 1, max(0, int(index)))), count, float(total))
+                       str(b.clamp(int(index))), count, float(total))
         else:
             counted_only.append(question.pk)
     if counted_only:
@@ -226,16 +225,14 @@ def _multiple_entries(question: Question, answers: QuerySet[Answer]) -> Iterator
                 yield *group, question.pk, Cell.VALUE, value, row[f"c{i}"], None
 
 
-def _asked_entries(survey: Survey, flow: SurveyFlow, questions: Sequence[Question], bins: Mapping[int, Bins],
-                   using: str | None) -> Iterator[Entry]:
+def _asked_entries(survey: Survey, flow: SurveyFlow, questions: Sequence[Question], ids: Mapping[str, int],
+                   bins: Mapping[int, Bins], using: str | None) -> Iterator[Entry]:
     """The entries of the questions with skip logic: each respondent's answers read in batches (those the rules
     read and these questions'), the question counted where the flow asks it (as ``exports.writers`` marks it)."""
     if not questions:
         return
-    ids = {q.code: q.pk for q in answerable_questions(survey=survey)}
-    # A calculation may read any answer: with calculations, every answer is read.
-    read = set(flow.questions if flow.calculations else flow.reads) | {q.code for q in questions}
-    codes = set(flow.order) if flow.calculations else None
+    reads, codes = flow.effective_reads()
+    read = reads | {q.code for q in questions}
     code_of = {ids[code]: code for code in read if code in ids}
     tally: Counter[tuple[int | None, str, str, int, str, str]] = Counter()
     totals: dict[tuple[int | None, str, str, int, str, str], float] = {}
@@ -290,7 +287,8 @@ Row = tuple[int, str, int | None, int | None, str, str, int | None, str, str, in
 def _write(survey: Survey, entries: Iterable[Entry], districts: Mapping[int, int]) -> int:
     """Write the group rows as they come, BATCH at a time, adding each into its district's and the state's (by
     grade and role), written last; return the group rows written."""
-    rollup: dict[tuple[str, int | None, str, str, int | None, str, str], list[float]] = {}
+    # [count, the numbers' total or None] of each district's and the state's cell.
+    rollup: dict[tuple[str, int | None, str, str, int | None, str, str], list] = {}
     batch: list[Row] = []
     written = 0
     for school_id, grade, role, question_id, cell, value, count, total in entries:
@@ -298,19 +296,18 @@ def _write(survey: Survey, entries: Iterable[Entry], districts: Mapping[int, int
         batch.append((survey.pk, Level.GROUP, district_id, school_id, grade, role, question_id, cell, value, count,
                       total))
         for level, where in ((Level.DISTRICT, district_id), (Level.STATE, None)):
-            summed = rollup.setdefault((level, where, grade, role, question_id, cell, value), [0, 0.0, 0])
+            summed = rollup.setdefault((level, where, grade, role, question_id, cell, value), [0, None])
             summed[0] += count
             if total is not None:
-                summed[1] += total
-                summed[2] = 1
+                summed[1] = (summed[1] or 0.0) + total
         if len(batch) >= BATCH:
             _insert(batch)
             written += len(batch)
             batch = []
     _insert(batch)
     written += len(batch)
-    rolled: list[Row] = [(survey.pk, level, district_id, None, grade, role, question_id, cell, value, int(summed[0]),
-                          summed[1] if summed[2] else None)
+    rolled: list[Row] = [(survey.pk, level, district_id, None, grade, role, question_id, cell, value, summed[0],
+                          summed[1])
                          for (level, district_id, grade, role, question_id, cell, value), summed in rollup.items()]
     for start in range(0, len(rolled), BATCH):
         _insert(rolled[start:start + BATCH])

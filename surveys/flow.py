@@ -177,6 +177,18 @@ class SurveyFlow:
         """Whether anything ever hides: a page or a question has a show_if."""
         return bool(self.page_rules) or any(q.rules for q in self.questions.values())
 
+    def sometimes_hidden(self, code: str) -> bool:
+        """Whether question ``code`` has a show_if, or stands on a page that has one."""
+        question = self.questions[code]
+        return bool(question.rules) or question.page in self.page_rules
+
+    def effective_reads(self) -> tuple[frozenset[str], set[str] | None]:
+        """The stored answers ``effective`` needs, and the ``codes`` to pass it: every answer and every code with
+        calculations (a calculation may read any answer), else what the rules read."""
+        if self.calculations:
+            return frozenset(self.questions), set(self.order)
+        return self.reads, None
+
     def texts(self, language: str | None) -> tuple[Mapping[str, str], Mapping[tuple[str, str], str]]:
         """Return ``(prompts, choice_labels)`` in ``language``, else in the survey's first language."""
         first = next(iter(self.prompts), None)
