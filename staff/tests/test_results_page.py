@@ -138,3 +138,12 @@ def test_the_results_page_reads_a_fixed_number_of_statements(client, answers, se
     with django_assert_max_num_queries(budget) as captured:
         assert client.get(url).status_code == 200
     print(f"{who} {query or '(unfiltered)'}: {len(captured)} statements")
+
+
+def test_the_first_view_of_new_answers_offers_their_grades_and_takes_one(client, answers):
+    """On the embedded default the counts are rebuilt on request: before the grades offered are read, so a grade
+    answered since the last view is offered and accepted at once."""
+    admin = make_staff(Role.STATE_ADMIN)
+    response = results_of(client, admin, answers, "?grade=8")
+    assert ("8", "8") in response.context["form"].fields["grade"].widget.choices
+    assert figures(response, "colour")[1] == 3

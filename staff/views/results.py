@@ -17,6 +17,8 @@ def survey_results(request, slug):
     embedded default, by a periodic task elsewhere), small counts suppressed. A district or school out of scope,
     or a school of another district than ?district=, is a 404."""
     survey = get_object_or_404(Survey, slug=slug)
+    if settings.RESULTS_REFRESH_ON_REQUEST:  # first: the grades offered come from the counts
+        answer_counts_refresh(survey=survey)
     form = ResultsFilterForm(request.GET, districts=request.scope.districts(), grades=results_grades(survey=survey))
     if not form.is_valid():
         return render(request, "staff/results.html", {"survey": survey, "form": form,
@@ -29,8 +31,6 @@ def survey_results(request, slug):
         school = get_object_or_404(request.scope.schools(), code=where["school"])
         if district is not None and school.district_id != district.pk:
             raise Http404("That school is not in that district.")
-    if settings.RESULTS_REFRESH_ON_REQUEST:
-        answer_counts_refresh(survey=survey)
     results = question_results(scope=request.scope, survey=survey, number=where["page"] or 1, district=district,
                                school=school, grade=where["grade"], role=where["role"])
     if results is None:
