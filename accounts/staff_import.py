@@ -110,14 +110,13 @@ class _Check:
 
 @dataclass
 class StaffImportResult:
-    """What a check or an apply did: the upload (None for the command line), its counts and problems, and the
-    accounts an apply created (each needs the link that sets its password) and changed."""
+    """What a check or an apply did: its counts and problems, and the accounts an apply created (each is sent the
+    link that sets its password) and changed."""
 
     described: str
     counts: Counts
     problems: list[Problem]
     applied: bool = False
-    upload: StaffUpload | None = None
     created_user_ids: list[int] = field(default_factory=list)
     changed_user_ids: list[int] = field(default_factory=list)
     note: str = ""
@@ -168,7 +167,7 @@ def staff_upload_apply(*, scope: Scope, upload_id: int) -> StaffImportResult:
         rows = [AccountRow(*row) for row in upload.account_rows]
         problems = _problems_in_database(scope, rows)
         result = StaffImportResult(described=upload.described, counts=staff_upload_counts(upload),
-                                   problems=problems, upload=upload)
+                                   problems=problems)
         if problems:
             upload.status, upload.problem_list, upload.account_rows = (
                 Status.REFUSED, [[p.row, p.column, p.value, p.reason] for p in problems], [])

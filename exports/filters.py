@@ -129,9 +129,7 @@ class ExportFilter:
                    f"({zone})"
         if self.completed_from:
             return f"completed on or after {_iso(self.completed_from)} ({zone})"
-        if self.completed_to:
-            return f"completed on or before {_iso(self.completed_to)} ({zone})"
-        return "any completion time"
+        return f"completed on or before {_iso(self.completed_to)} ({zone})"
 
     def as_options(self) -> str:
         """Return the filter as ``manage.py export_responses`` takes it (empty for no filter)."""

@@ -351,12 +351,6 @@ def slips_print_people(*, scope: Scope, survey: Survey, respondent_ids: Iterable
     return count
 
 
-def slips_people_count(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int]) -> int:
-    """How many of the chosen people have a slip to print (``slips_of_people``): one count."""
-    return scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at=None,
-                                            school__isnull=False).count()
-
-
 def respondent_slip_print(*, scope: Scope, survey: Survey, respondent_id: int, login_url: str,
                           stream: "SupportsWrite[bytes]") -> None:
     """Write the slip of one person ``scope`` may print (a replacement for a lost one, after a reissue) to
