@@ -47,8 +47,14 @@ AUDIT_BATCH = 1000
 
 
 def audit_person(respondent_id: int, external_id: str) -> str:
-    """How an audit entry names one respondent: the roster's external id, or the row's id; never the code."""
-    return f"respondent {external_id or f'#{respondent_id}'}"
+    """How an audit entry names one respondent: "respondent " and ``person_named``."""
+    return f"respondent {person_named(respondent_id, external_id)}"
+
+
+def person_named(respondent_id: int, external_id: str) -> str:
+    """A respondent as the audit log names them: the roster's external id, or the row's id; never the code (a
+    respondent's ``str`` falls back to it)."""
+    return external_id or f"#{respondent_id}"
 
 
 def audit_codes_shown(*, scope: Scope, survey: Survey | None, respondents: Iterable[Respondent],
@@ -58,8 +64,7 @@ def audit_codes_shown(*, scope: Scope, survey: Survey | None, respondents: Itera
     people = list(respondents)
     if not people:
         return None
-    # Named by external id (a person without one by their row's id): never by the code itself.
-    named = ", ".join(person.external_id or f"#{person.pk}" for person in people[:5])
+    named = ", ".join(person_named(person.pk, person.external_id) for person in people[:5])
     if len(people) > 5:
         named += f" and {len(people) - 5} more"
     return audit_record(scope=scope, action=Action.CODES_SHOWN, survey=survey, school=school,

@@ -72,7 +72,7 @@ def respondent_reissue_code(*, scope: Scope, respondent_id: int, attempts: int =
                 respondent = _in_scope(scope, respondent_id)
                 Respondent.objects.filter(pk=respondent.pk).update(access_code=code)
                 audit_record(scope=scope, action=Action.CODE_REISSUED, survey=respondent.survey,
-                             school=respondent.school, detail=f"respondent {respondent}")
+                             school=respondent.school, detail=audit_person(respondent.pk, respondent.external_id))
             return code
         except IntegrityError:  # the new code is someone else's (astronomically rare): draw again
             if attempt == attempts - 1:

@@ -366,4 +366,4 @@ def respondent_slip_print(*, scope: Scope, survey: Survey, respondent_id: int, l
     slips_write_pdf(stream=stream, survey=survey, school=person.school, slips=[slip], login_url=login_url,
                     cover_sheets=False)
     audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=survey, school=person.school,
-                 detail=f"1 slip, respondent {person}")
+                 detail=f"1 slip, {audit_person(person.pk, person.external_id)}")

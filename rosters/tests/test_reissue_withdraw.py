@@ -115,3 +115,19 @@ def test_reissue_withdraw_and_restore_reach_only_the_scope_and_are_audited():
                             survey=survey)
     assert list(AuditEntry.objects.order_by("id").values_list("action", "username", "school__code")) == [
         ("withdrawn", "lin", "LIN"), ("restored", "lin", "LIN"), ("code_reissued", district.username, "ADA")]
+
+
+def test_a_person_without_an_external_id_is_named_by_row_in_the_audit_log_never_by_a_code(lincoln, slip_fonts):
+    from accounts.models import AuditEntry
+    from rosters.slips import respondent_slip_print
+
+    survey = make_survey()
+    person = make_respondents(survey, school=lincoln)
+    old = person.access_code
+    new = respondent_reissue_code(scope=COMMAND_LINE, respondent_id=person.pk)
+    respondent_slip_print(scope=COMMAND_LINE, survey=survey, respondent_id=person.pk, login_url="http://x/",
+                          stream=io.BytesIO())
+    details = list(AuditEntry.objects.values_list("detail", flat=True))
+    assert f"respondent #{person.pk}" in details and f"1 slip, respondent #{person.pk}" in details
+    for code in (old, new):
+        assert not [detail for detail in details if code in detail or access_codes.format_code(code) in detail]
