@@ -87,6 +87,9 @@ def test_everyone_a_search_finds_is_confirmed_by_count_and_asked_again_if_the_se
     again = district.post(act, {**everyone, "expected": "3", "confirm": "on"}, follow=True).content.decode()
     assert "finds 4 people now, not 3" in again and "Give 4 people new codes?" in again
     before = dict(Respondent.objects.values_list("external_id", "access_code"))
+    unnumbered = district.post(act, {**everyone, "confirm": "on"}).content.decode()  # not from the confirm page
+    assert "Give 4 people new codes?" in unnumbered
+    assert dict(Respondent.objects.values_list("external_id", "access_code")) == before
     district.post(act, {**everyone, "expected": "4", "confirm": "on"})
     after = dict(Respondent.objects.values_list("external_id", "access_code"))
     assert {key for key in after if after[key] != before[key]} == {"s-ana", "s-ben", "s-carla", "s-new"}

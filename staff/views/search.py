@@ -69,12 +69,15 @@ def people_act(request, slug, action=None):
         messages.error(request, _("The search finds more than %(max)s people: narrow it (a school, a grade, a "
                                   "status) and choose again.") % {"max": f"{SELECTION_MAX:,}"})
         return redirect(back)
-    changed = everyone and form.cleaned_data["expected"] is not None and form.cleaned_data["expected"] != len(ids)
-    if not ConfirmForm.confirmed(request) or changed or not ids:
-        if changed:
+    # "Everyone found" acts only on the number its confirm page listed: a confirmation that names none (not posted
+    # by that page) or another is shown the confirm page again.
+    confirmed, expected = ConfirmForm.confirmed(request), form.cleaned_data["expected"]
+    changed = everyone and confirmed and expected != len(ids)
+    if not confirmed or changed or not ids:
+        if changed and expected is not None:
             messages.warning(request, _("The search finds %(now)s now, not %(then)s as before: check who, and "
                                         "confirm again.") % {"now": people_count(len(ids)),
-                                                              "then": form.cleaned_data["expected"]})
+                                                              "then": expected})
         return _confirm(request, survey, action, people, ids, data=data, everyone=everyone, back=back)
     return _act(request, survey, action, ids, back=back)
 
