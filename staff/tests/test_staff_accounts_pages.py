@@ -56,7 +56,10 @@ def test_a_good_file_shows_its_counts_and_changes_then_applies_and_again_changes
     assert StaffMember.objects.get(user__username="bo").role == Role.DISTRICT_COORDINATOR
     again = upload(office, GOOD).content.decode()
     assert "Every account in the file is as it is already: applying it changes nothing." in again
-    assert office.post(f"/staff/accounts/imports/{upload_id}/apply/", follow=True).status_code == 200
+    twice = office.post(f"/staff/accounts/imports/{upload_id}/apply/", follow=True)
+    assert twice.status_code == 200
+    assert "This file is applied: it cannot be applied." in twice.content.decode()
+    assert User.objects.filter(username__in=["ana", "bo"]).count() == 2 and len(mail.outbox) == 2
     assert "It cannot be applied" not in again
 
 
