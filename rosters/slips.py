@@ -276,10 +276,11 @@ def slips_job_run(*, job_id: int, login_url: str) -> SlipsJob:
 
     try:
         with tempfile.TemporaryFile() as pdf:
+            printed: list[tuple[int | None, str]] | None = None
             if job.school is None:  # people chosen in a search: one audit entry each
-                count = slips_print_people(scope=scope, survey=job.survey, respondent_ids=job.respondent_ids or [],
-                                           login_url=login_url, stream=pdf, progress=progress,
-                                           where="a file prepared by Celery")
+                count, printed = _slips_write_people(
+                    scope=scope, survey=job.survey, respondent_ids=job.respondent_ids or [], login_url=login_url,
+                    stream=pdf, progress=progress, where="a file prepared by Celery")
                 name = f"{job.survey.slug}-{count}-people"
             else:
                 count = slips_write_pdf(
@@ -292,7 +293,10 @@ def slips_job_run(*, job_id: int, login_url: str) -> SlipsJob:
         with transaction.atomic(durable=True):
             SlipsJob.objects.filter(pk=job.pk).update(status=SlipsJob.Status.DONE, slips_done=count,
                                                      file=job.file.name, finished_at=timezone.now())
-            if job.school is not None:
+            # Audited with the job's end, in its transaction: a file that was never stored printed nobody's slip.
+            if printed is not None:
+                audit_record_each(scope=scope, action=Action.SLIPS_PRINTED, survey=job.survey, people=printed)
+            else:
                 audit_record(scope=scope, action=Action.SLIPS_PRINTED, survey=job.survey, school=job.school,
                              detail=f"{count} slips" + (f", grade {job.grade}" if job.grade is not None else "")
                                     + " (prepared by Celery)")
@@ -328,27 +332,31 @@ def slips_of_people(*, scope: Scope, survey: Survey,
 
 
 def slips_print_people(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int], login_url: str,
-                       stream: "SupportsWrite[bytes]", where: str = "",
-                       progress: Callable[[int], object] | None = None) -> int:
+                       stream: "SupportsWrite[bytes]", progress: Callable[[int], object] | None = None) -> int:
     """Write the slips of the chosen people (``slips_of_people``) to ``stream`` as one PDF and audit it, one
     entry per person (their slip, and so their code, went on paper); return how many."""
-    ids = list(respondent_ids)
-    printed: list[tuple[int | None, str]] = []
-
-    def audited(schools: Iterable[tuple[School, Iterable[Slip]]]) -> Iterator[tuple[School, Iterator[Slip]]]:
-        for school, slips in schools:
-            yield school, _noted(school, slips)
-
-    def _noted(school: School, slips: Iterable[Slip]) -> Iterator[Slip]:
-        for slip in slips:
-            printed.append((school.pk, f"1 slip, {audit_person(slip.respondent_id or 0, slip.external_id)}"
-                                       + (f" to {where}" if where else "")))
-            yield slip
-
-    count = slips_write_schools_pdf(stream=stream, survey=survey, login_url=login_url, progress=progress,
-                                    schools=audited(slips_of_people(scope=scope, survey=survey, respondent_ids=ids)))
+    count, printed = _slips_write_people(scope=scope, survey=survey, respondent_ids=respondent_ids,
+                                         login_url=login_url, stream=stream, progress=progress)
     audit_record_each(scope=scope, action=Action.SLIPS_PRINTED, survey=survey, people=printed)
     return count
+
+
+def _slips_write_people(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int], login_url: str,
+                        stream: "SupportsWrite[bytes]", where: str = "",
+                        progress: Callable[[int], object] | None = None) -> tuple[int, list[tuple[int | None, str]]]:
+    """Write the chosen people's slips; return how many, and the audit entry of each (school id, detail)."""
+    printed: list[tuple[int | None, str]] = []
+    to = f" to {where}" if where else ""
+
+    def noted(school: School, slips: Iterable[Slip]) -> Iterator[Slip]:
+        for slip in slips:
+            printed.append((school.pk, f"1 slip, {audit_person(slip.respondent_id or 0, slip.external_id)}{to}"))
+            yield slip
+
+    schools = slips_of_people(scope=scope, survey=survey, respondent_ids=list(respondent_ids))
+    count = slips_write_schools_pdf(stream=stream, survey=survey, login_url=login_url, progress=progress,
+                                    schools=((school, noted(school, slips)) for school, slips in schools))
+    return count, printed
 
 
 def respondent_slip_print(*, scope: Scope, survey: Survey, respondent_id: int, login_url: str,

@@ -166,3 +166,21 @@ def test_a_big_selections_slips_are_a_job_of_its_people_in_scope(world):
     text = "".join(page.extract_text() for page in PdfReader(done.file.open("rb")).pages)
     assert people["J-2"].formatted_access_code in text and people["A-2"].formatted_access_code not in text
     assert AuditEntry.objects.filter(action="slips_printed").count() == 4
+
+
+def test_a_people_slips_job_whose_file_is_never_stored_audits_no_slip_as_printed(world, monkeypatch):
+    from django.db.models.fields.files import FieldFile
+
+    people, survey = world["people"], world["survey"]
+    job = slips_job_start_people(scope=world["district"], survey=survey,
+                                 respondent_ids=[people[key].pk for key in ("L-1", "J-1")])
+
+    def storage_down(*args, **kwargs):
+        raise OSError("the object store is down")
+
+    monkeypatch.setattr(FieldFile, "save", storage_down)
+    with pytest.raises(OSError):
+        slips_job_run(job_id=job.pk, login_url="https://survey.example.org/")
+    job.refresh_from_db()
+    assert job.status == "failed" and "object store is down" in job.error
+    assert not AuditEntry.objects.filter(action="slips_printed").exists()
