@@ -11,7 +11,7 @@ from django_ratelimit.core import get_usage
 
 from accounts.models import NAME_MAX, AuditEntry, StaffMember
 from accounts.passwords import password_reset_asked_record, password_reset_recipients
-from accounts.staff_accounts import StaffAccount
+from accounts.staff_accounts import StaffAccount, split_codes
 from config.login_limits import client_ip
 from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
 from exports.jobs import NAMED_FIELDS
@@ -104,10 +104,10 @@ class PeopleActionForm(forms.Form):
 
 
 class CodesField(forms.CharField):
-    """Codes separated by commas, spaces or new lines."""
+    """Codes separated by commas, spaces or new lines (``split_codes``, as a staff file's columns are read)."""
 
     def to_python(self, value):
-        return tuple(code for code in (super().to_python(value) or "").replace(",", " ").split() if code)
+        return split_codes(super().to_python(value) or "")
 
 
 class StaffAccountForm(forms.Form):
