@@ -43,6 +43,7 @@ from accounts.staff_accounts import (
     coverage,
     split_codes,
 )
+from fileformats.checked_files import CheckedFileNotReady, checked_file_discard, problem_rows
 from fileformats.tables import Problem, StrPath, Table, TableError, formula_problem, open_table
 from respondents.models import District, School
 
@@ -55,7 +56,7 @@ Role = StaffMember.Role
 Status = StaffUpload.Status
 
 
-class StaffImportNotReady(Exception):
+class StaffImportNotReady(CheckedFileNotReady):
     """The staff file cannot be applied or discarded now (not checked, has problems, or done already)."""
 
 
@@ -126,10 +127,6 @@ def staff_upload_counts(upload: StaffUpload) -> Counts:
     return Counts(**upload.counts)
 
 
-def staff_upload_problems(upload: StaffUpload) -> list[Problem]:
-    return [Problem(*problem) for problem in upload.problem_list]
-
-
 def staff_uploads(*, scope: Scope) -> QuerySet[StaffUpload]:
     """The staff files ``scope`` uploaded, newest first."""
     scope.require("can_manage_staff")
@@ -147,7 +144,7 @@ def staff_upload_check(*, scope: Scope, path: StrPath, filename: str = "") -> St
             uploaded_by_id=scope.user_id, uploaded_from=scope.address, source_filename=(filename or str(path))[:255],
             described=check.described, status=Status.REFUSED if check.problems else Status.CHECKED,
             account_rows=[] if check.problems else [list(row) for row in check.rows],
-            problem_list=[[p.row, p.column, p.value, p.reason] for p in check.problems], checked_at=timezone.now(),
+            problem_list=problem_rows(check.problems), checked_at=timezone.now(),
             **_plan_fields(check.plan))
         _audit_check(scope, upload.source_filename, check)
     return upload
@@ -169,8 +166,7 @@ def staff_upload_apply(*, scope: Scope, upload_id: int) -> StaffImportResult:
         result = StaffImportResult(described=upload.described, counts=staff_upload_counts(upload),
                                    problems=problems)
         if problems:
-            upload.status, upload.problem_list, upload.account_rows = (
-                Status.REFUSED, [[p.row, p.column, p.value, p.reason] for p in problems], [])
+            upload.status, upload.problem_list, upload.account_rows = Status.REFUSED, problem_rows(problems), []
             upload.note = "The accounts changed since this file was checked: it has problems now."
             upload.save(update_fields=["status", "problem_list", "account_rows", "note"])
             result.note = upload.note
@@ -193,14 +189,8 @@ def staff_upload_apply(*, scope: Scope, upload_id: int) -> StaffImportResult:
 
 def staff_upload_discard(*, scope: Scope, upload_id: int) -> StaffUpload:
     """Drop a checked staff file without applying it; return it."""
-    scope.require("can_manage_staff")
-    with transaction.atomic(durable=True):
-        upload = staff_uploads(scope=scope).select_for_update(of=("self",)).get(pk=upload_id)
-        if upload.status != Status.CHECKED:
-            raise StaffImportNotReady(f"This file is {upload.get_status_display().lower()}: it cannot be discarded.")
-        upload.status = Status.DISCARDED
-        upload.save(update_fields=["status"])
-    return upload
+    return checked_file_discard(uploads=staff_uploads(scope=scope), upload_id=upload_id,
+                                not_ready=StaffImportNotReady)
 
 
 def staff_import(*, scope: Scope = COMMAND_LINE, path: StrPath, dry_run: bool = False,

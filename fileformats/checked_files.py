@@ -1,8 +1,18 @@
 """What a file staff upload to be checked and then applied whole keeps (the school directory, a staff file): the
 abstract model its app's own model extends with the rows that applying writes."""
+from collections.abc import Iterable
+from typing import TypeVar
+
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
+from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
+
+from fileformats.tables import Problem
+
+
+class CheckedFileNotReady(Exception):
+    """The file cannot be applied or discarded now (not checked, has problems, or done already)."""
 
 
 class CheckedFile(models.Model):
@@ -40,3 +50,27 @@ class CheckedFile(models.Model):
     @property
     def applied(self) -> bool:
         return self.status == self.Status.APPLIED
+
+    def problems(self) -> list[Problem]:
+        return [Problem(*problem) for problem in self.problem_list]
+
+
+def problem_rows(problems: Iterable[Problem]) -> list[list[object]]:
+    """``problems`` as a CheckedFile's ``problem_list`` keeps them."""
+    return [[p.row, p.column, p.value, p.reason] for p in problems]
+
+
+_Checked = TypeVar("_Checked", bound=CheckedFile)
+
+
+def checked_file_discard(*, uploads: QuerySet[_Checked], upload_id: int,
+                         not_ready: type[CheckedFileNotReady] = CheckedFileNotReady) -> _Checked:
+    """Drop a checked file of ``uploads`` (those the person may discard) without applying it; return it. Raise
+    ``not_ready`` (the app's own CheckedFileNotReady) unless it is CHECKED."""
+    with transaction.atomic(durable=True):
+        upload = uploads.select_for_update(of=("self",)).get(pk=upload_id)
+        if upload.status != CheckedFile.Status.CHECKED:
+            raise not_ready(f"This file is {upload.get_status_display().lower()}: it cannot be discarded.")
+        upload.status = CheckedFile.Status.DISCARDED
+        upload.save(update_fields=["status"])
+    return upload

@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import COMMAND_LINE, Scope
+from fileformats.checked_files import CheckedFileNotReady, checked_file_discard, problem_rows
 from fileformats.tables import Problem, StrPath, Table, TableError, formula_problem, open_table
 from respondents.models import District, School
 from rosters.models import DirectoryUpload
@@ -47,7 +48,7 @@ class SchoolRow(TypedDict):
     district: str
 
 
-class DirectoryNotReady(Exception):
+class DirectoryNotReady(CheckedFileNotReady):
     """The directory file cannot be applied or discarded now (not checked, has problems, or done already)."""
 
 
@@ -66,11 +67,6 @@ def directory_counts(upload: DirectoryUpload, what: str) -> Counts:
     return Counts(**upload.counts.get(what, {}))
 
 
-def directory_problems(upload: DirectoryUpload) -> list[Problem]:
-    """The problems of a DirectoryUpload, as Problems."""
-    return [Problem(*problem) for problem in upload.problem_list]
-
-
 def school_directory_check(*, scope: Scope, path: StrPath, filename: str = "") -> DirectoryUpload:
     """Read and check the directory file at ``path``; keep what applying it would write; return the upload,
     CHECKED or REFUSED (with every problem). Writes nothing to the directory. Only a state administrator's
@@ -84,7 +80,7 @@ def school_directory_check(*, scope: Scope, path: StrPath, filename: str = "") -
         described=table.described, status=Status.REFUSED if problems else Status.CHECKED,
         district_rows={} if problems else districts, school_rows={} if problems else schools,
         counts={} if problems else _counts(districts, schools),
-        problem_list=[[p.row, p.column, p.value, p.reason] for p in problems], checked_at=timezone.now(),
+        problem_list=problem_rows(problems), checked_at=timezone.now(),
     )
 
 
@@ -116,14 +112,8 @@ def school_directory_apply(*, scope: Scope, upload_id: int) -> DirectoryUpload:
 
 def school_directory_discard(*, scope: Scope, upload_id: int) -> DirectoryUpload:
     """Drop a checked directory file without applying it; return it."""
-    scope.require("can_import_schools")
-    with transaction.atomic(durable=True):
-        upload = _own_upload(scope, upload_id, lock=True)
-        if upload.status != Status.CHECKED:
-            raise DirectoryNotReady(f"This file is {upload.get_status_display().lower()}: it cannot be discarded.")
-        upload.status = Status.DISCARDED
-        upload.save(update_fields=["status"])
-    return upload
+    return checked_file_discard(uploads=directory_uploads(scope=scope), upload_id=upload_id,
+                                not_ready=DirectoryNotReady)
 
 
 def school_directory_import(*, scope: Scope, path: StrPath, dry_run: bool = False,

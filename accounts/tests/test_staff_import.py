@@ -16,7 +16,6 @@ from accounts.staff_import import (
     staff_upload_apply,
     staff_upload_check,
     staff_upload_discard,
-    staff_upload_problems,
 )
 from respondents.tests.factories import make_school, make_staff, scope_of
 
@@ -127,16 +126,16 @@ def test_every_kind_of_problem_is_named_with_its_line_and_nothing_is_written(tmp
     )
     upload = staff_upload_check(scope=office, path=write(tmp_path, bad))
     assert upload.status == StaffUpload.Status.REFUSED and upload.account_rows == []
-    found = {(p.row, p.column) for p in staff_upload_problems(upload)}
+    found = {(p.row, p.column) for p in upload.problems()}
     assert found == {(3, "username"), (4, "role"), (5, "role"), (6, "username"), (7, "email"), (8, "email"),
                      (8, "school_codes"), (9, "email"), (10, "name"), (11, "district_codes"), (12, "district_codes"),
                      (12, "school_codes"), (13, "username"), (14, "email"), (15, "role"), (16, "name")}
-    text = [str(p) for p in staff_upload_problems(upload)]
+    text = [str(p) for p in upload.problems()]
     assert "row 6, column username: listed twice (first on row 2) (value: 'ANA')" in text
     assert "row 8, column school_codes: Not in the school directory: NOPE (value: 'NOPE')" in text
     assert "row 14, column email: This email is another account's: taken-mail (value: 'used@example.org')" in text
     assert "row 15, column role: You cannot take away your own administrator role or account (value: 'analyst')" in text
-    assert [p.row for p in staff_upload_problems(upload)] == sorted(p.row for p in staff_upload_problems(upload))
+    assert [p.row for p in upload.problems()] == sorted(p.row for p in upload.problems())
     assert not User.objects.filter(username__in=["ana", "bob", "kim"]).exists()
     assert AuditEntry.objects.get(action="staff_import_checked").detail.endswith("16 problems")
 

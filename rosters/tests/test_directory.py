@@ -12,7 +12,7 @@ from openpyxl import Workbook
 from accounts.scopes import COMMAND_LINE
 from fileformats.tables import TableError
 from respondents.models import District, School
-from rosters.directory import directory_counts, directory_problems, school_directory_import
+from rosters.directory import directory_counts, school_directory_import
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ def test_every_bad_row_is_reported_with_row_column_value_and_reason_and_nothing_
             + "D2,South,S6," + "x" * 201 + "\n")  # row 7: too long
     result = school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, text))
     assert not result.applied
-    assert [(p.row, p.column, p.reason) for p in directory_problems(result)] == [
+    assert [(p.row, p.column, p.reason) for p in result.problems()] == [
         (3, "school_code", "required"),
         (4, "district_name", "a formula: type the value itself"),
         (5, "school_code", "listed twice (first on row 2)"),

@@ -61,6 +61,9 @@ def test_a_good_file_shows_its_counts_and_changes_then_applies_and_again_changes
     assert "This file is applied: it cannot be applied." in twice.content.decode()
     assert User.objects.filter(username__in=["ana", "bo"]).count() == 2 and len(mail.outbox) == 2
     assert "It cannot be applied" not in again
+    refused = office.post(f"/staff/accounts/imports/{upload_id}/discard/")
+    assert refused["Location"] == f"/staff/accounts/imports/{upload_id}/"
+    assert "This file is applied: it cannot be discarded." in office.get(refused["Location"]).content.decode()
 
 
 def test_a_discarded_file_writes_nothing_and_a_file_that_is_no_table_is_refused_on_the_form(office):

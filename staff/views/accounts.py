@@ -16,14 +16,13 @@ from accounts.staff_import import (
     staff_upload_check,
     staff_upload_counts,
     staff_upload_discard,
-    staff_upload_problems,
     staff_uploads,
 )
 from config.request_guard import accepts_uploads
 from staff.access import staff_view
 from staff.forms import ConfirmForm, StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
 from staff.views.lists import CONFIRM_SHOWN, PROBLEMS_SHOWN, back_to, page_of
-from staff.views.uploads import check_uploaded_file
+from staff.views.uploads import check_uploaded_file, discard_checked_file
 
 CHANGES_SHOWN = 200  # accounts listed with what a file changes in them; the counts say how many in all
 
@@ -127,7 +126,7 @@ def staff_import(request):
 def staff_upload(request, upload_id):
     upload = get_object_or_404(staff_uploads(scope=request.scope), pk=upload_id)
     return render(request, "staff/staff_upload.html", {
-        "upload": upload, "problems": staff_upload_problems(upload)[:PROBLEMS_SHOWN],
+        "upload": upload, "problems": upload.problems()[:PROBLEMS_SHOWN],
         "counts": staff_upload_counts(upload), "changes": upload.changes[:CHANGES_SHOWN]})
 
 
@@ -153,11 +152,6 @@ def staff_upload_apply_view(request, upload_id):
 @require_POST
 @staff_view("can_manage_staff")
 def staff_upload_discard_view(request, upload_id):
-    upload = get_object_or_404(staff_uploads(scope=request.scope), pk=upload_id)
-    try:
-        staff_upload_discard(scope=request.scope, upload_id=upload.pk)
-    except StaffImportNotReady as error:
-        messages.error(request, str(error))
-        return redirect("staff:staff-upload", upload_id=upload.pk)
-    messages.info(request, _("The file was discarded: nothing was applied."))
-    return redirect("staff:staff-list")
+    return discard_checked_file(request, uploads=staff_uploads(scope=request.scope), upload_id=upload_id,
+                                discard=staff_upload_discard, upload_page="staff:staff-upload",
+                                done_page="staff:staff-list")

@@ -15,7 +15,6 @@ from publishing.services import survey_close_now, survey_dates_change, survey_lo
 from rosters.directory import (
     DirectoryNotReady,
     directory_counts,
-    directory_problems,
     directory_uploads,
     school_directory_apply,
     school_directory_check,
@@ -33,7 +32,7 @@ from staff.forms import (
 )
 from staff.views.downloads import CSV, attachment
 from staff.views.lists import PROBLEMS_SHOWN, page_of
-from staff.views.uploads import check_uploaded_file
+from staff.views.uploads import check_uploaded_file, discard_checked_file
 from surveys.documents import DocumentError
 from surveys.models import Survey
 
@@ -138,7 +137,7 @@ def directory_import(request):
 def directory_upload(request, upload_id):
     upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
     return render(request, "staff/directory_upload.html", {
-        "upload": upload, "problems": directory_problems(upload)[:PROBLEMS_SHOWN],
+        "upload": upload, "problems": upload.problems()[:PROBLEMS_SHOWN],
         "districts": directory_counts(upload, "districts"), "schools": directory_counts(upload, "schools")})
 
 
@@ -156,14 +155,9 @@ def directory_upload_apply(request, upload_id):
 @require_POST
 @staff_view("can_import_schools")
 def directory_upload_discard(request, upload_id):
-    upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
-    try:
-        school_directory_discard(scope=request.scope, upload_id=upload.pk)
-    except DirectoryNotReady as error:
-        messages.error(request, str(error))
-        return redirect("staff:directory-upload", upload_id=upload.pk)
-    messages.info(request, _("The file was discarded: nothing was applied."))
-    return redirect("staff:directory")
+    return discard_checked_file(request, uploads=directory_uploads(scope=request.scope), upload_id=upload_id,
+                                discard=school_directory_discard, upload_page="staff:directory-upload",
+                                done_page="staff:directory")
 
 
 @staff_view("can_read_audit")

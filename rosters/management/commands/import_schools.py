@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
 from fileformats.tables import TableError
-from rosters.directory import COLUMNS, directory_counts, directory_problems, school_directory_import
+from rosters.directory import COLUMNS, directory_counts, school_directory_import
 
 
 class Command(BaseCommand):
@@ -25,7 +25,7 @@ class Command(BaseCommand):
         except TableError as error:
             raise CommandError(f"{file}: {error} Nothing was written.") from error
         self.stdout.write(f"{file}: {result.described}.")
-        problems = directory_problems(result)
+        problems = result.problems()
         if problems:
             for problem in problems:
                 self.stderr.write(f"  {problem}")
