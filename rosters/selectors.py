@@ -127,9 +127,9 @@ def respondents_for_action(*, scope: Scope, survey: Survey, action: str, respond
     """Those of the chosen people (the ticked ``respondent_ids``, or everyone ``search`` finds) that ``action``
     would change, in ``scope``, in the search's order: the withdrawn for a restore, the others for the rest (a
     slip also needs a school). What the confirm page lists; the service checks it all again."""
-    people = respondents_search(scope=scope, survey=survey, search=search) if search is not None else (
-        scope.respondents(survey).filter(pk__in=list(respondent_ids)).select_related("school")
-        .order_by("school_id", "external_id", "pk"))
+    people = respondents_search(scope=scope, survey=survey, search=search or PeopleSearch())
+    if search is None:
+        people = people.filter(pk__in=list(respondent_ids))
     if action == PeopleAction.RESTORE:
         return people.filter(withdrawn_at__isnull=False)
     people = people.filter(withdrawn_at__isnull=True)

@@ -41,6 +41,7 @@ from respondents import access_codes
 from respondents.handout import handout_group, in_handout_order
 from respondents.models import Respondent, School
 from rosters.models import SlipsJob
+from rosters.selectors import PeopleAction, respondents_for_action
 from surveys.models import Survey
 
 if TYPE_CHECKING:
@@ -254,8 +255,7 @@ def slips_job_start(*, scope: Scope, survey: Survey, school: School, grade: str 
 def slips_job_start_people(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int]) -> SlipsJob:
     """Queue the slips of many chosen people (``slips_of_people``) for Celery; return the SlipsJob."""
     scope.require("can_manage_people")
-    ids = list(scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at=None, school__isnull=False)
-               .order_by("pk").values_list("pk", flat=True))
+    ids = list(_printable(scope, survey, respondent_ids).order_by("pk").values_list("pk", flat=True))
     return SlipsJob.objects.create(survey=survey, school=None, respondent_ids=ids, requested_by_id=scope.requester_id(),
                                    requested_from=scope.address, slips_total=len(ids))
 
@@ -323,12 +323,18 @@ def slips_of_people(*, scope: Scope, survey: Survey,
     """The slips of the chosen people ``scope`` may print (in scope, not withdrawn, with a school), school by
     school (by code), each school's in hand-out order: two queries, the people read in chunks."""
     scope.require("can_manage_people")
-    people = scope.respondents(survey).filter(pk__in=list(respondent_ids), withdrawn_at=None, school__isnull=False)
+    people = _printable(scope, survey, respondent_ids).order_by()
     fields = ("school_id", "access_code", "external_id", "display_name", "grade", "language", "role", "pk")
     rows = in_handout_order(people, by_school=True)
     schools = {school.pk: school for school in School.objects.filter(pk__in=people.values("school_id"))}
     for school_id, grouped in groupby(rows.values_list(*fields).iterator(chunk_size=2000), key=lambda row: row[0]):
         yield schools[school_id], (Slip(*row[1:]) for row in grouped)
+
+
+def _printable(scope: Scope, survey: Survey, respondent_ids: Iterable[int]) -> QuerySet[Respondent]:
+    """The chosen people whose slips can be printed: as the confirm page lists them (in scope, not withdrawn, with
+    a school)."""
+    return respondents_for_action(scope=scope, survey=survey, action=PeopleAction.SLIPS, respondent_ids=respondent_ids)
 
 
 def slips_print_people(*, scope: Scope, survey: Survey, respondent_ids: Iterable[int], login_url: str,
