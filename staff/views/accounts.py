@@ -92,16 +92,15 @@ def _set_active(request, *, active):
     chosen = set(form.cleaned_data["user"])
     own = not active and request.scope.user_id in chosen
     # Those the service would change: staff accounts not so already, never the administrator's own.
-    members = staff_accounts(scope=request.scope).filter(user_id__in=chosen - {request.scope.user_id} if own
-                                                         else chosen, user__is_active=not active)
+    members = staff_accounts(scope=request.scope).filter(user_id__in=chosen, user__is_active=not active).exclude(
+        user_id=request.scope.user_id)
+    ids = list(members.values_list("user_id", flat=True))
     if ConfirmForm.confirmed(request):
-        ids = list(members.values_list("user_id", flat=True))
         changed = staff_accounts_set_active(scope=request.scope, user_ids=ids, active=active)
         count = ngettext("%(count)s account", "%(count)s accounts", len(changed)) % {"count": len(changed)}
         messages.success(request, (_("%(count)s reactivated: they can sign in again.") if active else
                                    _("%(count)s deactivated: they can no longer sign in.")) % {"count": count})
         return redirect(back)
-    ids = list(members.values_list("user_id", flat=True))
     verb = _("Reactivate") if active else _("Deactivate")
     return render(request, "staff/confirm_staff_active.html", {
         "active": active, "ids": ids, "members": members[:CONFIRM_SHOWN], "back": back, "own": own,
