@@ -74,6 +74,11 @@ class RespondentSearchForm(forms.Form):
                       if (can_see_codes or value not in SEARCH_BY_CODE_HOLDERS)
                       and not (school is not None and value == SearchBy.SCHOOL)]
 
+    @classmethod
+    def from_query(cls, query, **kwargs) -> "RespondentSearchForm":
+        """The form of a page's query string: bound when it names any of the form's fields (else everyone)."""
+        return cls(query if set(cls.base_fields) & set(query) else None, **kwargs)
+
     def search(self) -> PeopleSearch | None:
         """The search asked for (nothing asked: everyone), or None when the form has errors."""
         if not self.is_bound:
@@ -81,7 +86,7 @@ class RespondentSearchForm(forms.Form):
         if not self.is_valid():
             return None
         data = self.cleaned_data
-        return PeopleSearch(query=data["q"].strip(), by=data["by"] or SearchBy.EXTERNAL_ID, grade=data["grade"].strip(),
+        return PeopleSearch(query=data["q"], by=data["by"] or SearchBy.EXTERNAL_ID, grade=data["grade"],
                             status=data["status"], school=self.school)
 
 

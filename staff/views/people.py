@@ -17,7 +17,6 @@ from staff.forms import ConfirmForm, RespondentSearchForm, SchoolSearchForm
 from staff.views.lists import PAGE_SIZE, page_of
 from surveys.models import Survey
 
-SEARCH_FIELDS = ("q", "by", "grade", "status")  # RespondentSearchForm's: a request without any asks for everyone
 
 
 @staff_view()
@@ -41,8 +40,7 @@ def survey_people(request, slug):
 def school_people(request, slug, school_code):
     survey = get_object_or_404(Survey, slug=slug)
     school = get_object_or_404(request.scope.schools(), code=school_code)
-    search = RespondentSearchForm(request.GET if set(SEARCH_FIELDS) & set(request.GET) else None,
-                                  can_see_codes=request.scope.can_see_codes, school=school)
+    search = RespondentSearchForm.from_query(request.GET, can_see_codes=request.scope.can_see_codes, school=school)
     wanted = search.search()
     people = respondents_search(scope=request.scope, survey=survey, search=wanted) if wanted else []
     grades = grade_counts(scope=request.scope, survey=survey, school=school) if request.scope.can_manage_people else []

@@ -19,7 +19,6 @@ from staff.access import staff_view
 from staff.forms import ConfirmForm, PeopleActionForm, RespondentSearchForm
 from staff.views.downloads import PDF, attachment
 from staff.views.lists import CONFIRM_SHOWN, COUNT_CAP, back_to, page_of
-from staff.views.people import SEARCH_FIELDS
 from staff.views.slips import login_url
 from surveys.models import Survey
 
@@ -30,8 +29,7 @@ def people_search(request, slug):
     """The survey's people in the scope that the search finds, a page at a time; those who may act tick some (or
     take everyone found) and choose an action."""
     survey = get_object_or_404(Survey, slug=slug)
-    form = RespondentSearchForm(request.GET if set(SEARCH_FIELDS) & set(request.GET) else None,
-                                can_see_codes=request.scope.can_see_codes)
+    form = RespondentSearchForm.from_query(request.GET, can_see_codes=request.scope.can_see_codes)
     search = form.search()
     people = respondents_search(scope=request.scope, survey=survey, search=search) if search else []
     page = page_of(request, people, count_cap=COUNT_CAP)
@@ -39,7 +37,7 @@ def people_search(request, slug):
         audit_codes_shown(scope=request.scope, survey=survey, respondents=page.object_list)
     return render(request, "staff/people_search.html", {
         "survey": survey, "search": form, "page": page, "actions": PeopleAction.choices,
-        "search_fields": [(name, form.data.get(name, "")) for name in SEARCH_FIELDS if form.is_bound]})
+        "search_fields": [(name, form.data.get(name, "")) for name in RespondentSearchForm.base_fields if form.is_bound]})
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -92,7 +90,7 @@ CONFIRM_WORDS = {
 
 
 def _confirm(request, survey, action, people, ids, *, data, everyone, back):
-    chosen = ([("everyone", "on"), ("expected", len(ids))] + [(name, data.get(name, "")) for name in SEARCH_FIELDS]
+    chosen = ([("everyone", "on"), ("expected", len(ids))] + [(name, data.get(name, "")) for name in RespondentSearchForm.base_fields]
               if everyone else [("respondent", pk) for pk in ids])
     question, button = CONFIRM_WORDS[PeopleAction(action)]
     return render(request, "staff/confirm_people.html", {
