@@ -17,18 +17,15 @@ million respondents' answers takes minutes); --drop deletes it at the end.
 """
 import argparse
 import json
-import os
 import re
 import shlex
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from django.db import connection
 
-from bench.stack import ROOT
+from bench.stack import ROOT, manage_measured
 from bench.survey_document import bench_document
 from config.db_router import master_wal_position, read_from_master, replicas_caught_up
 from exports.writers import DATA_SUFFIXES
@@ -102,20 +99,10 @@ def seed(survey, *, respondents, schools):
 
 
 def run_export(slug, fmt, path, *, deidentified=False, filter_options=()):
-    """Run export_responses in a child; return (seconds, the child's own peak RSS in MB)."""
-    started = time.monotonic()
-    with tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "export_responses", slug, "--format", fmt,
-                                  "--output", str(path), *(["--deidentified"] if deidentified else []),
-                                  *filter_options],
-                                 stdout=subprocess.DEVNULL, stderr=err, text=True)
-        _, status, usage = os.wait4(child.pid, 0)  # this child's rusage alone
-        seconds = time.monotonic() - started
-        err.seek(0)
-        errors = err.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"export_responses --format {fmt} failed:\n{errors[-4000:]}")
-    return seconds, usage.ru_maxrss / 1024, errors.strip().splitlines()[-1:]
+    """Run export_responses in a child; return (seconds, the child's own peak RSS in MB, its last log line)."""
+    seconds, peak, _, errors = manage_measured("export_responses", slug, "--format", fmt, "--output", path,
+                                               *(["--deidentified"] if deidentified else []), *filter_options)
+    return seconds, peak, errors.strip().splitlines()[-1:]
 
 
 def main(argv=None):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from django.db import connections
 
-from bench.stack import ROOT
+from bench.stack import ROOT, manage_measured
 from bench.survey_document import bench_document
 from config.db_router import read_from_master
 from respondents.models import Nav, Respondent
@@ -50,20 +50,9 @@ def write_roster(path, *, rows, schools):
 
 
 def run_import(slug, path, *extra):
-    """Run import_roster in a child; return (seconds, the child's own peak RSS in MB, its output)."""
-    started = time.monotonic()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "import_roster", slug, str(path), *extra],
-                                 stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(child.pid, 0)  # this child's rusage alone
-        child.returncode = os.waitstatus_to_exitcode(status)
-        seconds = time.monotonic() - started
-        out.seek(0)
-        err.seek(0)
-        output, errors = out.read(), err.read()
-    if child.returncode != 0:
-        sys.exit(f"import_roster failed:\n{output}\n{errors[-4000:]}")
-    return seconds, usage.ru_maxrss / 1024, output.strip(), import_phases(errors)
+    """Run import_roster in a child; return (seconds, the child's own peak RSS in MB, its output, its phases)."""
+    seconds, peak, output, errors = manage_measured("import_roster", slug, path, *extra)
+    return seconds, peak, output.strip(), import_phases(errors)
 
 
 def import_phases(errors):

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from io import StringIO
@@ -45,6 +46,23 @@ def stack_env():
                    env={**os.environ, **BENCH_STACK_ENV})
     output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
     os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
+
+
+def manage_measured(*args, env=None):
+    """Run ``manage.py ARGS`` in a child process; return (wall seconds, the child's own peak RSS in MB, what it
+    printed, what it logged). A failure ends the bench, with the end of both."""
+    started = time.monotonic()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        child = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), *map(str, args)], stdout=out, stderr=err,
+                                 text=True, env=env)
+        _, status, usage = os.wait4(child.pid, 0)  # this child's rusage alone
+        seconds = time.monotonic() - started
+        out.seek(0)
+        err.seek(0)
+        output, errors = out.read(), err.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"manage.py {' '.join(map(str, args))} failed:\n{output[-2000:]}\n{errors[-4000:]}")
+    return seconds, usage.ru_maxrss / 1024, output, errors
 
 
 def manage(*args):

@@ -16,14 +16,13 @@ database in a temporary folder, migrated first. No stack is started.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from bench.stack import ROOT
+from bench.stack import ROOT, manage_measured
 
 PREFIX = "staffbench-"
 CODE = "SB"
@@ -108,19 +107,9 @@ def drop_own_database(name):
 
 def run_child(env, *args):
     """Run a step in a child process; return (what it printed, as JSON; its wall time; its peak RSS in MB)."""
-    started = time.monotonic()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        process = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), *args], stdout=out, stderr=err,
-                                   text=True, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.monotonic() - started
-        out.seek(0)
-        err.seek(0)
-        output, errors = out.read(), err.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(args)} failed:\n{output[-2000:]}\n{errors[-4000:]}")
+    seconds, peak, output, _ = manage_measured(*args, env=env)
     last = output.strip().splitlines()[-1] if output.strip() else "{}"
-    return json.loads(last) if last.startswith("{") else {}, seconds, usage.ru_maxrss / 1024
+    return json.loads(last) if last.startswith("{") else {}, seconds, peak
 
 
 def main(argv=None):
