@@ -10,7 +10,8 @@ from results.models import AnswerCount, ResultsRefresh
 from results.tests.helpers import answered
 from rosters.services import respondent_withdraw
 from surveys.models import Question
-from surveys.tests.factories import make_screener_survey
+from surveys.services import survey_create
+from surveys.tests.factories import make_screener_survey, replicated, small_document
 
 pytestmark = pytest.mark.django_db
 Level = AnswerCount.Level
@@ -32,6 +33,10 @@ def answers(client, survey, lincoln, adams):
     """Lincoln grade 7: three students (red/cat dog/age 12, blue/dog/age 14, red, who changed from blue) and a
     teacher (blue, nickname, pets fish); Adams grade 8: one student (red/cat, age 40), and one who is withdrawn
     after answering; one not started."""
+    return answers_given(client, survey, lincoln, adams)
+
+
+def answers_given(client, survey, lincoln, adams):
     ana, ben, cy = make_respondents(survey, 3, school=lincoln, grade="7", role="student")
     teacher = make_respondents(survey, 1, school=lincoln, grade="7", role="teacher")
     dee, gone = make_respondents(survey, 2, school=adams, grade="8", role="student")
@@ -91,6 +96,25 @@ def test_the_district_and_state_rows_add_up_the_groups_and_a_rebuild_replaces_th
     people = AnswerCount.objects.filter(survey=answers, level=Level.STATE, cell=Cell.RESPONDENTS)
     assert sum(row.count for row in people) == 5  # the not started and the withdrawn are not counted
     assert set(people.values_list("value", flat=True)) == {Respondent.Status.IN_PROGRESS}
+
+
+def test_questions_with_skip_logic_are_counted_by_the_flow_as_the_others_are_by_the_database(client, lincoln, adams):
+    """The pets and age questions with a show_if that every one of these people meets: counted person by person
+    through the flow (``_asked_entries``), they come out as the GROUP BYs count them without one."""
+    always = {"op": "answered", "q": "colour"}
+    document = small_document(slug="conditional")
+    for question in document["pages"][0]["questions"]:
+        if question["code"] in {"pets", "age"}:
+            question["show_if"] = always
+    survey = replicated(survey_create(document=document))
+    answers_given(client, survey, lincoln, adams)
+    answer_counts_refresh(survey=survey)
+    assert counts(survey, "pets") == {"cat": 2, "dog": 2, "fish": 1}
+    assert counts(survey, "pets", cell=Cell.ANSWERED) == {"": 4}
+    assert counts(survey, "pets", level=Level.GROUP, school=lincoln, role="teacher") == {"fish": 1}
+    assert counts(survey, "age") == {"1": 2, "4": 1}
+    age = AnswerCount.objects.filter(survey=survey, level=Level.STATE, question__code="age")
+    assert sum(row.total for row in age) == 12 + 14 + 40
 
 
 def test_a_question_not_asked_with_the_answers_given_now_is_not_counted(client, lincoln):
