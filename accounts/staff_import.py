@@ -45,7 +45,6 @@ from accounts.staff_accounts import (
 )
 from fileformats.checked_files import CheckedFileNotReady, checked_file_discard, problem_rows
 from fileformats.tables import Problem, StrPath, Table, TableError, formula_problem, open_table
-from respondents.models import District, School
 
 COLUMNS = ["username", "email", "name", "role", "district_codes", "school_codes"]
 REQUIRED = ("username", "role")  # the values every row must give
@@ -106,6 +105,7 @@ class _Check:
     rows: list[AccountRow]
     problems: list[Problem]
     described: str
+    lookups: AccountLookups
     plan: _Plan | None = None  # None when there are problems
 
 
@@ -162,7 +162,8 @@ def staff_upload_apply(*, scope: Scope, upload_id: int) -> StaffImportResult:
             raise StaffImportNotReady(f"This file is {upload.get_status_display().lower()}: it cannot be applied.")
         _lock_staff()
         rows = [AccountRow(*row) for row in upload.account_rows]
-        problems = _problems_in_database(scope, rows)
+        lookups = _lookups(rows)
+        problems = _problems_in_database(scope, rows, lookups)
         result = StaffImportResult(described=upload.described, counts=staff_upload_counts(upload),
                                    problems=problems)
         if problems:
@@ -171,7 +172,7 @@ def staff_upload_apply(*, scope: Scope, upload_id: int) -> StaffImportResult:
             upload.save(update_fields=["status", "problem_list", "account_rows", "note"])
             result.note = upload.note
             return result
-        plan = _plan(rows)
+        plan = _plan(rows, lookups)
         if plan.changes != upload.changes:
             for name, value in _plan_fields(plan).items():
                 setattr(upload, name, value)
@@ -181,7 +182,7 @@ def staff_upload_apply(*, scope: Scope, upload_id: int) -> StaffImportResult:
             upload.save(update_fields=["counts", "changes", "checked_at", "note"])
             result.counts, result.note = plan.counts, upload.note
             return result
-        _apply(scope, upload.source_filename, plan, result)
+        _apply(scope, upload.source_filename, plan, lookups, result)
         upload.status, upload.applied_at, upload.note = Status.APPLIED, timezone.now(), ""
         upload.save(update_fields=["status", "applied_at", "note"])
     return result
@@ -212,7 +213,7 @@ def staff_import(*, scope: Scope = COMMAND_LINE, path: StrPath, dry_run: bool = 
         result = StaffImportResult(described=check.described, counts=check.plan.counts if check.plan else Counts(),
                                    problems=check.problems)
         if check.plan is not None:
-            _apply(scope, source, check.plan, result)
+            _apply(scope, source, check.plan, check.lookups, result)
     return result
 
 
@@ -223,10 +224,11 @@ def _check(scope: Scope, path: StrPath) -> _Check:
     table = open_table(path, required=COLUMNS, max_bytes=settings.UPLOAD_MAX_BYTES)
     problems: list[Problem] = []
     rows = _read(table, problems)
-    problems += _problems_in_database(scope, rows)
+    lookups = _lookups(rows)
+    problems += _problems_in_database(scope, rows, lookups)
     problems.sort(key=lambda problem: problem.row)  # (stable: a row's problems in the order found)
-    return _Check(rows=rows, problems=problems, described=table.described,
-                  plan=None if problems else _plan(rows))
+    return _Check(rows=rows, problems=problems, described=table.described, lookups=lookups,
+                  plan=None if problems else _plan(rows, lookups))
 
 
 def _read(table: Table, problems: list[Problem]) -> list[AccountRow]:
@@ -260,9 +262,13 @@ def _read(table: Table, problems: list[Problem]) -> list[AccountRow]:
     return rows
 
 
-def _problems_in_database(scope: Scope, rows: Sequence[AccountRow]) -> list[Problem]:
-    """Each row's problems under the accounts' rules (``account_problems``), with what they read loaded once."""
-    lookups = AccountLookups.load([row.account() for row in rows])
+def _lookups(rows: Sequence[AccountRow]) -> AccountLookups:
+    """What the rows' rules, their comparison with the stored accounts and their writing read, loaded once."""
+    return AccountLookups.load([row.account() for row in rows])
+
+
+def _problems_in_database(scope: Scope, rows: Sequence[AccountRow], lookups: AccountLookups) -> list[Problem]:
+    """Each row's problems under the accounts' rules (``account_problems``)."""
     named = {holder.user_id for row in rows for holder in lookups.holders_of_username(row.username)}
     problems = []
     for row in rows:
@@ -296,9 +302,9 @@ class _Stored(NamedTuple):
     schools: list[str]
 
 
-def _plan(rows: Sequence[AccountRow]) -> _Plan:
-    """Compare the file's accounts with the stored ones (five queries): new, changed (and what), unchanged."""
-    stored = _stored(rows)
+def _plan(rows: Sequence[AccountRow], lookups: AccountLookups) -> _Plan:
+    """Compare the file's accounts with the stored ones (four queries): new, changed (and what), unchanged."""
+    stored = _stored(lookups)
     plan = _Plan()
     for row in rows:
         old = stored.get(row.username.lower())
@@ -318,10 +324,9 @@ def _plan(rows: Sequence[AccountRow]) -> _Plan:
     return plan
 
 
-def _stored(rows: Sequence[AccountRow]) -> dict[str, _Stored]:
-    """The stored accounts the rows name, by user name without case."""
+def _stored(lookups: AccountLookups) -> dict[str, _Stored]:
+    """The stored accounts the rows name (``lookups.by_username``), by user name without case."""
     User = get_user_model()
-    lookups = AccountLookups.load([StaffAccount(username=row.username, role="") for row in rows])
     ids = {holders[0].user_id: lowered for lowered, holders in lookups.by_username.items()}
     usernames = {holders[0].user_id: holders[0].username for holders in lookups.by_username.values()}
     users = {pk: email for pk, email in User.objects.filter(pk__in=list(ids)).values_list("pk", "email")}
@@ -384,16 +389,12 @@ def _lock_staff() -> None:
             cursor.execute(f"LOCK TABLE {StaffMember._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
 
 
-def _apply(scope: Scope, source: str, plan: _Plan, result: StaffImportResult) -> None:
+def _apply(scope: Scope, source: str, plan: _Plan, lookups: AccountLookups, result: StaffImportResult) -> None:
     """Write ``plan`` in bulk (a few statements for any number of accounts; inside the caller's transaction) and
     its audit entries: one per account created or changed, one for the file. Fill ``result``'s ids."""
     User = get_user_model()
-    codes = {code for row in plan.new for code in row.district_codes} | {
-        code for row, *_ in plan.changed for code in row.district_codes}
-    district_ids = dict(District.objects.filter(code__in=list(codes)).values_list("code", "pk"))
-    codes = {code for row in plan.new for code in row.school_codes} | {
-        code for row, *_ in plan.changed for code in row.school_codes}
-    school_ids = dict(School.objects.filter(code__in=list(codes)).values_list("code", "pk"))
+    district_ids = {code: district.pk for code, district in lookups.districts.items()}
+    school_ids = {code: school.pk for code, school in lookups.schools.items()}
 
     # New accounts: a user with no usable password (the link sent to each sets one), and its staff member.
     users = User.objects.bulk_create([User(username=row.username, email=row.email, password=make_password(None))
