@@ -167,9 +167,15 @@ def _bins(survey: Survey, numbers: Sequence[Question], using: str | None) -> dic
     return bins
 
 
+def _counted(survey: Survey, using: str | None) -> QuerySet[Respondent]:
+    """The respondents whose answers count (``COUNTED``: started, not withdrawn); the answers' own query joins the
+    same conditions (``_answers``)."""
+    return Respondent.objects.using(using).filter(survey=survey, withdrawn_at__isnull=True,
+                                                  status__in=COUNTED).order_by()
+
+
 def _respondent_entries(survey: Survey, using: str | None) -> Iterator[Entry]:
-    people = Respondent.objects.using(using).filter(
-        survey=survey, withdrawn_at__isnull=True, status__in=COUNTED).order_by()
+    people = _counted(survey, using)
     for row in people.values_list("school_id", "grade", "role", "status").annotate(count=Count("pk")):
         school_id, grade, role, status, count = row
         yield school_id, grade, role, None, Cell.RESPONDENTS, status, count, None
@@ -236,9 +242,7 @@ def _asked_entries(survey: Survey, flow: SurveyFlow, questions: Sequence[Questio
     code_of = {ids[code]: code for code in read if code in ids}
     tally: Counter[tuple[int | None, str, str, int, str, str]] = Counter()
     totals: dict[tuple[int | None, str, str, int, str, str], float] = {}
-    people = Respondent.objects.using(using).filter(
-        survey=survey, withdrawn_at__isnull=True, status__in=COUNTED).order_by("pk").values_list(
-        "pk", "school_id", "grade", "role")
+    people = _counted(survey, using).order_by("pk").values_list("pk", "school_id", "grade", "role")
     last = 0
     while batch := list(people.filter(pk__gt=last)[:PEOPLE]):
         last = batch[-1][0]
