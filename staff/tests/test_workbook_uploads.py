@@ -38,7 +38,7 @@ def test_a_directory_workbook_with_a_broken_content_types_part_gets_its_message(
     file = SimpleUploadedFile("schools.xlsx", broken_content_types(
         [["district_code", "district_name", "school_code", "school_name"], ["D1", "North", "S1", "Alpha"]]))
     page = client.post("/staff/schools/import/", {"file": file}, follow=True)
-    assert page.status_code == 200
+    assert page.status_code == 400  # refused, as a staff file and a roster are
     assert "The workbook is damaged: [Content_Types].xml is not well-formed XML" in page.content.decode()
     assert not School.objects.exists()
 

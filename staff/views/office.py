@@ -130,7 +130,7 @@ def directory_import(request):
     if checked is not None:
         return redirect("staff:directory-upload", upload_id=checked.pk)
     return render(request, "staff/directory_import.html", {
-        "form": form, "uploads": directory_uploads(scope=request.scope)[:10]})
+        "form": form, "uploads": directory_uploads(scope=request.scope)[:10]}, status=400 if form.errors else 200)
 
 
 @staff_view("can_import_schools")
