@@ -261,3 +261,24 @@ def test_bulk_deactivation_refuses_the_administrators_own_account_and_changes_no
         "a deactivated", "b deactivated"]
     assert staff_accounts_set_active(scope=office, user_ids=[a.pk, me.pk], active=True) == ["a"]
     assert User.objects.get(pk=a.pk).is_active and not User.objects.get(pk=b.pk).is_active
+
+
+def test_a_user_name_held_by_two_accounts_that_differ_only_in_case_is_a_problem_and_nothing_is_written(
+        tmp_path, office):
+    make_staff(Role.ANALYST, username="Lee")
+    make_staff(Role.ANALYST, username="lee")
+    result = staff_import(scope=office, path=write(tmp_path, HEADER + "LEE,lee@example.org,Lee,analyst,,\n"))
+    assert not result.applied
+    [problem] = result.problems
+    assert (problem.row, problem.column) == (2, "username") and "differ only in case (Lee, lee)" in problem.reason
+    assert not User.objects.filter(email="lee@example.org").exists()
+
+
+def test_two_accounts_of_one_file_may_swap_their_emails(tmp_path, office):
+    staff_import(scope=office, path=write(tmp_path, GOOD))
+    swapped = GOOD.replace("ana,ana@example.org", "ana,d1@example.org").replace("dist1,d1@example.org",
+                                                                                "dist1,ana@example.org")
+    result = staff_import(scope=office, path=write(tmp_path, swapped))
+    assert result.applied and not result.problems and str(result.counts) == "0 new, 2 changed, 2 unchanged"
+    assert User.objects.get(username="ana").email == "d1@example.org"
+    assert User.objects.get(username="dist1").email == "ana@example.org"
