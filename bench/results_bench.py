@@ -216,7 +216,8 @@ def main(argv=None):
         started = time.monotonic()
         rows = answer_counts_refresh(survey=survey, using=using)
         figures["rebuild_seconds"] = round(time.monotonic() - started, 1)
-        print(f"answer counts rebuilt from {using}: {rows} school-grade-role rows in {figures['rebuild_seconds']} s "
+        print(f"answer counts rebuilt from {using}: {rows} rows (every selection's figures, suppressed) in "
+              f"{figures['rebuild_seconds']} s "
               f"(the periodic task's work for this survey)")
         replicas_caught_up(master_wal_position(), timeout=120)  # the page reads the counts from the replica
         pages = {

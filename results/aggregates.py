@@ -1,4 +1,4 @@
-"""Results by question: answer counts per school, grade and role, rebuilt off the save path.
+"""Results by question: every selection's figures, suppressed, rebuilt off the save path.
 
 ``answer_counts_refresh`` rebuilds one survey's AnswerCount rows from a
 replica (when one is up and current; the master otherwise) and replaces them
@@ -17,24 +17,27 @@ question with skip logic is counted in Python, reading the respondents'
 answers in batches as exports do, since its rule reads other answers.
 
 What each question stores (``AnswerCount.Cell``): a single choice and a grid
-row, the respondents per choice; a multiple choice, the respondents per
-choice and those who answered; a number, the respondents per bin with their
-answers added up (for the mean; bins are fixed for the whole survey, from the
-question's minimum and maximum, else from the answers': ``number_bins``);
-other kinds (text, dates, times), only how many answered, never what.
+row, the respondents per choice and those who answered; a multiple choice, the
+same; a number, the respondents per bin (bins fixed for the whole survey, from
+the question's minimum and maximum, else from the answers': ``number_bins``),
+those who answered and their mean; other kinds (text, dates, times), only how
+many answered, never what.
 
-The group rows are added up into district and state rows (each still by
-grade and role), so that the page for the state, a district, a grade or a
-role reads a few hundred rows, and a school's page its own groups.
+Each question's group counts (a school's grade and role) are then added up by
+``results.suppression.figures_suppressed`` into every selection (every grade,
+every role, districts, the state), which also decides what is hidden, across
+all of them, and every figure is written with that: a results page reads its
+selection's rows, a few dozen whatever the survey's size.
 """
 import io
 import math
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connections, router, transaction
 from django.db.models import Count, F, FloatField, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Cast, Floor
@@ -42,9 +45,13 @@ from django.utils import timezone
 
 from respondents.models import Answer, Respondent, School
 from results.models import AnswerCount, ResultsRefresh
+from results.suppression import (
+    NO_SCHOOL, STATE, Adding, Node, Places, district_node, figures_suppressed, school_node,
+)
+from results.suppression import Cell as FigureCell
 from surveys.flow import SurveyFlow
 from surveys.models import Question, Survey
-from surveys.selectors import answerable_questions, survey_flow
+from surveys.selectors import QuestionDefinition, answerable_questions, survey_flow
 
 Level = AnswerCount.Level
 Cell = AnswerCount.Cell
@@ -52,8 +59,10 @@ Status = Respondent.Status
 # The respondents whose answers count: those who have saved a page (not started: no answers) and are not withdrawn.
 COUNTED = (Status.IN_PROGRESS, Status.COMPLETED)
 _GROUP = ("respondent__school_id", "respondent__grade", "respondent__role")
-# A group row before it is written: school, grade, role, question, cell, value, count, total.
+# A group count: school, grade, role, question, cell, value, count, total (a number's bin's answers added up).
 Entry = tuple[int | None, str, str, int | None, str, str, int, float | None]
+# A question's group counts (None: the respondents'), with how its figures add up (``kind_of``).
+Family = tuple[int | None, Adding, list[Entry]]
 BATCH = 5000
 # A respondent batch of the skip-logic count.
 PEOPLE = 2000
@@ -108,22 +117,24 @@ def number_bins(*, low: float, high: float, integer: bool, most: int = 10) -> Bi
 
 
 def answer_counts_refresh(*, survey: Survey, using: str | None = None) -> int:
-    """Rebuild ``survey``'s answer counts from database ``using`` (a replica); return the group rows written."""
+    """Rebuild ``survey``'s figures from database ``using`` (a replica), suppressed with the threshold of now
+    (``RESULTS_SUPPRESSION_THRESHOLD``); return the rows written."""
     started = time.monotonic()
     flow = survey_flow(survey=survey)
     questions = answerable_questions(survey=survey)
     conditional = [q for q in questions if flow.sometimes_hidden(q.code)]
     always = [q for q in questions if q not in conditional]
     bins = _bins(survey, [q for q in questions if q.kind in Question.NUMBER_KINDS], using)
-    districts = dict(School.objects.using(using).values_list("pk", "district_id"))
-    entries = _chain(_respondent_entries(survey, using), _counted_entries(survey, always, bins, using),
-                     _asked_entries(survey, flow, conditional, {q.code: q.pk for q in questions}, bins, using))
+    schools = dict(School.objects.using(using).values_list("pk", "district_id"))
+    threshold = settings.RESULTS_SUPPRESSION_THRESHOLD
+    families = _chain(_respondent_families(survey, using), _counted_families(survey, always, bins, using),
+                      _asked_families(survey, flow, conditional, {q.code: q.pk for q in questions}, bins, using))
     now = timezone.now()
     with transaction.atomic(durable=True):
         AnswerCount.objects.filter(survey=survey).delete()
-        written = _write(survey, entries, districts)
+        written = _write(survey, families, schools, threshold)
         ResultsRefresh.objects.update_or_create(survey=survey, defaults={
-            "refreshed_at": now, "seconds": round(time.monotonic() - started, 2),
+            "refreshed_at": now, "seconds": round(time.monotonic() - started, 2), "threshold": threshold,
             "bins": {str(pk): b.as_json() for pk, b in bins.items()}})
     return written
 
@@ -136,7 +147,17 @@ def answer_counts_refresh_open(*, using: str | None = None) -> int:
     return len(surveys)
 
 
-def _chain(*parts: Iterable[Entry]) -> Iterator[Entry]:
+def kind_of(question: Question | QuestionDefinition) -> Adding:
+    """How a question's figures add up (``results.suppression``): a single choice's and a number's bins to those who
+    answered, a multiple choice's each with those who did not choose it, the rest only counted."""
+    if question.kind == Question.Kind.MULTIPLE:
+        return Adding.CHOICES
+    if question.kind == Question.Kind.SINGLE or question.kind in Question.NUMBER_KINDS:
+        return Adding.VALUES
+    return Adding.NOTHING
+
+
+def _chain(*parts: Iterable[Family]) -> Iterator[Family]:
     for part in parts:
         yield from part
 
@@ -174,26 +195,27 @@ def _counted(survey: Survey, using: str | None) -> QuerySet[Respondent]:
                                                   status__in=COUNTED).order_by()
 
 
-def _respondent_entries(survey: Survey, using: str | None) -> Iterator[Entry]:
+def _respondent_families(survey: Survey, using: str | None) -> Iterator[Family]:
     people = _counted(survey, using)
-    for row in people.values_list("school_id", "grade", "role", "status").annotate(count=Count("pk")):
-        school_id, grade, role, status, count = row
-        yield school_id, grade, role, None, Cell.RESPONDENTS, status, count, None
+    yield None, Adding.PEOPLE, [(school_id, grade, role, None, Cell.RESPONDENTS, status, count, None)
+                         for school_id, grade, role, status, count in people.values_list(
+                             "school_id", "grade", "role", "status").annotate(count=Count("pk"))]
 
 
-def _counted_entries(survey: Survey, questions: Sequence[Question], bins: Mapping[int, Bins],
-                     using: str | None) -> Iterator[Entry]:
-    """The entries of the questions that are always asked: GROUP BY in the database, a query a question (one for
-    all those counted only)."""
+def _counted_families(survey: Survey, questions: Sequence[Question], bins: Mapping[int, Bins],
+                      using: str | None) -> Iterator[Family]:
+    """The group counts of the questions that are always asked: GROUP BY in the database, a query a question (one
+    for all those counted only)."""
     answers = _answers(survey, using)
     counted_only = []
     for question in questions:
         mine = answers.filter(question_id=question.pk)
         if question.kind == Question.Kind.SINGLE:
-            for school_id, grade, role, value, count in mine.values_list(*_GROUP, "value").annotate(n=Count("pk")):
-                yield school_id, grade, role, question.pk, Cell.VALUE, value, count, None
+            yield question.pk, Adding.VALUES, [(school_id, grade, role, question.pk, Cell.VALUE, value, count, None)
+                                        for school_id, grade, role, value, count in mine.values_list(
+                                            *_GROUP, "value").annotate(n=Count("pk"))]
         elif question.kind == Question.Kind.MULTIPLE:
-            yield from _multiple_entries(question, mine)
+            yield question.pk, Adding.CHOICES, list(_multiple_entries(question, mine))
         elif question.kind in Question.NUMBER_KINDS:
             if question.pk not in bins:
                 continue
@@ -201,16 +223,18 @@ def _counted_entries(survey: Survey, questions: Sequence[Question], bins: Mappin
             binned = mine.annotate(number=Cast("value", FloatField())).annotate(
                 bin=Floor((F("number") - b.low) / b.width)).values_list(*_GROUP, "bin").annotate(
                 n=Count("pk"), total=Sum("number"))
-            for school_id, grade, role, index, count, total in binned:
-                yield (school_id, grade, role, question.pk, Cell.VALUE,
-                       str(b.clamp(int(index))), count, float(total))
+            yield question.pk, Adding.VALUES, [(school_id, grade, role, question.pk, Cell.VALUE, str(b.clamp(int(index))),
+                                         count, float(total)) for school_id, grade, role, index, count, total in binned]
         else:
             counted_only.append(question.pk)
     if counted_only:
+        by_question: dict[int, list[Entry]] = {pk: [] for pk in counted_only}
         rows = answers.filter(question_id__in=counted_only).values_list(*_GROUP, "question_id").annotate(
             n=Count("pk"))
         for school_id, grade, role, question_id, count in rows:
-            yield school_id, grade, role, question_id, Cell.ANSWERED, "", count, None
+            by_question[question_id].append((school_id, grade, role, question_id, Cell.ANSWERED, "", count, None))
+        for pk, entries in by_question.items():
+            yield pk, Adding.NOTHING, entries
 
 
 def _multiple_entries(question: Question, answers: QuerySet[Answer]) -> Iterator[Entry]:
@@ -231,8 +255,8 @@ def _multiple_entries(question: Question, answers: QuerySet[Answer]) -> Iterator
                 yield *group, question.pk, Cell.VALUE, value, row[f"c{i}"], None
 
 
-def _asked_entries(survey: Survey, flow: SurveyFlow, questions: Sequence[Question], ids: Mapping[str, int],
-                   bins: Mapping[int, Bins], using: str | None) -> Iterator[Entry]:
+def _asked_families(survey: Survey, flow: SurveyFlow, questions: Sequence[Question], ids: Mapping[str, int],
+                    bins: Mapping[int, Bins], using: str | None) -> Iterator[Family]:
     """The entries of the questions with skip logic: each respondent's answers read in batches (those the rules
     read and these questions'), the question counted where the flow asks it (as ``exports.writers`` marks it)."""
     if not questions:
@@ -264,8 +288,11 @@ def _asked_entries(survey: Survey, flow: SurveyFlow, questions: Sequence[Questio
                     tally[where] += 1
                     if number is not None:
                         totals[where] = totals.get(where, 0.0) + number
+    by_question: dict[int, list[Entry]] = {question.pk: [] for question in questions}
     for where, count in tally.items():
-        yield *where, count, totals.get(where)
+        by_question[where[3]].append((*where, count, totals.get(where)))
+    for question in questions:
+        yield question.pk, kind_of(question), by_question[question.pk]
 
 
 def _cells(question: Question, value: str, bins: Mapping[int, Bins]) -> Sequence[tuple[str, str, float | None]]:
@@ -283,38 +310,66 @@ def _cells(question: Question, value: str, bins: Mapping[int, Bins]) -> Sequence
 
 
 # The table's columns in the order ``_write`` makes its rows.
-COLUMNS = ("survey_id", "level", "district_id", "school_id", "grade", "role", "question_id", "cell", "value", "count",
-           "total")
-Row = tuple[int, str, int | None, int | None, str, str, int | None, str, str, int, float | None]
+# The table's columns in the order ``_write`` makes its rows.
+COLUMNS = ("survey_id", "level", "district_id", "school_id", "grade", "every_grade", "role", "every_role",
+           "question_id", "cell", "value", "count", "total", "hidden")
+Row = tuple[int, str, int | None, int | None, str, bool, str, bool, int | None, str, str, int, float | None, bool]
 
 
-def _write(survey: Survey, entries: Iterable[Entry], districts: Mapping[int, int]) -> int:
-    """Write the group rows as they come, BATCH at a time, adding each into its district's and the state's (by
-    grade and role), written last; return the group rows written."""
-    # [count, the numbers' total or None] of each district's and the state's cell.
-    rollup: dict[tuple[str, int | None, str, str, int | None, str, str], list] = {}
-    batch: list[Row] = []
+def places_of(schools: Mapping[int, int]) -> Places:
+    """The state's places (``schools``: {school id: its district's}): the state is its districts and the respondents
+    with no school, whom nobody can select; a district is its schools."""
+    children: dict[Node, list[Node]] = {STATE: [NO_SCHOOL]}
+    for school_id, district_id in sorted(schools.items()):
+        district = district_node(district_id)
+        if district not in children:
+            children[district] = []
+            children[STATE].append(district)
+        children[district].append(school_node(school_id))
+    return Places(children=children, unseen=frozenset({NO_SCHOOL}))
+
+
+def group_counts(entries: Iterable[Entry]) -> tuple[dict[FigureCell, int], dict[FigureCell, float]]:
+    """A question's group counts as ``figures_suppressed`` takes them: a number's bins also give its mean (those
+    who answered, and their answers added up)."""
+    counts: defaultdict[FigureCell, int] = defaultdict(int)
+    totals: defaultdict[FigureCell, float] = defaultdict(float)
+    for school_id, grade, role, _, cell, value, count, total in entries:
+        node = school_node(school_id) if school_id is not None else NO_SCHOOL
+        counts[node, grade, role, cell, value] += count
+        if total is not None:
+            counts[node, grade, role, Cell.MEAN, ""] += count
+            totals[node, grade, role, Cell.MEAN, ""] += total
+    return counts, totals
+
+
+def row_place(node: Node, schools: Mapping[int, int]) -> tuple[str, int | None, int | None]:
+    """The level, district and school of a place's rows."""
+    kind, pk = node
+    if kind == "school":
+        assert pk is not None
+        return Level.SCHOOL, schools.get(pk), pk
+    if kind == "district":
+        return Level.DISTRICT, pk, None
+    return Level.STATE, None, None
+
+
+def _write(survey: Survey, families: Iterable[Family], schools: Mapping[int, int], threshold: int) -> int:
+    """Add each question's (and the respondents') group counts up into every selection, suppress them
+    (``figures_suppressed``, over the whole state) and write every figure, BATCH rows at a time; return how many."""
+    places = places_of(schools)
     written = 0
-    for school_id, grade, role, question_id, cell, value, count, total in entries:
-        district_id = districts.get(school_id) if school_id is not None else None
-        batch.append((survey.pk, Level.GROUP, district_id, school_id, grade, role, question_id, cell, value, count,
-                      total))
-        for level, where in ((Level.DISTRICT, district_id), (Level.STATE, None)):
-            summed = rollup.setdefault((level, where, grade, role, question_id, cell, value), [0, None])
-            summed[0] += count
-            if total is not None:
-                summed[1] = (summed[1] or 0.0) + total
-        if len(batch) >= BATCH:
-            _insert(batch)
-            written += len(batch)
-            batch = []
-    _insert(batch)
-    written += len(batch)
-    rolled: list[Row] = [(survey.pk, level, district_id, None, grade, role, question_id, cell, value, summed[0],
-                          summed[1])
-                         for (level, district_id, grade, role, question_id, cell, value), summed in rollup.items()]
-    for start in range(0, len(rolled), BATCH):
-        _insert(rolled[start:start + BATCH])
+    for question_id, kind, entries in families:
+        counts, totals = group_counts(entries)
+        figures = figures_suppressed(counts=counts, totals=totals, places=places, kind=kind, threshold=threshold)
+        rows: list[Row] = []
+        for (node, grade, role, cell, value), figure in figures.items():
+            level, district_id, school_id = row_place(node, schools)
+            rows.append((survey.pk, level, district_id, school_id, grade or "", grade is None, role or "",
+                         role is None, question_id, cell, value, figure.count, figure.total, figure.hidden))
+        for start in range(0, len(rows), BATCH):
+            _insert(rows[start:start + BATCH])
+        written += len(rows)
     return written
 
 
@@ -347,4 +402,6 @@ def _copy_text(value: object) -> str:
     """A value in COPY's text format: \\N for NULL; a backslash, tab, line feed or carriage return escaped."""
     if value is None:
         return "\\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
     return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")

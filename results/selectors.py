@@ -9,19 +9,22 @@ school or for a scope that covers only some schools of a district. So a page
 reads a few hundred rows whatever the survey's size; a coordinator of one
 school reads that school's.
 """
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Q, QuerySet
 
 from accounts.scopes import Scope
 from respondents.models import District, Respondent, School
-from results.aggregates import Bins
+from results.aggregates import Bins, kind_of
 from results.models import AnswerCount, ResultsRefresh
-from results.suppression import cells_suppressed, table_too_small
+from results.suppression import (
+    SCOPE, STATE, Adding, Figure, Node, Places, district_node, figures_suppressed, school_node, scope_district_node,
+)
+from results.suppression import Cell as FigureCell
 from surveys.models import Question, Survey
 from surveys.selectors import PageDefinition, QuestionDefinition, page_count, page_definition
 
@@ -99,92 +102,185 @@ def question_results(*, scope: Scope, survey: Survey, number: int = 1, district:
                      school: School | None = None, grade: str = "", role: str = "") -> SurveyResults | None:
     """The figures of page ``number``'s questions for the respondents of ``scope`` in ``school`` (else
     ``district``, else all), of ``grade`` and ``role`` when given; None for a page the survey does not have.
-    The caller has checked the school or district is in scope."""
+    The caller has checked the school or district is in scope. Every figure is suppressed across every selection
+    the scope can make (``results.suppression.figures_suppressed``): a selection of the whole state's places reads
+    its rows as the refresh suppressed them, a selection of a coordinator's own (their schools, their part of a
+    district) is suppressed over the schools' rows as they are."""
     page = page_definition(survey=survey, number=number)
     if page is None:
         return None
-    threshold = settings.RESULTS_SUPPRESSION_THRESHOLD
     refresh = ResultsRefresh.objects.filter(survey=survey).first()
+    threshold = refresh.threshold if refresh else settings.RESULTS_SUPPRESSION_THRESHOLD
     questions = [q for item in page.items for q in (item.row_list or (item,)) if q.is_answerable]
-    rows = _rows(scope, survey, district, school).filter(
-        Q(question_id__in=[q.pk for q in questions]) | Q(question__isnull=True))
-    if grade:
-        rows = rows.filter(grade=grade)
-    if role:
-        rows = rows.filter(role=role)
-    sums: dict[int | None, dict[tuple[str, str], tuple[int, float | None]]] = {}
-    for question_id, cell, value, count, total in rows.values_list("question_id", "cell", "value").annotate(
-            n=Sum("count"), t=Sum("total")).order_by():
-        sums.setdefault(question_id, {})[cell, value] = (count, total)
-    people = sums.get(None, {})
-    in_progress = people.get((Cell.RESPONDENTS, Status.IN_PROGRESS), (0, None))[0]
-    completed = people.get((Cell.RESPONDENTS, Status.COMPLETED), (0, None))[0]
-    shown = {"page": page, "page_count": page_count(survey=survey), "threshold": threshold,
+    wanted = [q.pk for q in questions]
+    tree = scope_places(scope=scope)
+    node = (school_node(school.pk) if school is not None
+            else tree.district_place(district.pk) if district is not None else tree.root)
+    figures = (_own_figures(survey, tree, node, wanted, {q.pk: kind_of(q) for q in questions}, grade or None,
+                            role or None, threshold) if node in tree.own else
+               _stored_figures(survey, node, wanted, grade or None, role or None))
+    shown: dict[str, Any] = {"page": page, "page_count": page_count(survey=survey), "threshold": threshold,
              "refreshed_at": refresh.refreshed_at if refresh else None}
-    if table_too_small(in_progress + completed, threshold=threshold):
+    people = figures.get(None, {})
+    everyone = people.get((Cell.RESPONDENTS, ""), _NONE)
+    if 0 < everyone.count < threshold:
         return SurveyResults(**shown, too_few=True)
-    hidden = cells_suppressed([in_progress, completed], threshold=threshold, additive=True)
+    if not everyone.count:
+        return SurveyResults(**shown, respondents=0, in_progress=0, completed=0)
     bins = {int(pk): Bins.from_json(data) for pk, data in (refresh.bins if refresh else {}).items()}
     grids = {item.pk: item for item in page.items if item.row_list}
     language = survey.default_language
     return SurveyResults(
-        **shown, respondents=in_progress + completed, in_progress=None if hidden[0] else in_progress,
-        completed=None if hidden[1] else completed,
-        questions=tuple(_question_result(q, sums.get(q.pk, {}), bins.get(q.pk), threshold, language,
+        **shown, respondents=_shown(everyone), in_progress=_shown(people.get((Cell.RESPONDENTS, Status.IN_PROGRESS))),
+        completed=_shown(people.get((Cell.RESPONDENTS, Status.COMPLETED))),
+        questions=tuple(_question_result(q, figures.get(q.pk, {}), bins.get(q.pk), threshold, language,
                                          grids.get(q.grid_id) if q.grid_id else None) for q in questions))
 
 
-def _rows(scope: Scope, survey: Survey, district: District | None, school: School | None) -> QuerySet[AnswerCount]:
-    rows = AnswerCount.objects.filter(survey=survey)
-    if school is not None:
-        return rows.filter(level=Level.GROUP, school=school)
+# A figure a selection does not have: nobody.
+_NONE = Figure(0, None, False)
+# {question id (None: the respondents): {(cell, value): figure}} of one selection.
+Figures = dict[int | None, dict[tuple[str, str], Figure]]
+
+
+def _shown(figure: Figure | None) -> int | None:
+    """A count as the page shows it: None where it is hidden; 0 for nobody."""
+    figure = figure or _NONE
+    return None if figure.hidden else figure.count
+
+
+@dataclass(frozen=True)
+class ScopePlaces:
+    """The places a scope's viewer selects: ``root`` (no district or school chosen), each district's place, and
+    which of them are the scope's own (``own``: made of some schools of a district, or of several districts or
+    schools, so that the whole state's rows do not have them), with ``places`` saying what each is made of."""
+
+    root: Node
+    districts: Mapping[int, Node]
+    places: Places
+    own: frozenset[Node] = frozenset()
+
+    def district_place(self, district_id: int) -> Node:
+        return self.districts.get(district_id, district_node(district_id))
+
+
+def scope_places(*, scope: Scope) -> ScopePlaces:
+    """The places of ``scope`` (a query for a scope of some schools, none for the whole state): a district it
+    covers whole is the district's place; a district it covers in part is its schools there, together; the root is
+    the state, or the one place the scope is, or its districts' places together."""
     if scope.all_schools:
-        return rows.filter(level=Level.DISTRICT, district=district) if district else rows.filter(level=Level.STATE)
+        return ScopePlaces(root=STATE, districts={}, places=Places())
     assert scope.school_ids is not None
-    # A district whose every school the scope covers reads its district rows; others the groups of its schools.
-    wholly = set()
-    for district_id, schools, covered in School.objects.filter(
-            district__in=[district] if district else scope.districts()).values("district_id").annotate(
-            n=Count("pk"), mine=Count("pk", filter=Q(pk__in=scope.school_ids))).values_list(
-            "district_id", "n", "mine").order_by():
-        if schools == covered:
-            wholly.add(district_id)
-    mine = School.objects.filter(pk__in=scope.school_ids).exclude(district_id__in=wholly)
-    if district is not None:
-        mine = mine.filter(district=district)
-    return rows.filter(Q(level=Level.DISTRICT, district_id__in=wholly)
-                       | Q(level=Level.GROUP, school_id__in=mine.values("pk")))
+    mine: dict[int, list[int]] = {}
+    every: dict[int, int] = {}
+    for school_id, district_id in School.objects.filter(district_id__in=School.objects.filter(
+            pk__in=scope.school_ids).values("district_id")).values_list("pk", "district_id"):
+        every[district_id] = every.get(district_id, 0) + 1
+        if school_id in scope.school_ids:
+            mine.setdefault(district_id, []).append(school_id)
+    whole = {district_id for district_id, schools in mine.items() if len(schools) == every[district_id]}
+    children: dict[Node, list[Node]] = {}
+    districts: dict[int, Node] = {}
+    for district_id, schools in sorted(mine.items()):
+        if district_id in whole:
+            districts[district_id] = district_node(district_id)
+        elif len(schools) == 1:
+            districts[district_id] = school_node(schools[0])
+        else:
+            districts[district_id] = scope_district_node(district_id)
+            children[districts[district_id]] = [school_node(pk) for pk in sorted(schools)]
+    tops = list(districts.values())
+    root = tops[0] if len(tops) == 1 else SCOPE
+    if root == SCOPE:
+        children[SCOPE] = tops
+    return ScopePlaces(root=root, districts=districts, places=Places(children=children), own=frozenset(children))
 
 
-def _question_result(question: QuestionDefinition, sums: Mapping[tuple[str, str], tuple[int, float | None]],
-                     bins: Bins | None, threshold: int, language: str,
-                     grid: QuestionDefinition | None) -> QuestionResult:
+def _stored_figures(survey: Survey, node: Node, questions: Sequence[int], grade: str | None,
+                    role: str | None) -> Figures:
+    """One selection of the whole state's places, as the refresh suppressed it: one query of a few dozen rows."""
+    rows = _rows_of(survey, [node]).filter(Q(question_id__in=questions) | Q(question__isnull=True))
+    rows = rows.filter(every_grade=True) if grade is None else rows.filter(every_grade=False, grade=grade)
+    rows = rows.filter(every_role=True) if role is None else rows.filter(every_role=False, role=role)
+    figures: Figures = {}
+    for question_id, cell, value, count, total, hidden in rows.values_list(
+            "question_id", "cell", "value", "count", "total", "hidden"):
+        figures.setdefault(question_id, {})[cell, value] = Figure(count, total, hidden)
+    return figures
+
+
+def _own_figures(survey: Survey, tree: ScopePlaces, node: Node, questions: Sequence[int],
+                 kinds: Mapping[int, Adding], grade: str | None, role: str | None, threshold: int) -> Figures:
+    """One selection of the scope's own places: its parts' rows (every grade and role), their figures added up and
+    suppressed over all the scope's own places, the parts' figures kept as the refresh suppressed them."""
+    parts = sorted({child for children in tree.places.children.values() for child in children
+                    if child not in tree.own})
+    counts: dict[int | None, dict[FigureCell, int]] = {}
+    totals: dict[int | None, dict[FigureCell, float]] = {}
+    fixed: dict[int | None, dict[FigureCell, bool]] = {}
+    for level, district_id, school_id, question_id, grade_, every_grade, role_, every_role, cell, value, count, \
+            total, hidden in _rows_of(survey, parts).filter(
+            Q(question_id__in=questions) | Q(question__isnull=True)).values_list(
+            "level", "district_id", "school_id", "question_id", "grade", "every_grade", "role", "every_role", "cell",
+            "value", "count", "total", "hidden"):
+        at = school_node(school_id) if level == Level.SCHOOL else district_node(district_id)
+        key = (at, None if every_grade else grade_, None if every_role else role_, cell, value)
+        fixed.setdefault(question_id, {})[key] = hidden
+        if not (every_grade or every_role):
+            counts.setdefault(question_id, {})[key] = count
+            if total is not None:
+                totals.setdefault(question_id, {})[key] = total
+    figures: Figures = {}
+    for family in [None, *questions]:
+        if family not in counts:
+            continue
+        solved = figures_suppressed(counts=counts[family], totals=totals.get(family), places=tree.places,
+                                    kind=Adding.PEOPLE if family is None else kinds[family],
+                                    threshold=threshold, fixed=fixed[family])
+        figures[family] = {(cell, value): figure for (at, g, r, cell, value), figure in solved.items()
+                                if at == node and g == grade and r == role}
+    return figures
+
+
+def _rows_of(survey: Survey, nodes: Sequence[Node]) -> QuerySet[AnswerCount]:
+    """The rows of the whole state's places ``nodes``."""
+    where = Q()
+    for kind, pk in nodes:
+        if kind == "state":
+            where |= Q(level=Level.STATE)
+        elif kind == "district":
+            where |= Q(level=Level.DISTRICT, district_id=pk)
+        else:
+            where |= Q(level=Level.SCHOOL, school_id=pk)
+    return AnswerCount.objects.filter(where, survey=survey)
+
+
+def _question_result(question: QuestionDefinition, figures: Mapping[tuple[str, str], Figure], bins: Bins | None,
+                     threshold: int, language: str, grid: QuestionDefinition | None) -> QuestionResult:
     prompt = question.translated("prompt", language)
     heading = grid.translated("prompt", language) if grid else ""
     base: dict[str, Any] = {"code": question.code, "prompt": prompt, "kind": question.kind, "heading": heading}
+    answered = figures.get((Cell.ANSWERED, ""), _NONE)
+    several = question.kind == Question.Kind.MULTIPLE
+    if 0 < answered.count < threshold:
+        return QuestionResult(**base, too_few=True, several=several)
     if question.kind in (Question.Kind.SINGLE, Question.Kind.MULTIPLE):
         labels = [(c.value, c.translated("label", language)) for c in question.choice_list]
     elif question.kind in Question.NUMBER_KINDS:
         labels = [(str(i), bins.label(i)) for i in range(bins.bins)] if bins else []
     else:
-        answered = sums.get((Cell.ANSWERED, ""), (0, None))[0]
-        if table_too_small(answered, threshold=threshold):
-            return QuestionResult(**base, too_few=True)
-        return QuestionResult(**base, answered=answered)
-    counts = [sums.get((Cell.VALUE, value), (0, None))[0] for value, _ in labels]
-    several = question.kind == Question.Kind.MULTIPLE
-    answered = sums.get((Cell.ANSWERED, ""), (0, None))[0] if several else sum(counts)
-    if table_too_small(answered, threshold=threshold):
-        return QuestionResult(**base, too_few=True, several=several)
-    hidden = cells_suppressed(counts, threshold=threshold, additive=not several, total=answered)
-    cells = tuple(ResultCell(label=label, count=None if off else count,
-                             percent=None if off or not answered else round(100 * count / answered, 1))
-                  for (_, label), count, off in zip(labels, counts, hidden, strict=True))
-    mean = None
-    if question.kind in Question.NUMBER_KINDS and answered:
-        total = sum(sums.get((Cell.VALUE, value), (0, None))[1] or 0.0 for value, _ in labels)
-        mean = round(total / answered, 2)
-    return QuestionResult(**base, answered=answered, cells=cells, mean=mean, several=several)
+        return QuestionResult(**base, answered=_shown(answered))
+    total = None if answered.hidden else answered.count
+    cells = []
+    for value, label in labels:
+        figure = figures.get((Cell.VALUE, value), _NONE)
+        hidden = figure.hidden
+        cells.append(ResultCell(label=label, count=None if hidden else figure.count,
+                                percent=None if hidden or not total else round(100 * figure.count / total, 1)))
+    mean = figures.get((Cell.MEAN, ""))
+    shown_mean = (round(mean.total / mean.count, 2) if mean and mean.count and mean.total is not None
+                  and not mean.hidden and total else None)
+    return QuestionResult(**base, answered=total, cells=tuple(cells), mean=shown_mean, several=several)
 
 
 def question_charts(results: SurveyResults) -> list[dict[str, object]]:

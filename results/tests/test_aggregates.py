@@ -19,13 +19,18 @@ Cell = AnswerCount.Cell
 
 
 def counts(survey, code, *, level=Level.STATE, cell=Cell.VALUE, **where):
-    """{value: count} of question ``code`` at ``level``, added up over the rows (grades, roles) it has."""
+    """{value: count} of question ``code`` at ``level``, of every grade and role unless ``where`` names one."""
     question = Question.objects.get(survey=survey, code=code)
-    found: dict[str, int] = {}
-    for value, count in AnswerCount.objects.filter(survey=survey, level=level, question=question, cell=cell,
-                                                   **where).values_list("value", "count"):
-        found[value] = found.get(value, 0) + count
+    rows = AnswerCount.objects.filter(survey=survey, level=level, question=question, cell=cell,
+                                      every_grade="grade" not in where, every_role="role" not in where, **where)
+    found = dict(rows.values_list("value", "count"))
+    assert len(found) == rows.count(), "one row a value in a selection"
     return found
+
+
+def mean_row(survey, code, *, level=Level.STATE, **where):
+    return AnswerCount.objects.get(survey=survey, level=level, question__code=code, cell=Cell.MEAN, every_grade=True,
+                                   every_role=True, **where)
 
 
 @pytest.fixture
@@ -56,8 +61,8 @@ def answers_given(client, survey, lincoln, adams):
 def test_a_single_choice_counts_each_respondent_s_latest_answer_once_and_leaves_the_withdrawn_out(answers):
     answer_counts_refresh(survey=answers)
     assert counts(answers, "colour") == {"red": 3, "blue": 2}
-    assert counts(answers, "colour", level=Level.GROUP, school__code="LIN", role="student") == {"red": 2, "blue": 1}
-    assert counts(answers, "colour", level=Level.GROUP, school__code="ADA") == {"red": 1}
+    assert counts(answers, "colour", level=Level.SCHOOL, school__code="LIN", role="student") == {"red": 2, "blue": 1}
+    assert counts(answers, "colour", level=Level.SCHOOL, school__code="ADA") == {"red": 1}
 
 
 def test_a_multiple_choice_counts_each_choice_and_those_who_answered(answers):
@@ -82,20 +87,29 @@ def test_a_number_is_counted_in_bins_from_its_minimum_and_maximum_with_its_answe
     bins = Bins.from_json(ResultsRefresh.objects.get(survey=answers).bins[str(age.pk)])
     assert bins == Bins(low=0, width=10, bins=10, integer=True)
     assert counts(answers, "age") == {"1": 2, "4": 1}  # 12 and 14 in 10–19, 40 in 40–49 (90 withdrawn)
-    state = AnswerCount.objects.filter(survey=answers, level=Level.STATE, question=age)
-    assert sum(row.total for row in state) == 12 + 14 + 40
+    mean = mean_row(answers, "age")
+    assert (mean.count, mean.total) == (3, 12 + 14 + 40)
+    assert counts(answers, "age", cell=Cell.ANSWERED) == {"": 3}
 
 
-def test_the_district_and_state_rows_add_up_the_groups_and_a_rebuild_replaces_them(answers):
+def test_every_selection_adds_up_its_parts_and_a_rebuild_replaces_them(answers):
     first = answer_counts_refresh(survey=answers)
     assert answer_counts_refresh(survey=answers) == first
-    for level in (Level.DISTRICT, Level.STATE):
-        assert sum(AnswerCount.objects.filter(survey=answers, level=level).values_list("count", flat=True)) == sum(
-            AnswerCount.objects.filter(survey=answers, level=Level.GROUP).values_list("count", flat=True))
+    rows = AnswerCount.objects.filter(survey=answers)
+    for level in (Level.DISTRICT, Level.STATE):  # every grade and role of a place: its schools' added up
+        assert sum(rows.filter(level=level, every_grade=True, every_role=True).values_list("count", flat=True)) == sum(
+            rows.filter(level=Level.SCHOOL, every_grade=True, every_role=True).values_list("count", flat=True))
+    for level in (Level.SCHOOL, Level.DISTRICT, Level.STATE):  # every grade's and role's: each's added up
+        everyone = sum(rows.filter(level=level, every_grade=True, every_role=True).values_list("count", flat=True))
+        for every in ({"every_grade": True}, {"every_role": True}, {}):
+            groups = rows.filter(level=level, every_grade=every.get("every_grade", False),
+                                 every_role=every.get("every_role", False))
+            assert sum(groups.values_list("count", flat=True)) == everyone
     assert counts(answers, "colour", level=Level.DISTRICT, district__code="D2") == {"red": 1}
-    people = AnswerCount.objects.filter(survey=answers, level=Level.STATE, cell=Cell.RESPONDENTS)
-    assert sum(row.count for row in people) == 5  # the not started and the withdrawn are not counted
-    assert set(people.values_list("value", flat=True)) == {Respondent.Status.IN_PROGRESS}
+    assert counts(answers, "colour", level=Level.SCHOOL, school__code="LIN", grade="7") == {"red": 2, "blue": 2}
+    people = rows.filter(level=Level.STATE, cell=Cell.RESPONDENTS, every_grade=True, every_role=True)
+    # The not started and the withdrawn are not counted.
+    assert dict(people.values_list("value", "count")) == {Respondent.Status.IN_PROGRESS: 5, "": 5}
 
 
 def test_questions_with_skip_logic_are_counted_by_the_flow_as_the_others_are_by_the_database(client, lincoln, adams):
@@ -111,10 +125,9 @@ def test_questions_with_skip_logic_are_counted_by_the_flow_as_the_others_are_by_
     answer_counts_refresh(survey=survey)
     assert counts(survey, "pets") == {"cat": 2, "dog": 2, "fish": 1}
     assert counts(survey, "pets", cell=Cell.ANSWERED) == {"": 4}
-    assert counts(survey, "pets", level=Level.GROUP, school=lincoln, role="teacher") == {"fish": 1}
+    assert counts(survey, "pets", level=Level.SCHOOL, school=lincoln, role="teacher") == {"fish": 1}
     assert counts(survey, "age") == {"1": 2, "4": 1}
-    age = AnswerCount.objects.filter(survey=survey, level=Level.STATE, question__code="age")
-    assert sum(row.total for row in age) == 12 + 14 + 40
+    assert mean_row(survey, "age").total == 12 + 14 + 40
 
 
 def test_a_question_not_asked_with_the_answers_given_now_is_not_counted(client, lincoln):
@@ -126,7 +139,7 @@ def test_a_question_not_asked_with_the_answers_given_now_is_not_counted(client, 
     answer_counts_refresh(survey=survey)
     assert counts(survey, "consent") == {"yes": 1, "no": 1}
     assert counts(survey, "colour") == {"red": 1}
-    assert counts(survey, "colour", level=Level.GROUP, school=lincoln) == {"red": 1}
+    assert counts(survey, "colour", level=Level.SCHOOL, school=lincoln) == {"red": 1}
 
 
 def test_a_grade_with_a_tab_a_line_break_or_a_backslash_is_kept_as_it_is(client, survey, lincoln):
@@ -135,7 +148,7 @@ def test_a_grade_with_a_tab_a_line_break_or_a_backslash_is_kept_as_it_is(client,
     answered(client, person, (1, {"q-colour": "red"}))
     answer_counts_refresh(survey=survey)
     assert counts(survey, "colour", level=Level.STATE, grade=grade) == {"red": 1}
-    assert counts(survey, "colour", level=Level.GROUP, grade=grade, school=lincoln) == {"red": 1}
+    assert counts(survey, "colour", level=Level.SCHOOL, grade=grade, school=lincoln) == {"red": 1}
 
 
 def test_the_periodic_refresh_rebuilds_every_open_survey(answers):

@@ -3,7 +3,7 @@ are suppressed (threshold 3 here: the setting)."""
 import pytest
 
 from accounts.models import StaffMember
-from respondents.tests.factories import make_respondents, make_staff, staff_signed_in
+from respondents.tests.factories import make_respondents, make_school, make_staff, staff_signed_in
 from results.tests.helpers import answered
 
 pytestmark = pytest.mark.django_db
@@ -12,17 +12,23 @@ Role = StaffMember.Role
 
 @pytest.fixture
 def answers(client, settings, survey, lincoln, adams):
-    """Lincoln (D1) grade 7: five students (red x4, blue; all chose cat, one dog too) and a teacher (blue); Adams
-    (D2) grade 8: three students (blue)."""
+    """District One: Lincoln's grade 7, six students (red x3, blue x3; all chose cat, one dog too); Jefferson's
+    grade 7, four students (red) and three teachers (blue). District Two: Adams's grade 8, four students (blue, age
+    12); Byrd's grade 8, three students (red, age 14). Only the dog is a count under the threshold (3)."""
     settings.RESULTS_SUPPRESSION_THRESHOLD = 3
-    students = make_respondents(survey, 5, school=lincoln, grade="7", role="student")
-    for n, person in enumerate(students):
-        answered(client, person, (1, {"q-colour": "blue" if n == 4 else "red",
+    jefferson = make_school("JEF", "Jefferson", ("D1", "District One"))
+    byrd = make_school("BYR", "Byrd", ("D2", "District Two"))
+    for n, person in enumerate(make_respondents(survey, 6, school=lincoln, grade="7", role="student")):
+        answered(client, person, (1, {"q-colour": "blue" if n >= 3 else "red",
                                       "q-pets": ["cat", "dog"] if n == 0 else ["cat"]}))
-    answered(client, make_respondents(survey, 1, school=lincoln, grade="7", role="teacher"),
-             (1, {"q-colour": "blue"}))
-    for person in make_respondents(survey, 3, school=adams, grade="8", role="student"):
+    for person in make_respondents(survey, 4, school=jefferson, grade="7", role="student"):
+        answered(client, person, (1, {"q-colour": "red"}))
+    for person in make_respondents(survey, 3, school=jefferson, grade="7", role="teacher"):
+        answered(client, person, (1, {"q-colour": "blue"}))
+    for person in make_respondents(survey, 4, school=adams, grade="8", role="student"):
         answered(client, person, (1, {"q-colour": "blue", "q-age": "12"}))
+    for person in make_respondents(survey, 3, school=byrd, grade="8", role="student"):
+        answered(client, person, (1, {"q-colour": "red", "q-age": "14"}))
     return survey
 
 
@@ -41,35 +47,45 @@ def figures(response, code):
 
 def test_a_state_administrator_sees_the_whole_state_with_a_small_multiple_choice_cell_alone_hidden(client, answers):
     response = results_of(client, make_staff(Role.STATE_ADMIN), answers)
-    assert response.context["results"].respondents == 9
-    assert figures(response, "colour") == ({"Red": (4, 44.4), "Blue": (5, 55.6)}, 9)
+    assert response.context["results"].respondents == 20
+    assert figures(response, "colour") == ({"Red": (10, 50.0), "Blue": (10, 50.0)}, 20)
     # dog (1) is under 3; a multiple choice's cells do not add up to a total, so cat stays.
-    assert figures(response, "pets") == ({"Cat": (5, 100.0), "Dog": None, "Fish": (0, 0.0)}, 5)
+    assert figures(response, "pets") == ({"Cat": (6, 100.0), "Dog": None, "Fish": (0, 0.0)}, 6)
     body = response.content.decode()
     assert 'class="number suppressed"' in body and "fewer than 3 people is not shown" in body
     assert "Figures as of" in body
     # The chart never carries a suppressed count.
     pets = next(chart for chart in response.context["charts"] if chart["code"] == "pets")
-    assert pets["values"] == [5, None, 0] and pets["labels"][1] == "Dog (suppressed)"
+    assert pets["values"] == [6, None, 0] and pets["labels"][1] == "Dog (suppressed)"
 
 
-def test_filtered_by_a_district_a_small_cell_and_its_complement_are_hidden(client, answers):
-    response = results_of(client, make_staff(Role.ANALYST), answers, "?district=D1")
-    assert figures(response, "colour") == ({"Red": None, "Blue": None}, 6)  # 4 + 2: the 2 would give the 4
-    assert response.context["results"].respondents == 6
+def test_a_small_cell_and_its_complement_are_hidden_and_never_given_away_by_the_school_s_other_figures(
+        client, answers):
+    """One of Byrd's students more, blue: Byrd's 1 blue is hidden, and its 3 red with it (4 - 3 would give it);
+    District Two's figures are Adams's and Byrd's added up, so they are hidden too (less Adams's, they give Byrd's
+    away), and the state's figures are then kept from giving District Two's back."""
+    byrd = make_school("BYR", "Byrd", ("D2", "District Two"))
+    answered(client, make_respondents(answers, 1, school=byrd, grade="8", role="student"), (1, {"q-colour": "blue"}))
+    analyst = make_staff(Role.ANALYST)
+    assert figures(results_of(client, analyst, answers, "?school=BYR"), "colour")[0] == {"Red": None, "Blue": None}
+    assert figures(results_of(client, analyst, answers, "?district=D2"), "colour")[0] == {"Red": None, "Blue": None}
+    whole = figures(results_of(client, analyst, answers), "colour")[0]
+    district_one = figures(results_of(client, analyst, answers, "?district=D1"), "colour")[0]
+    assert not (whole["Red"] and district_one["Red"]), "the state less District One would be District Two"
 
 
 def test_a_number_question_shows_its_bins_and_mean_only_for_enough_answers(client, answers):
     response = results_of(client, make_staff(Role.STATE_ADMIN), answers)
     age = next(q for q in response.context["results"].questions if q.code == "age")
-    assert age.answered == 3 and age.mean == 12.0
-    assert [(c.label, c.count) for c in age.cells if c.count] == [("10–19", 3)]
+    assert age.answered == 7 and age.mean == 12.86
+    assert [(c.label, c.count) for c in age.cells if c.count] == [("10–19", 7)]
     response = results_of(client, make_staff(Role.STATE_ADMIN), answers, "?school=LIN")
     age = next(q for q in response.context["results"].questions if q.code == "age")
     assert age.answered == 0 and age.mean is None
 
 
-def test_a_group_under_the_threshold_shows_nothing_but_too_few(client, answers):
+def test_a_group_under_the_threshold_shows_nothing_but_too_few(client, answers, lincoln):
+    answered(client, make_respondents(answers, 1, school=lincoln, grade="7", role="teacher"), (1, {"q-colour": "red"}))
     response = results_of(client, make_staff(Role.STATE_ADMIN), answers, "?school=LIN&role=teacher")
     assert response.context["results"].too_few
     assert not response.context["results"].questions and response.context["charts"] == []
@@ -79,7 +95,7 @@ def test_a_group_under_the_threshold_shows_nothing_but_too_few(client, answers):
 def test_a_school_coordinator_sees_only_their_school_whatever_the_url_says(client, answers, coordinator):
     response = results_of(client, coordinator, answers)
     assert response.context["results"].respondents == 6
-    assert figures(response, "colour") == ({"Red": None, "Blue": None}, 6)
+    assert figures(response, "colour") == ({"Red": (3, 50.0), "Blue": (3, 50.0)}, 6)
     for query in ("?school=ADA", "?district=D2", "?school=ADA&district=D2", "?district=D1&school=ADA"):
         results_of(client, coordinator, answers, query, status=404)
     # Adams's grade 8, asked for from Lincoln's scope: Lincoln has none.
@@ -90,9 +106,29 @@ def test_a_school_coordinator_sees_only_their_school_whatever_the_url_says(clien
 def test_an_analyst_of_a_district_sees_its_schools_only(client, answers, adams):
     analyst = make_staff(Role.ANALYST, districts=[adams.district])
     response = results_of(client, analyst, answers)
-    assert response.context["results"].respondents == 3
-    assert figures(response, "colour") == ({"Red": (0, 0.0), "Blue": (3, 100.0)}, 3)
+    assert response.context["results"].respondents == 7
+    assert figures(response, "colour") == ({"Red": (3, 42.9), "Blue": (4, 57.1)}, 7)
     results_of(client, analyst, answers, "?school=LIN", status=404)
+
+
+def test_a_coordinator_s_own_schools_together_are_suppressed_over_the_schools_as_the_state_s_figures_left_them(
+        client, answers, lincoln, adams):
+    """A coordinator of Lincoln and Adams (a part of each district): their schools together are a selection only
+    they have, added up from the two schools' figures, and it never gives a hidden one away: one more Adams student
+    (red) is a small cell there, hidden with its complement."""
+    answered(client, make_respondents(answers, 1, school=adams, grade="8", role="student"), (1, {"q-colour": "red"}))
+    both = make_staff(Role.SCHOOL_COORDINATOR, schools=[lincoln, adams])
+    mine = results_of(client, both, answers)
+    assert mine.context["results"].respondents == 11
+    together = figures(mine, "colour")[0]
+    each = {code: figures(results_of(client, both, answers, f"?school={code}"), "colour")[0]
+            for code in ("LIN", "ADA")}
+    assert each["ADA"] == {"Red": None, "Blue": None}
+    for label, figure in together.items():
+        if figure is not None:  # the two together, less one school shown, is the other: shown too
+            assert (each["LIN"][label] is None) == (each["ADA"][label] is None)
+            assert figure[0] == sum(school[label][0] for school in each.values() if school[label]) or (
+                each["LIN"][label] is None)
 
 
 def test_bad_filters_get_a_clear_answer(client, answers):
@@ -146,4 +182,4 @@ def test_the_first_view_of_new_answers_offers_their_grades_and_takes_one(client,
     admin = make_staff(Role.STATE_ADMIN)
     response = results_of(client, admin, answers, "?grade=8")
     assert ("8", "8") in response.context["form"].fields["grade"].widget.choices
-    assert figures(response, "colour")[1] == 3
+    assert figures(response, "colour")[1] == 7
