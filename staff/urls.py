@@ -70,6 +70,7 @@ urlpatterns = [
     path("password/reset/", passwords.PasswordResetAskView.as_view(), name="password-reset"),
     path("password/reset/sent/", passwords.PasswordResetSentView.as_view(), name="password-reset-sent"),
     path("password/set/<uidb64>/<token>/", passwords.PasswordSetView.as_view(), name="password-set"),
+    path("password/reset/<uidb64>/<token>/", passwords.PasswordResetLinkView.as_view(), name="password-reset-link"),
     path("password/set/done/", passwords.PasswordSetDoneView.as_view(), name="password-set-done"),
     path("sign-on/", single_sign_on.sign_on_start, name="sign-on"),
     path("sign-on/callback/", single_sign_on.sign_on_callback, name="sign-on-callback"),
