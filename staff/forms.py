@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import get_usage
 
 from accounts.models import NAME_MAX, AuditEntry, StaffMember
+from accounts.passwords import sign_in_choices
 from accounts.staff_accounts import StaffAccount, split_codes
 from config.login_limits import client_ip
 from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
@@ -236,6 +237,12 @@ class StaffSearchForm(forms.Form):
     role = forms.ChoiceField(label=_("Role"), required=False, choices=[("", _("Any"))] + StaffMember.Role.choices)
     active = forms.ChoiceField(label=_("May sign in"), required=False, choices=[
         ("", _("Either")), ("yes", _("Yes")), ("no", _("No (deactivated)"))])
+    sign_in = forms.ChoiceField(label=_("Sign-in"), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # With local passwords off, nobody has one to set: single sign-on, or not signed in yet.
+        self.fields["sign_in"].choices = [("", _("Any")), *((state.value, state.label) for state in sign_in_choices())]
 
     def filters(self):
         """The selector's filters (``staff_accounts``): none for a search that is not valid."""
@@ -243,7 +250,7 @@ class StaffSearchForm(forms.Form):
             return {}
         data = self.cleaned_data
         return {"query": data["q"], "role": data["role"],
-                "active": {"yes": True, "no": False}.get(data["active"])}
+                "active": {"yes": True, "no": False}.get(data["active"]), "sign_in": data["sign_in"]}
 
 
 class StaffIdsForm(forms.Form):

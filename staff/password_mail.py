@@ -1,4 +1,5 @@
-"""The staff area's password emails: "set your password" for a new account, and the reset link, each to its own page with its own one-use tokens (``accounts/passwords.py``). Every link is on
+"""The staff area's password emails: "set your password" for a new account (and sent again from the staff list), and
+the reset link, each to its own page with its own one-use tokens (``accounts/passwords.py``). Every link is on
 ``STAFF_SITE_URL``, never a request's Host: a forged Host header would otherwise put an attacker's site in the
 email."""
 from datetime import datetime
@@ -57,10 +58,10 @@ def password_message(user, *, kind, connection=None):
     return EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email], connection=connection)
 
 
-def password_mails_send(*, scope: Scope, user_ids):
+def password_mails_send(*, scope: Scope, user_ids, again=False):
     """Send each account of ``user_ids`` still without a usable password its "set your password" email (an account
     given one meanwhile, or linked to single sign-on, is left alone), a batch per SMTP connection; audited per
-    account. Return how many were sent."""
+    account (``again``: sent again from the staff list). Return how many were sent."""
     users = list(get_user_model().objects.filter(pk__in=user_ids, is_active=True).order_by("pk"))
     linked = set(sign_on_only(users=users))
     waiting = [user for user in users if not user.has_usable_password() and user not in linked]
@@ -70,7 +71,7 @@ def password_mails_send(*, scope: Scope, user_ids):
         batch = with_address[start:start + SEND_BATCH]
         with get_connection() as connection:
             connection.send_messages([password_message(user, kind="set", connection=connection) for user in batch])
-        password_mails_sent_record(scope=scope, users=batch)
+        password_mails_sent_record(scope=scope, users=batch, again=again)
         sent += len(batch)
     left_out = [user for user in waiting if not user.email]
     if left_out:

@@ -1,5 +1,5 @@
-"""The staff area's background work: the "set your password" emails of accounts just made, and the answer to a
-password reset asked for."""
+"""The staff area's background work: the "set your password" emails of accounts just made (or sent again), and the
+answer to a password reset asked for."""
 from celery import shared_task
 from django.utils.dateparse import parse_datetime
 
@@ -8,9 +8,9 @@ from staff.password_mail import password_mails_send, password_reset_send
 
 
 @shared_task(name="staff.password_mails_send", acks_late=True)
-def password_mails_send_task(*, role, user_id, username, address, user_ids):
+def password_mails_send_task(*, role, user_id, username, address, user_ids, again=False):
     return password_mails_send(scope=Scope(role=role, user_id=user_id, username=username, address=address),
-                               user_ids=user_ids)
+                               user_ids=user_ids, again=again)
 
 
 @shared_task(name="staff.password_reset_send", acks_late=True)
