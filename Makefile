@@ -75,12 +75,15 @@ messages: install
 migrate: $(if $(DEBUG_TOOLBAR),install-dev,install)
 	$(BIN)/python manage.py migrate --noinput
 
+# The address the demo serves: its emailed links (STAFF_SITE_URL) and its slips' QR codes (SURVEY_PUBLIC_URL) name
+# it, whatever PORT is.
+DEMO_URL = http://127.0.0.1:$(PORT)
 demo: migrate
 	$(BIN)/python manage.py seed_demo
 	@echo
-	@echo "Open http://127.0.0.1:$(PORT)/ in a browser and type one of the codes above."
+	@echo "Open $(DEMO_URL)/ in a browser and type one of the codes above."
 	@echo
-	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	STAFF_SITE_URL=$(DEMO_URL) SURVEY_PUBLIC_URL=$(DEMO_URL)/ $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 test: test-local test-stack
 

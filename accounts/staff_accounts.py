@@ -21,7 +21,7 @@ from django.db.models.functions import Lower
 
 from accounts.audit import Action, audit_record, audit_record_each
 from accounts.models import NAME_MAX, StaffMember
-from accounts.passwords import staff_accounts_created_send
+from accounts.passwords import sign_in_annotated, sign_in_filter, staff_accounts_created_send
 from accounts.scopes import Scope
 from respondents.models import District, School
 
@@ -95,13 +95,16 @@ class AccountLookups:
                 [code for code in _codes(account.school_codes) if code not in self.schools])
 
 
-def staff_accounts(*, scope: Scope, query: str = "", role: str = "", active: bool | None = None
-                   ) -> QuerySet[StaffMember]:
-    """The staff accounts, with their role and coverage, by user name (three queries a page): those whose user name,
-    email or name holds ``query``, of ``role``, that may sign in (``active``) or not."""
+def staff_accounts(*, scope: Scope, query: str = "", role: str = "", active: bool | None = None,
+                   sign_in: str = "") -> QuerySet[StaffMember]:
+    """The staff accounts, with their role, coverage and how they sign in (``sign_in_annotated``), by user name
+    (three queries a page): those whose user name, email or name holds ``query``, of ``role``, that may sign in
+    (``active``) or not, that sign in as ``sign_in`` (a SignIn)."""
     scope.require("can_manage_staff")
-    members = (StaffMember.objects.select_related("user").prefetch_related("districts", "schools")
-               .order_by("user__username"))
+    members = sign_in_annotated(StaffMember.objects.select_related("user").prefetch_related("districts", "schools")
+                                .order_by("user__username"))
+    if sign_in:
+        members = members.filter(sign_in_filter(sign_in))
     if query:
         members = members.filter(Q(user__username__icontains=query) | Q(user__email__icontains=query)
                                  | Q(name__icontains=query))

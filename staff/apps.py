@@ -7,7 +7,8 @@ class StaffConfig(AppConfig):
     verbose_name = "Staff area"
 
     def ready(self):
-        from staff import signals, single_sign_on  # noqa: F401  (sign-ins go to the audit log; the sign-on check)
+        # Sign-ins go to the audit log; the settings' checks.
+        from staff import checks, signals, single_sign_on  # noqa: F401
 
 
 class StaffAdminConfig(admin_apps.AdminConfig):

@@ -4,13 +4,13 @@ from typing import cast
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import PasswordResetForm
-from django.core.mail import get_connection
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import get_usage
 
 from accounts.models import NAME_MAX, AuditEntry, StaffMember
-from accounts.passwords import password_reset_asked_record, password_reset_recipients
+from accounts.passwords import sign_in_choices
 from accounts.staff_accounts import StaffAccount, split_codes
 from config.login_limits import client_ip
 from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
@@ -20,7 +20,7 @@ from exports.variables import ROSTER_FIELDS
 from exports.writers import ExportOptions
 from respondents.models import Respondent, School
 from rosters.selectors import SEARCH_BY_CODE_HOLDERS, SELECTION_MAX, PeopleAction, PeopleSearch, SearchBy
-from staff.password_mail import password_message
+from staff.tasks import password_reset_send_task
 
 
 class RosterUploadForm(forms.Form):
@@ -154,24 +154,19 @@ class StaffAccountForm(forms.Form):
 
 
 class StaffPasswordResetForm(PasswordResetForm):
-    """Django's reset form, for staff accounts (``accounts.passwords``): also those still waiting for their first
-    password; at most ``PASSWORD_RESET_RATE_PER_EMAIL`` emails an hour to one address; every request audited."""
-
-    def get_users(self, email):
-        return password_reset_recipients(email=email)
+    """Django's reset form, for staff accounts: at most ``PASSWORD_RESET_RATE_PER_EMAIL`` emails an hour to one
+    address; every request audited. The request only counts the ask and queues it: who has the address, and the
+    email, are the Celery task's (``staff/password_mail.py``'s ``password_reset_send``), so that the answer takes as
+    long whether an account has the address or not."""
 
     def save(self, *, request, **kwargs):
         email = self.cleaned_data["email"]
         usage = get_usage(request, group="staff-password-reset-email", key=lambda group, request: email.lower(),
                           rate=settings.PASSWORD_RESET_RATE_PER_EMAIL, increment=True)
         limited = usage is not None and usage["should_limit"]
-        users = [] if limited else self.get_users(email)
-        site_url = f"{request.scheme}://{request.get_host()}"
-        if users:
-            with get_connection() as connection:
-                connection.send_messages([password_message(user, kind="reset", site_url=site_url,
-                                                           connection=connection) for user in users])
-        password_reset_asked_record(email=email, address=client_ip(request), users=users, limited=limited)
+        ask = {"email": email, "address": client_ip(request), "limited": limited,
+               "asked_at": timezone.now().isoformat()}
+        transaction.on_commit(lambda: password_reset_send_task.delay(**ask))
 
 
 class ConfirmForm(forms.Form):
@@ -242,6 +237,12 @@ class StaffSearchForm(forms.Form):
     role = forms.ChoiceField(label=_("Role"), required=False, choices=[("", _("Any"))] + StaffMember.Role.choices)
     active = forms.ChoiceField(label=_("May sign in"), required=False, choices=[
         ("", _("Either")), ("yes", _("Yes")), ("no", _("No (deactivated)"))])
+    sign_in = forms.ChoiceField(label=_("Sign-in"), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # With local passwords off, nobody has one to set: single sign-on, or not signed in yet.
+        self.fields["sign_in"].choices = [("", _("Any")), *((state.value, state.label) for state in sign_in_choices())]
 
     def filters(self):
         """The selector's filters (``staff_accounts``): none for a search that is not valid."""
@@ -249,7 +250,7 @@ class StaffSearchForm(forms.Form):
             return {}
         data = self.cleaned_data
         return {"query": data["q"], "role": data["role"],
-                "active": {"yes": True, "no": False}.get(data["active"])}
+                "active": {"yes": True, "no": False}.get(data["active"]), "sign_in": data["sign_in"]}
 
 
 class StaffIdsForm(forms.Form):

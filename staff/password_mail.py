@@ -1,54 +1,95 @@
-"""The staff area's password emails: "set your password" for a new account, and the reset link, both to the same
-page (``staff:password-set``), with Django's one-use tokens (``default_token_generator``: a link stops working once
-the password is set, and after ``PASSWORD_RESET_TIMEOUT``)."""
+"""The staff area's password emails: "set your password" for a new account (and sent again from the staff list), and
+the reset link, each to its own page with its own one-use tokens (``accounts/passwords.py``). Every link is on
+``STAFF_SITE_URL``, never a request's Host: a forged Host header would otherwise put an attacker's site in the
+email."""
+from datetime import datetime
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.tokens import default_token_generator
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import ngettext
 
-from accounts.passwords import password_mails_sent_record
+from accounts.passwords import (
+    password_mails_sent_record,
+    password_reset_asked_record,
+    password_reset_recipients,
+    password_reset_tokens,
+    password_set_tokens,
+    sign_on_only,
+)
 from accounts.scopes import Scope
 
 SEND_BATCH = 200  # messages per SMTP connection
+# Each kind of email: the page its link opens, and the tokens that page accepts.
+LINKS = {"set": ("staff:password-set", password_set_tokens), "reset": ("staff:password-reset-link",
+                                                                        password_reset_tokens)}
 
 
-def password_link(user, *, site_url):
-    """The absolute link that lets ``user`` set a password, once."""
-    path = reverse("staff:password-set", kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
-                                                 "token": default_token_generator.make_token(user)})
-    return f"{site_url}{path}"
+def password_link(user, *, kind):
+    """The absolute link that lets ``user`` set a password once, from an email of ``kind`` ("set" or "reset")."""
+    url_name, tokens = LINKS[kind]
+    path = reverse(url_name, kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
+                                     "token": tokens.make_token(user)})
+    return f"{settings.STAFF_SITE_URL}{path}"
 
 
-def password_message(user, *, kind, site_url=None, connection=None):
-    """The email to ``user``: ``kind`` "set" (a new account) or "reset" (asked for); links on ``site_url`` (the
-    request's site), else ``STAFF_SITE_URL``."""
-    site_url = (site_url or settings.STAFF_SITE_URL).rstrip("/")
-    context = {"user": user, "link": password_link(user, site_url=site_url), "site_url": site_url,
-               "hours": settings.PASSWORD_RESET_TIMEOUT // 3600}
+def lifetime_text(seconds):
+    """A link's lifetime in words: "7 days", "1 hour", "30 minutes"."""
+    for unit, (one, many) in ((86400, ("%(count)d day", "%(count)d days")),
+                              (3600, ("%(count)d hour", "%(count)d hours"))):
+        if seconds >= unit and seconds % unit == 0:
+            return ngettext(one, many, seconds // unit) % {"count": seconds // unit}
+    minutes = max(1, round(seconds / 60))
+    return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
+
+
+def password_message(user, *, kind, connection=None):
+    """The email to ``user``: ``kind`` "set" (a new account) or "reset" (asked for), saying how long its link
+    works."""
+    context = {"user": user, "link": password_link(user, kind=kind), "site_url": settings.STAFF_SITE_URL,
+               "lifetime": lifetime_text(LINKS[kind][1].lifetime()),
+               "reset_lifetime": lifetime_text(password_reset_tokens.lifetime())}
     subject = render_to_string(f"staff/email/password_{kind}_subject.txt", context).strip()
     body = render_to_string(f"staff/email/password_{kind}.txt", context)
     return EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email], connection=connection)
 
 
-def password_mails_send(*, scope: Scope, user_ids):
+def password_mails_send(*, scope: Scope, user_ids, again=False):
     """Send each account of ``user_ids`` still without a usable password its "set your password" email (an account
-    given one meanwhile is left alone), a batch per SMTP connection; audited per account. Return how many were
-    sent."""
+    given one meanwhile, or linked to single sign-on, is left alone), a batch per SMTP connection; audited per
+    account (``again``: sent again from the staff list). Return how many were sent."""
     users = list(get_user_model().objects.filter(pk__in=user_ids, is_active=True).order_by("pk"))
-    waiting = [user for user in users if not user.has_usable_password()]
+    linked = set(sign_on_only(users=users))
+    waiting = [user for user in users if not user.has_usable_password() and user not in linked]
     with_address = [user for user in waiting if user.email]
     sent = 0
     for start in range(0, len(with_address), SEND_BATCH):
         batch = with_address[start:start + SEND_BATCH]
         with get_connection() as connection:
             connection.send_messages([password_message(user, kind="set", connection=connection) for user in batch])
-        password_mails_sent_record(scope=scope, users=batch)
+        password_mails_sent_record(scope=scope, users=batch, again=again)
         sent += len(batch)
     left_out = [user for user in waiting if not user.email]
     if left_out:
         password_mails_sent_record(scope=scope, users=[], left_out=left_out)
     return sent
+
+
+def password_reset_send(*, email: str, address: str, limited: bool = False, asked_at: datetime | None = None):
+    """Answer a reset asked for ``email`` from ``address`` (the Celery task's work, so that the request takes as
+    long whether an account has the address or not): email a reset link to each staff account with the address
+    (``password_reset_recipients``; nobody when the ask was ``limited``), except those that sign in with single
+    sign-on only, and audit the ask with what came of it. Return how many were sent."""
+    found = [] if limited else password_reset_recipients(email=email)
+    refused = sign_on_only(users=found)
+    users = [user for user in found if user not in refused]
+    if users:
+        with get_connection() as connection:
+            connection.send_messages([password_message(user, kind="reset", connection=connection) for user in users])
+    password_reset_asked_record(email=email, address=address, users=users, limited=limited, sign_on=refused,
+                                at=asked_at)
+    return len(users)

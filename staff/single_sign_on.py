@@ -87,7 +87,8 @@ sign_on_callback = _sign_on_on(SignOnCallbackView.as_view())
 class StaffSignOutView(auth_views.LogoutView):
     """Sign out of the staff area; after a single sign-on, out of the provider too (its end-session endpoint,
     OpenID Connect RP-Initiated Logout), then back to the sign-in page. Otherwise the next person at a shared school
-    computer who chose "Sign in with …" would be signed in by the provider's own session as the last one."""
+    computer who chose "Sign in with …" would be signed in by the provider's own session as the last one. The way
+    back is on ``STAFF_SITE_URL`` (the address registered with the provider), never the request's Host."""
 
     next_page = "staff:login"
 
@@ -97,5 +98,5 @@ class StaffSignOutView(auth_views.LogoutView):
         if id_token and settings.SINGLE_SIGN_ON and settings.OIDC_OP_LOGOUT_ENDPOINT:
             return HttpResponseRedirect(f"{settings.OIDC_OP_LOGOUT_ENDPOINT}?" + urlencode({
                 "id_token_hint": id_token, "client_id": settings.OIDC_RP_CLIENT_ID,
-                "post_logout_redirect_uri": request.build_absolute_uri(reverse("staff:login"))}))
+                "post_logout_redirect_uri": f"{settings.STAFF_SITE_URL}{reverse('staff:login')}"}))
         return response

@@ -1,11 +1,19 @@
-"""The staff area's background work: the "set your password" emails of accounts just made."""
+"""The staff area's background work: the "set your password" emails of accounts just made (or sent again), and the
+answer to a password reset asked for."""
 from celery import shared_task
+from django.utils.dateparse import parse_datetime
 
 from accounts.scopes import Scope
-from staff.password_mail import password_mails_send
+from staff.password_mail import password_mails_send, password_reset_send
 
 
 @shared_task(name="staff.password_mails_send", acks_late=True)
-def password_mails_send_task(*, role, user_id, username, address, user_ids):
+def password_mails_send_task(*, role, user_id, username, address, user_ids, again=False):
     return password_mails_send(scope=Scope(role=role, user_id=user_id, username=username, address=address),
-                               user_ids=user_ids)
+                               user_ids=user_ids, again=again)
+
+
+@shared_task(name="staff.password_reset_send", acks_late=True)
+def password_reset_send_task(*, email, address, limited=False, asked_at=None):
+    return password_reset_send(email=email, address=address, limited=limited,
+                               asked_at=parse_datetime(asked_at) if asked_at else None)

@@ -196,14 +196,25 @@ if not STAFF_LOCAL_PASSWORDS:
 # output).
 vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="survey-office@localhost")
-# Where staff reach the site, for links in emails sent without a request (manage.py import_staff).
+# Where staff reach the site: every link in a staff email, and where the identity provider sends someone back after
+# signing out, name it; never a request's Host. The embedded default's is `make demo`'s (which sets its own port);
+# production.py requires it. staff/checks.py refuses one that is not an absolute http(s) address.
 STAFF_SITE_URL = env("STAFF_SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
-# How long a reset or "set your password" link works (Django's PASSWORD_RESET_TIMEOUT, seconds): a week, so that an
-# account made on a Friday can still be set up after the weekend; a link works once either way.
+# How long a "set your password" link works (Django's PASSWORD_RESET_TIMEOUT, seconds): a week, so that an account
+# made on a Friday can still be set up after the weekend; a link works once.
 PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT", default=7 * 24 * 60 * 60)
+# How long a reset link works (seconds; at most PASSWORD_RESET_TIMEOUT): an hour, since whoever asked is waiting
+# for it; a link in a mailbox read later by someone else opens nothing.
+PASSWORD_RESET_LINK_SECONDS = env.int("PASSWORD_RESET_LINK_SECONDS", default=60 * 60)
 # Reset requests: per client address, and per address asked about (django-ratelimit's rates).
 PASSWORD_RESET_RATE_PER_CLIENT = env("PASSWORD_RESET_RATE_PER_CLIENT", default="20/h")
 PASSWORD_RESET_RATE_PER_EMAIL = env("PASSWORD_RESET_RATE_PER_EMAIL", default="3/h")
+# An account linked to single sign-on gets no password from an emailed link (a reset, or a set-your-password link):
+# it signs in with the provider, whose own rules (a second factor, leaving the agency) a local password would
+# bypass. 1 lets such accounts keep a local password by email too.
+PASSWORD_RESET_SIGN_ON_ACCOUNTS = env.bool("PASSWORD_RESET_SIGN_ON_ACCOUNTS", default=False)
+# "Send the invitation again" (the staff list): at most this many set-your-password emails per account.
+STAFF_INVITATION_RATE_PER_ACCOUNT = env("STAFF_INVITATION_RATE_PER_ACCOUNT", default="3/h")
 
 # --- Single sign-on (OpenID Connect: staff/single_sign_on.py, accounts/sign_on.py)
 # On when the agency's provider has given a client id. The endpoints are those of the provider's discovery
@@ -387,9 +398,9 @@ LOGGING = {
 
 # --- The largest file staff may upload (a school directory, a roster), in bytes.
 UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=200 * 1000 * 1000)
-# The survey's public address, printed on code slips and in their QR codes
-# (manage.py code_slips needs it; the staff area falls back to its own address).
-SURVEY_PUBLIC_URL = env("SURVEY_PUBLIC_URL", default="")
+# The survey's public address (its login page), printed on code slips, in their QR codes and in the codes files;
+# never a request's. The embedded default's is its own login page; production.py requires it.
+SURVEY_PUBLIC_URL = env("SURVEY_PUBLIC_URL", default=f"{STAFF_SITE_URL}/")
 # A school (or grade) with more code slips than this is printed by Celery with a progress bar.
 SLIPS_INLINE_MAX = env.int("SLIPS_INLINE_MAX", default=400)
 # Uploaded rosters wait here between their check and their apply; the web

@@ -23,6 +23,9 @@ if BENCH_TOOLS:
 elif BENCH_FLOOR_VIEWS:
     raise ImproperlyConfigured("BENCH_FLOOR_VIEWS needs BENCH_TOOLS=1: the floor views are a bench tool")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
+# The addresses staff emails and code slips name: the site's own, never guessed (base.py says what each is for).
+STAFF_SITE_URL = env("STAFF_SITE_URL").rstrip("/")
+SURVEY_PUBLIC_URL = env("SURVEY_PUBLIC_URL")
 
 # --- Database
 # pgbouncer in transaction pooling mode: keep client connections open, and no

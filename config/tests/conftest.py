@@ -12,6 +12,8 @@ REQUIRED_ENVIRONMENT = {
     "DJANGO_SECRET_KEY": "settings-test-key",
     "DJANGO_ALLOWED_HOSTS": "survey.example.org",
     "DATABASE_URL": "postgres://survey:survey@127.0.0.1:1/survey",
+    "STAFF_SITE_URL": "https://survey.example.org",
+    "SURVEY_PUBLIC_URL": "https://survey.example.org/",
 }
 
 

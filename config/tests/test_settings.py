@@ -161,3 +161,44 @@ class TestRedisThroughSentinel:
         monkeypatch.setenv("REDIS_SENTINELS", sentinels)
         with pytest.raises(ImproperlyConfigured, match="host:port"):
             load_settings("production")
+
+
+class TestSiteAddresses:
+    """The addresses staff emails and code slips name (STAFF_SITE_URL, SURVEY_PUBLIC_URL): the embedded default's own
+    login page and site; production requires both, and staff/checks.py refuses an empty or relative one."""
+
+    @pytest.fixture
+    def environment(self, load_settings, monkeypatch):
+        """No address in the environment (after load_settings has set what production requires), and base.py read
+        afresh, as a new process would."""
+        for name in ("STAFF_SITE_URL", "SURVEY_PUBLIC_URL"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.delitem(sys.modules, "config.settings.base")
+        return monkeypatch
+
+    def test_the_embedded_default_names_its_own_site_and_login_page(self, load_settings, environment):
+        settings = load_settings("local")
+        assert (settings["STAFF_SITE_URL"], settings["SURVEY_PUBLIC_URL"]) == (
+            "http://127.0.0.1:8000", "http://127.0.0.1:8000/")
+
+    def test_the_embedded_default_takes_another_port_from_the_environment(self, load_settings, environment):
+        environment.setenv("STAFF_SITE_URL", "http://127.0.0.1:8123/")
+        settings = load_settings("local")
+        assert (settings["STAFF_SITE_URL"], settings["SURVEY_PUBLIC_URL"]) == (
+            "http://127.0.0.1:8123", "http://127.0.0.1:8123/")
+
+    @pytest.mark.parametrize("missing", ["STAFF_SITE_URL", "SURVEY_PUBLIC_URL"])
+    def test_production_stops_without_either(self, load_settings, environment, missing):
+        from django.core.exceptions import ImproperlyConfigured
+
+        for name in {"STAFF_SITE_URL", "SURVEY_PUBLIC_URL"} - {missing}:
+            environment.setenv(name, "https://survey.example.org/")
+        with pytest.raises(ImproperlyConfigured, match=missing):
+            load_settings("production")
+
+    def test_production_takes_both_from_the_environment(self, load_settings, environment):
+        environment.setenv("STAFF_SITE_URL", "https://staff.survey.example.org/")
+        environment.setenv("SURVEY_PUBLIC_URL", "https://survey.example.org/")
+        settings = load_settings("production")
+        assert (settings["STAFF_SITE_URL"], settings["SURVEY_PUBLIC_URL"]) == (
+            "https://staff.survey.example.org", "https://survey.example.org/")

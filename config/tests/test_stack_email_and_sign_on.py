@@ -57,7 +57,7 @@ def mailpit_message(to, *, after=0, timeout=60):
 
 
 def link_in(text):
-    return re.search(r"http://\S+/staff/password/set/\S+/", text).group(0)
+    return re.search(r"http://\S+/staff/password/(set|reset)/\S+/", text).group(0)
 
 
 def sign_in(page, app_url, username, password):

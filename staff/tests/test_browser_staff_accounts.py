@@ -1,10 +1,12 @@
 """What a state administrator sees loading staff in bulk: headless Chromium (Debian's) driven by Playwright.
 
 A staff file with problems shows every one at once with its row; the fixed file shows its counts, is applied,
-and its accounts are on the paged list, where two are chosen and deactivated after a confirm page.
+and its accounts are on the paged list, where two are chosen and deactivated after a confirm page, and one that has
+not set its password yet is found with the filter and sent its invitation again.
 """
 import pytest
 from django.contrib.auth import get_user_model
+from django.core import mail
 from playwright.sync_api import expect
 
 from accounts.models import StaffMember
@@ -73,3 +75,13 @@ def test_a_state_administrator_loads_staff_sees_every_problem_applies_the_fixed_
     expect(row.locator("td").last).to_have_text("No")
     assert set(get_user_model().objects.filter(is_active=False).values_list("username", flat=True)) == {
         "coord010", "coord011"}
+
+    # None of them has set a password yet: one of them is sent the invitation again from its row.
+    page.get_by_label("Sign-in").select_option("Never set a password")
+    page.get_by_role("button", name="Find").click()
+    expect(row.locator("td").nth(-2)).to_have_text("Never set a password")  # deactivated: no button
+    mail.outbox.clear()
+    page.get_by_role("button", name="Send the invitation again to coord012").click()
+    expect(page.get_by_role("status")).to_contain_text("The invitation to set a password was sent again to coord012.")
+    assert [message.to for message in mail.outbox] == [["coord012@example.org"]]
+    expect(page.get_by_label("Sign-in")).to_have_value("never_set")

@@ -1,14 +1,22 @@
-"""Staff passwords by email, on the embedded default (Django's in-memory outbox): the "set your password" email of
-a new account, the reset, their limits and audit entries. The same through a real SMTP server and a browser:
-test_email_and_sign_on.py."""
+"""Staff passwords by email, on the embedded default (Django's in-memory outbox, Celery in-process): the "set your
+password" email of a new account, the reset (asked in the request, answered by a task), the two kinds of link and
+their lifetimes, their limits and audit entries. The same through a real SMTP server and a browser:
+config/tests/test_stack_email_and_sign_on.py."""
 import re
+from datetime import datetime, timedelta
 
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.db import connection
+from django.test import TestCase
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
-from accounts.models import AuditEntry, StaffMember
+from accounts.models import AuditEntry, SignOnIdentity, StaffMember
 from respondents.tests.factories import make_staff
 from staff.tests.helpers import PASSWORD, office_signed_in
 
@@ -18,11 +26,28 @@ NEW_PASSWORD = "violet harbour lantern 42"
 
 
 def link_in(message):
-    return re.search(r"https?://\S+/staff/password/set/\S+/", message.body).group(0)
+    return re.search(r"https?://\S+/staff/password/(set|reset)/\S+/", message.body).group(0)
 
 
 def path_of(link):
     return "/" + link.split("/", 3)[3]
+
+
+def uid_of(user):
+    return urlsafe_base64_encode(force_bytes(user.pk))
+
+
+def staff_with_email(username, email, **kwargs):
+    user = make_staff(StaffMember.Role.ANALYST, username=username, **kwargs)
+    user.email = email
+    user.save()
+    return user
+
+
+def ask_reset(client, email, **extra):
+    """Ask for a reset as a browser would; the task it queues runs (in-process) once the request is answered."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return client.post("/staff/password/reset/", {"email": email}, follow=True, **extra)
 
 
 def set_password(client, link, password=NEW_PASSWORD):
@@ -74,16 +99,14 @@ def test_an_account_made_with_a_password_gets_no_email(client, django_capture_on
 
 
 def test_a_reset_goes_to_the_staff_account_with_the_address_and_the_answer_is_the_same_for_an_unknown_one(client):
-    user = make_staff(StaffMember.Role.ANALYST, username="okafor")
-    user.email = "Okafor@Agency.example"
-    user.save()
-    page = client.post("/staff/password/reset/", {"email": "okafor@agency.example"}, follow=True)
+    staff_with_email("okafor", "Okafor@Agency.example")
+    page = ask_reset(client, "okafor@agency.example")
     assert "Check your email" in page.content.decode()
     [message] = mail.outbox
     assert message.to == ["Okafor@Agency.example"] and "okafor" in message.body
-    assert re.search(r"http://testserver/staff/password/set/", message.body)
+    assert f"{settings.STAFF_SITE_URL}/staff/password/reset/" in message.body
 
-    unknown = client.post("/staff/password/reset/", {"email": "nobody@agency.example"}, follow=True)
+    unknown = ask_reset(client, "nobody@agency.example")
     assert unknown.content.decode() == page.content.decode().replace("okafor@agency.example", "nobody@agency.example")
     assert len(mail.outbox) == 1
     details = list(AuditEntry.objects.filter(action=Action.PASSWORD_RESET_ASKED).order_by("pk")
@@ -95,23 +118,63 @@ def test_a_reset_goes_to_the_staff_account_with_the_address_and_the_answer_is_th
     assert get_user_model().objects.get(username="okafor").check_password(NEW_PASSWORD)
 
 
+def test_a_reset_link_names_the_staff_site_never_the_host_the_request_gave(client, settings):
+    settings.ALLOWED_HOSTS = ["*"]
+    staff_with_email("okafor", "okafor@agency.example")
+    ask_reset(client, "okafor@agency.example", HTTP_HOST="attacker.example")
+    [message] = mail.outbox
+    assert link_in(message).startswith(f"{settings.STAFF_SITE_URL}/staff/password/reset/")
+    assert "attacker.example" not in message.body
+
+
+def test_the_reset_request_reads_no_account_and_queues_the_same_work_whether_the_address_has_one_or_not(client):
+    """The answer takes as long either way: the lookup and the email are the task's (run here once each request is
+    answered), so neither request reads auth_user, and both queue one task."""
+    staff_with_email("okafor", "okafor@agency.example")
+    queries, queued = {}, {}
+    for email in ("okafor@agency.example", "nobody@agency.example"):
+        before = (len(mail.outbox), AuditEntry.objects.count())
+        with TestCase.captureOnCommitCallbacks() as callbacks, CaptureQueriesContext(connection) as seen:
+            assert client.post("/staff/password/reset/", {"email": email}).status_code == 302
+        assert (len(mail.outbox), AuditEntry.objects.count()) == before  # nothing sent or audited by the request
+        queries[email], queued[email] = [query["sql"] for query in seen.captured_queries], len(callbacks)
+        for callback in callbacks:
+            callback()
+    assert not any("auth_user" in sql for sqls in queries.values() for sql in sqls), queries
+    assert queries["okafor@agency.example"] == queries["nobody@agency.example"]
+    assert queued == {"okafor@agency.example": 1, "nobody@agency.example": 1}
+    assert [message.to for message in mail.outbox] == [["okafor@agency.example"]]
+    assert sorted(AuditEntry.objects.filter(action=Action.PASSWORD_RESET_ASKED).values_list("detail", flat=True)) == [
+        "reset asked for nobody@agency.example: no active staff account has this address: nothing sent",
+        "reset asked for okafor@agency.example: sent to okafor"]
+
+
+def test_the_task_audits_the_ask_at_the_time_it_was_asked_from_the_asker_s_address():
+    from staff.tasks import password_reset_send_task
+
+    staff_with_email("okafor", "okafor@agency.example")
+    asked = timezone.now() - timedelta(minutes=3)
+    assert password_reset_send_task.delay(email="okafor@agency.example", address="198.51.100.4",
+                                          asked_at=asked.isoformat()).get() == 1
+    entry = AuditEntry.objects.get(action=Action.PASSWORD_RESET_ASKED)
+    assert (entry.at, entry.address, entry.username) == (asked, "198.51.100.4", "okafor@agency.example")
+
+
 def test_no_reset_for_a_deactivated_account_or_one_without_a_staff_role(client):
-    gone = make_staff(StaffMember.Role.ANALYST, username="gone")
-    gone.email, gone.is_active = "gone@agency.example", False
+    gone = staff_with_email("gone", "gone@agency.example")
+    gone.is_active = False
     gone.save()
     get_user_model().objects.create_user(username="plain", email="plain@agency.example", password=PASSWORD)
     for email in ("gone@agency.example", "plain@agency.example"):
-        assert client.post("/staff/password/reset/", {"email": email}).status_code == 302
+        assert ask_reset(client, email).status_code == 200
     assert not mail.outbox
 
 
 def test_resets_for_one_address_stop_after_the_hourly_limit_and_say_so_only_in_the_audit_log(client, settings):
     settings.PASSWORD_RESET_RATE_PER_EMAIL = "2/h"
-    user = make_staff(StaffMember.Role.ANALYST, username="many")
-    user.email = "many@agency.example"
-    user.save()
+    staff_with_email("many", "many@agency.example")
     for _ in range(3):
-        assert client.post("/staff/password/reset/", {"email": "many@agency.example"}).status_code == 302
+        assert "Check your email" in ask_reset(client, "many@agency.example").content.decode()
     assert len(mail.outbox) == 2
     assert AuditEntry.objects.filter(action=Action.PASSWORD_RESET_ASKED,
                                      detail__endswith="not sent: too many asked for this address").count() == 1
@@ -120,11 +183,115 @@ def test_resets_for_one_address_stop_after_the_hourly_limit_and_say_so_only_in_t
 def test_one_client_asking_too_often_is_told_to_wait(client, settings):
     settings.PASSWORD_RESET_RATE_PER_CLIENT = "3/h"
     for number in range(3):
-        assert client.post("/staff/password/reset/", {"email": f"x{number}@agency.example"}).status_code == 302
-    refused = client.post("/staff/password/reset/", {"email": "x9@agency.example"})
-    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+        assert "Check your email" in ask_reset(client, f"x{number}@agency.example").content.decode()
+    with TestCase.captureOnCommitCallbacks() as callbacks:
+        refused = client.post("/staff/password/reset/", {"email": "x9@agency.example"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0 and not callbacks
     assert "Too many requests" in refused.content.decode()
     assert AuditEntry.objects.filter(action=Action.PASSWORD_RESET_ASKED).count() == 3
+
+
+# ---------------------------------------------------------------- two kinds of link, each with its lifetime
+
+@pytest.fixture
+def set_tokens():
+    from accounts.passwords import password_set_tokens
+
+    return password_set_tokens
+
+
+@pytest.fixture
+def reset_tokens():
+    from accounts.passwords import password_reset_tokens
+
+    return password_reset_tokens
+
+
+def later(tokens, monkeypatch, **delta):
+    """Make ``tokens`` see the clock ``delta`` ahead (Django's own tests move a generator's ``_now``)."""
+    monkeypatch.setattr(tokens, "_now", lambda: datetime.now() + timedelta(**delta))
+
+
+def test_a_reset_link_works_for_an_hour_and_a_set_your_password_link_for_a_week(
+        client, monkeypatch, django_capture_on_commit_callbacks, set_tokens, reset_tokens):
+    office_signed_in(client)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/staff/accounts/new/", {"username": "rivera", "email": "rivera@district.example",
+                                             "is_active": "on", "role": "analyst"})
+    client.logout()
+    staff_with_email("okafor", "okafor@agency.example")
+    ask_reset(client, "okafor@agency.example")
+    invitation, reset = mail.outbox
+    assert "the link works once, for 7 days" in invitation.body and "a reset link works for\n1 hour" in invitation.body
+    assert "the link works once, for 1 hour" in reset.body
+
+    later(reset_tokens, monkeypatch, minutes=61)
+    later(set_tokens, monkeypatch, days=6, hours=23)
+    assert "This link does not work any more" in client.get(path_of(link_in(reset)), follow=True).content.decode()
+    assert "older than 1 hour" in client.get(path_of(link_in(reset)), follow=True).content.decode()
+    assert "Your password is set" in set_password(client, link_in(invitation)).content.decode()
+
+    monkeypatch.undo()
+    ask_reset(client, "okafor@agency.example")
+    later(reset_tokens, monkeypatch, minutes=59)
+    assert "Your password is set" in set_password(client, link_in(mail.outbox[-1])).content.decode()
+
+
+def test_a_reset_link_s_lifetime_is_a_setting_and_its_email_says_it(client, settings):
+    settings.PASSWORD_RESET_LINK_SECONDS = 30 * 60
+    staff_with_email("okafor", "okafor@agency.example")
+    ask_reset(client, "okafor@agency.example")
+    assert "the link works once, for 30 minutes" in mail.outbox[0].body
+
+
+def test_each_page_takes_only_its_own_kind_of_link(client, set_tokens):
+    user = staff_with_email("okafor", "okafor@agency.example", password=None)
+    ask_reset(client, "okafor@agency.example")
+    reset_path = path_of(link_in(mail.outbox[0]))
+    uid, reset_token = reset_path.rstrip("/").split("/")[-2:]
+    assert uid == uid_of(user)
+    set_token = set_tokens.make_token(user)
+    for path in (f"/staff/password/set/{uid}/{reset_token}/", f"/staff/password/reset/{uid}/{set_token}/"):
+        assert "This link does not work any more" in client.get(path, follow=True).content.decode(), path
+    # Nor through the session's token: a set-your-password link opened first does not open the reset page.
+    client.get(f"/staff/password/set/{uid}/{set_token}/")
+    page = client.get(f"/staff/password/reset/{uid}/set-password/")
+    assert "This link does not work any more" in page.content.decode()
+    assert "Set your password" in client.get(reset_path, follow=True).content.decode()
+
+
+def test_a_link_stops_working_once_the_account_is_deactivated(client, set_tokens, reset_tokens):
+    user = staff_with_email("okafor", "okafor@agency.example")
+    ask_reset(client, "okafor@agency.example")
+    invitation = set_tokens.make_token(user)
+    user.is_active = False
+    user.save()
+    reset = path_of(link_in(mail.outbox[0]))
+    for path in (reset, f"/staff/password/set/{uid_of(user)}/{invitation}/"):
+        assert "This link does not work any more" in client.get(path, follow=True).content.decode(), path
+    assert not reset_tokens.check_token(user, reset.rstrip("/").split("/")[-1])
+
+
+def test_an_account_linked_to_single_sign_on_gets_no_local_reset_unless_a_setting_allows_it(
+        client, settings, reset_tokens):
+    user = staff_with_email("okafor", "okafor@agency.example")
+    staff_with_email("okafor-local", "okafor@agency.example")
+    SignOnIdentity.objects.create(user=user, issuer="https://login.agency.example", subject="s-1",
+                                  linked_at=timezone.now())
+    page = ask_reset(client, "okafor@agency.example")
+    assert "Check your email" in page.content.decode()
+    assert [message.body.count("okafor-local") for message in mail.outbox] == [1]
+    assert AuditEntry.objects.get(action=Action.PASSWORD_RESET_ASKED).detail == (
+        "reset asked for okafor@agency.example: sent to okafor-local; not sent to okafor: signs in with single sign-on")
+    # A link made before the account was linked opens nothing either.
+    page = client.get(f"/staff/password/reset/{uid_of(user)}/{reset_tokens.make_token(user)}/", follow=True)
+    assert "This link does not work any more" in page.content.decode()
+
+    settings.PASSWORD_RESET_SIGN_ON_ACCOUNTS = True
+    mail.outbox.clear()
+    ask_reset(client, "okafor@agency.example")
+    assert sorted(message.body.count("account okafor-local") for message in mail.outbox) == [0, 1]
+    assert len(mail.outbox) == 2
 
 
 def test_a_bad_or_tampered_link_says_it_does_not_work(client):

@@ -25,17 +25,20 @@ def test_the_sign_in_page_offers_the_provider_by_name_keeping_where_to_go(client
     assert 'href="/staff/sign-on/?next=/staff/schools/"' in page and "Sign in with Agency sign-in" in page
 
 
-def test_signing_out_after_a_single_sign_on_leads_out_of_the_provider_and_back_to_sign_in(client, settings):
+def test_signing_out_after_a_single_sign_on_leads_out_of_the_provider_and_back_to_sign_in_on_the_staff_site(
+        client, settings):
     settings.SINGLE_SIGN_ON, settings.OIDC_RP_CLIENT_ID, settings.OIDC_OP_LOGOUT_ENDPOINT = True, "survey", LOGOUT
+    settings.ALLOWED_HOSTS = ["*"]
     staff_signed_in(client, make_staff(StaffMember.Role.ANALYST))
     session = client.session
     session["oidc_id_token"] = "header.claims.signature"
     session.save()
-    response = client.post("/staff/logout/")
+    # The way back is the address registered with the provider, whatever Host the request named.
+    response = client.post("/staff/logout/", HTTP_HOST="intranet-name.example:8443")
     where = urlsplit(response["Location"])
     assert response.status_code == 302 and f"{where.scheme}://{where.netloc}{where.path}" == LOGOUT
     assert parse_qs(where.query) == {"id_token_hint": ["header.claims.signature"], "client_id": ["survey"],
-                                     "post_logout_redirect_uri": ["http://testserver/staff/login/"]}
+                                     "post_logout_redirect_uri": [f"{settings.STAFF_SITE_URL}/staff/login/"]}
     assert "_auth_user_id" not in client.session
 
 

@@ -1,12 +1,15 @@
 """The staff accounts' pages: a staff file uploaded, its problems listed with their lines or its counts and changes,
 applied or discarded; the list found, filtered and paged; accounts deactivated and reactivated in bulk, after a
-confirm page, never the administrator's own."""
+confirm page, never the administrator's own; who never set a password, and their invitation sent again."""
+import re
+
 import pytest
 from django.core import mail
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 
-from accounts.models import AuditEntry, StaffMember, StaffUpload
+from accounts.models import AuditEntry, SignOnIdentity, StaffMember, StaffUpload
 from respondents.tests.factories import make_school, make_staff
 from staff.tests.helpers import office_signed_in
 from staff.views.lists import PAGE_SIZE
@@ -137,3 +140,149 @@ def test_only_a_state_administrator_reaches_the_staff_file_and_bulk_pages(client
     for path in ("/staff/accounts/import/", "/staff/accounts/deactivate/", "/staff/accounts/reactivate/"):
         assert client.post(path, {"user": [user.pk], "confirm": "on"}).status_code == 403, path
     assert User.objects.get(pk=user.pk).is_active
+
+
+# ---------------------------------------------------------------- who never set a password, and their invitation
+
+def account(username, *, email=True, password=None, active=True, linked=False):
+    """A school coordinator's account: without a password (waiting for its first) unless ``password``."""
+    user = make_staff(Role.ANALYST, username=username, password=password)
+    user.email, user.is_active = f"{username}@example.org" if email else "", active
+    user.save()
+    if linked:
+        SignOnIdentity.objects.create(user=user, issuer="https://login.agency.example", subject=username,
+                                      linked_at=timezone.now())
+    return user
+
+
+@pytest.fixture
+def accounts(office):
+    return {"waiting": account("waiting"), "typed": account("typed", password="Another long passphrase 7"),
+            "sso": account("sso", linked=True), "sso-and-password": account("sso-pw", linked=True,
+                                                                              password="Another long passphrase 8"),
+            "gone": account("gone", active=False), "nomail": account("nomail", email=False)}
+
+
+def sign_in_cell(page, username):
+    row = re.search(rf'<tr>\s*<td><input[^>]*aria-label="Choose {username}">.*?</tr>', page, re.S).group(0)
+    return re.sub(r"\s+", " ", re.findall(r"<td>(.*?)</td>", row, re.S)[-2]).strip()
+
+
+def test_the_list_shows_who_never_set_a_password_and_finds_them_with_the_filter(office, accounts):
+    page = office.get("/staff/accounts/").content.decode()
+    assert '<th scope="col">Sign-in</th>' in page
+    assert sign_in_cell(page, "office") == "Password" and sign_in_cell(page, "typed") == "Password"
+    assert sign_in_cell(page, "sso") == "Single sign-on"
+    assert sign_in_cell(page, "sso-pw") == "Single sign-on and a password"
+    waiting = accounts["waiting"].pk
+    assert sign_in_cell(page, "waiting") == (
+        f'Never set a password <button type="submit" class="button" formaction="/staff/accounts/{waiting}/invite/" '
+        f'aria-label="Send the invitation again to waiting">Send the invitation again</button>')
+    # Deactivated, or without an address: the email could not be sent, so no button.
+    assert sign_in_cell(page, "gone") == "Never set a password" == sign_in_cell(page, "nomail")
+    assert 'formaction="/staff/accounts/invite/">Send the invitation again to those selected</button>' in page
+
+    never = office.get("/staff/accounts/", {"sign_in": "never_set"}).content.decode()
+    assert "3 accounts." in never and all(f"Choose {name}" in never for name in ("waiting", "gone", "nomail"))
+    assert '<option value="never_set" selected>Never set a password</option>' in never
+    active = office.get("/staff/accounts/", {"sign_in": "never_set", "active": "yes"}).content.decode()
+    assert "2 accounts." in active and "Choose gone" not in active
+    linked = office.get("/staff/accounts/", {"sign_in": "sign_on"}).content.decode()
+    assert "2 accounts." in linked and "Choose sso-pw" in linked
+    with_password = office.get("/staff/accounts/", {"sign_in": "password"}).content.decode()
+    assert "3 accounts." in with_password and "Choose sso-pw" in with_password and "Choose typed" in with_password
+    assert "Choose office" in with_password
+
+
+def test_an_account_s_invitation_is_sent_again_from_its_row_with_a_new_link_and_audited(office, accounts):
+    waiting = accounts["waiting"]
+    # The row's button posts the list's form: the boxes ticked on the page are not its business.
+    page = office.post(f"/staff/accounts/{waiting.pk}/invite/", {
+        "user": [accounts["typed"].pk, accounts["nomail"].pk], "next": "/staff/accounts/?sign_in=never_set"},
+        follow=True)
+    assert page.redirect_chain[-1][0] == "/staff/accounts/?sign_in=never_set"
+    assert "The invitation to set a password was sent again to waiting." in page.content.decode()
+    [message] = mail.outbox
+    assert message.to == ["waiting@example.org"] and "set your password" in message.subject
+    assert "the link works once, for 7 days" in message.body
+    entry = AuditEntry.objects.get(action="password_mail_sent")
+    assert (entry.username, entry.detail) == ("office", "set-your-password email sent again to waiting "
+                                                        "<waiting@example.org>")
+    office.logout()
+    link = re.search(r"http://\S+(/staff/password/set/\S+/)", message.body).group(1)
+    chosen = office.get(link, follow=True)
+    assert "Set your password" in chosen.content.decode()
+    office.post(chosen.redirect_chain[-1][0], {"new_password1": "violet harbour lantern 42",
+                                               "new_password2": "violet harbour lantern 42"})
+    assert User.objects.get(pk=waiting.pk).check_password("violet harbour lantern 42")
+
+
+def test_the_account_s_page_says_it_never_set_a_password_and_sends_the_invitation_again(office, accounts):
+    waiting = accounts["waiting"]
+    page = office.get(f"/staff/accounts/{waiting.pk}/").content.decode()
+    assert '<p id="sign-in">Never set a password.</p>' in page
+    assert f'action="/staff/accounts/{waiting.pk}/invite/"' in page and "works for 7 days" in page
+    sent = office.post(f"/staff/accounts/{waiting.pk}/invite/", follow=True)
+    assert sent.redirect_chain[-1][0] == f"/staff/accounts/{waiting.pk}/"
+    assert "was sent again to waiting" in sent.content.decode() and len(mail.outbox) == 1
+    typed = office.get(f"/staff/accounts/{accounts['typed'].pk}/").content.decode()
+    assert '<p id="sign-in">Password.</p>' in typed and "/invite/" not in typed
+
+
+def test_sent_again_in_bulk_only_those_waiting_get_it_and_the_others_are_named_with_why(office, accounts):
+    office.post("/staff/accounts/new/", {"username": "second", "email": "second@example.org", "is_active": "on",
+                                         "role": Role.ANALYST})
+    mail.outbox.clear()
+    chosen = [user.pk for user in accounts.values()] + [User.objects.get(username="second").pk, 10 ** 9]
+    page = office.post("/staff/accounts/invite/", {"user": chosen, "next": "/staff/accounts/"}, follow=True)
+    text = page.content.decode()
+    assert "The invitation to set a password was sent again to 2 accounts: second, waiting." in text
+    assert ("Not sent to gone (deactivated); nomail (has no email address); sso, sso-pw (signs in with single "
+            "sign-on); typed (has a password).") in text
+    assert sorted(to for message in mail.outbox for to in message.to) == ["second@example.org", "waiting@example.org"]
+    assert AuditEntry.objects.filter(action="password_mail_sent", detail__startswith="set-your-password email sent "
+                                                                                     "again").count() == 2
+    nobody = office.post("/staff/accounts/invite/", {}, follow=True).content.decode()
+    assert "Choose at least one account." in nobody
+
+
+def test_an_invitation_is_sent_again_at_most_the_limit_per_account_and_the_refusal_is_audited(office, accounts,
+                                                                                             settings):
+    settings.STAFF_INVITATION_RATE_PER_ACCOUNT = "2/h"
+    waiting = accounts["waiting"]
+    for _ in range(2):
+        office.post(f"/staff/accounts/{waiting.pk}/invite/")
+    page = office.post("/staff/accounts/invite/", {"user": [waiting.pk, accounts["typed"].pk]}, follow=True)
+    assert "Not sent again to waiting: it was sent too often just now. Try again in" in page.content.decode()
+    assert len(mail.outbox) == 2
+    assert AuditEntry.objects.filter(action="password_mail_sent").order_by("id").last().detail == (
+        "set-your-password email not sent again to waiting: sent too often (STAFF_INVITATION_RATE_PER_ACCOUNT 2/h)")
+    # Another account's invitations are counted apart.
+    second = account("second")
+    office.post(f"/staff/accounts/{second.pk}/invite/")
+    assert mail.outbox[-1].to == ["second@example.org"]
+
+
+def test_with_local_passwords_off_the_list_shows_single_sign_on_and_sends_no_invitation(office, accounts, settings):
+    settings.STAFF_LOCAL_PASSWORDS = False
+    page = office.get("/staff/accounts/").content.decode()
+    assert sign_in_cell(page, "sso") == "Single sign-on" == sign_in_cell(page, "sso-pw")
+    assert sign_in_cell(page, "waiting") == "Not signed in yet" == sign_in_cell(page, "typed")
+    assert "Send the invitation again" not in page and "never_set" not in page
+    assert '<option value="not_signed_on">Not signed in yet</option>' in page
+    not_yet = office.get("/staff/accounts/", {"sign_in": "not_signed_on"}).content.decode()
+    assert "5 accounts." in not_yet and "Choose sso" not in not_yet
+    assert office.post(f"/staff/accounts/{accounts['waiting'].pk}/invite/").status_code == 404
+    assert office.post("/staff/accounts/invite/", {"user": [accounts["waiting"].pk]}).status_code == 404
+    assert not mail.outbox
+
+
+@pytest.mark.parametrize("role", [Role.DISTRICT_COORDINATOR, Role.SCHOOL_COORDINATOR, Role.ANALYST])
+def test_only_a_state_administrator_sends_an_invitation_again(client, role):
+    lincoln = make_school("LIN", "Lincoln")
+    waiting = account("waiting")
+    make_staff(role, username="someone", schools=[lincoln], districts=[lincoln.district])
+    client.post("/staff/login/", {"username": "someone", "password": "a long staff passphrase"})
+    assert client.post(f"/staff/accounts/{waiting.pk}/invite/").status_code == 403
+    assert client.post("/staff/accounts/invite/", {"user": [waiting.pk]}).status_code == 403
+    assert not mail.outbox

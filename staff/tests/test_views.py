@@ -118,6 +118,23 @@ def test_the_mail_merge_csv_has_every_code_of_the_school_and_is_audited(client, 
     assert AuditEntry.objects.get(action="codes_downloaded").detail == "3 codes (mail-merge CSV)"
 
 
+def test_the_slips_and_the_codes_file_name_the_survey_s_public_address_never_the_request_s(
+        client, survey, lincoln, coordinator, settings):
+    from pypdf import PdfReader
+
+    settings.ALLOWED_HOSTS = ["*"]
+    make_respondents(survey, 2, school=lincoln, grade="7")
+    signed_in(client, coordinator)
+    host = {"HTTP_HOST": "staff-intranet.example"}
+    response = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/codes.csv", **host)
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert settings.SURVEY_PUBLIC_URL.startswith("http")  # the embedded default's: its own login page
+    assert {row["login_url"] for row in rows} == {settings.SURVEY_PUBLIC_URL}
+    pdf = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/slips.pdf", **host).content
+    text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+    assert settings.SURVEY_PUBLIC_URL in text and "staff-intranet" not in text
+
+
 # ---------------------------------------------------------------- scoping, also by editing URLs and form fields
 
 def test_a_school_coordinator_reaches_nobody_of_another_school(client, survey, lincoln, adams, coordinator):

@@ -1,14 +1,18 @@
 """Staff accounts (state administrators): the list (found, filtered, a page at a time, chosen for bulk
-deactivation or reactivation), one account's form, and staff files (upload, check, apply or discard)."""
+deactivation or reactivation, or to be sent their invitation again), one account's form, and staff files (upload,
+check, apply or discard)."""
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
+from django_ratelimit.core import get_usage
 
+from accounts.passwords import password_invitations, password_mails_sent_record, password_set_tokens
 from accounts.staff_accounts import staff_account_problems, staff_account_save, staff_accounts, staff_accounts_set_active
 from accounts.staff_import import (
     StaffImportNotReady,
@@ -21,10 +25,13 @@ from accounts.staff_import import (
 from config.request_guard import accepts_uploads
 from staff.access import staff_view
 from staff.forms import ConfirmForm, StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
+from staff.password_mail import lifetime_text
+from staff.tasks import password_mails_send_task
 from staff.views.lists import CONFIRM_SHOWN, PROBLEMS_SHOWN, back_to, page_of
 from staff.views.uploads import check_uploaded_file, discard_checked_file
 
 CHANGES_SHOWN = 200  # accounts listed with what a file changes in them; the counts say how many in all
+NAMES_SHOWN = 10  # user names a message lists; "and N more" for the rest
 
 
 @staff_view("can_manage_staff")
@@ -32,7 +39,8 @@ def staff_list(request):
     """The staff accounts, found by user name, email or name and filtered by role and sign-in, a page at a time."""
     search = StaffSearchForm(request.GET or None)
     return render(request, "staff/staff_list.html", {
-        "search": search, "page": page_of(request, staff_accounts(scope=request.scope, **search.filters()))})
+        "search": search, "page": page_of(request, staff_accounts(scope=request.scope, **search.filters())),
+        "local_passwords": settings.STAFF_LOCAL_PASSWORDS})
 
 
 @staff_view("can_manage_staff")
@@ -65,7 +73,67 @@ def staff_edit(request, user_id=None):
             else:
                 messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
                 return redirect("staff:staff-list")
-    return render(request, "staff/staff_edit.html", {"form": form, "member": member})
+    return render(request, "staff/staff_edit.html", {
+        "form": form, "member": member, "local_passwords": settings.STAFF_LOCAL_PASSWORDS,
+        "invitation_lifetime": lifetime_text(password_set_tokens.lifetime())})
+
+
+@require_POST
+@staff_view("can_manage_staff")
+def staff_invite(request, user_id=None):
+    """Send the "set your password" email again: to one account (``user_id``: its row's button, its page) or to
+    those chosen on the list. Only accounts still waiting for their first password get it
+    (``password_invitations``), each at most ``STAFF_INVITATION_RATE_PER_ACCOUNT``; the Celery task sends and audits
+    it, and the message says who was left out and why."""
+    if not settings.STAFF_LOCAL_PASSWORDS:
+        raise Http404("Passwords are turned off: staff sign in with the agency's identity provider.")
+    if user_id is not None:
+        ids = [get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id).user_id]
+        back = back_to(request, reverse("staff:staff-edit", args=[user_id]))
+    else:
+        back = back_to(request, reverse("staff:staff-list"))
+        form = StaffIdsForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, " ".join(form.errors["user"]))
+            return redirect(back)
+        ids = form.cleaned_data["user"]
+    invitations = password_invitations(scope=request.scope, user_ids=ids)
+    allowed, limited, wait = [], [], 0
+    for user in invitations.waiting:
+        usage = get_usage(request, group="staff-invitation", key=lambda group, request, pk=user.pk: str(pk),
+                          rate=settings.STAFF_INVITATION_RATE_PER_ACCOUNT, increment=True)
+        if usage is not None and usage["should_limit"]:
+            limited.append(user)
+            wait = max(wait, usage["time_left"])
+        else:
+            allowed.append(user)
+    scope = request.scope
+    if allowed:
+        password_mails_send_task.delay(role=scope.role, user_id=scope.user_id, username=scope.username,
+                                       address=scope.address, user_ids=[user.pk for user in allowed], again=True)
+        messages.success(request, ngettext(
+            "The invitation to set a password was sent again to %(names)s.",
+            "The invitation to set a password was sent again to %(count)s accounts: %(names)s.", len(allowed)) % {
+            "count": len(allowed), "names": _names([user.get_username() for user in allowed])})
+    if limited:
+        password_mails_sent_record(scope=scope, users=[], limited=limited)
+        messages.error(request, _("Not sent again to %(names)s: it was sent too often just now. Try again in "
+                                  "%(minutes)s minutes.") % {
+            "names": _names([user.get_username() for user in limited]), "minutes": max(1, round(wait / 60))})
+    if invitations.left_out:
+        messages.info(request, _("Not sent to %(reasons)s.") % {"reasons": "; ".join(
+            f"{_names(names)} ({reason})" for reason, names in invitations.left_out.items())})
+    if not (allowed or limited or invitations.left_out):
+        messages.error(request, _("No staff account was chosen."))
+    return redirect(back)
+
+
+def _names(names):
+    """User names for a message: the first NAMES_SHOWN, then how many more."""
+    shown = ", ".join(names[:NAMES_SHOWN])
+    more = len(names) - NAMES_SHOWN
+    return shown if more <= 0 else ngettext("%(shown)s and %(more)s more", "%(shown)s and %(more)s more", more) % {
+        "shown": shown, "more": more}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

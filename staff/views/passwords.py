@@ -1,5 +1,5 @@
-"""Staff passwords by email: asking for a reset, and setting a password from an emailed link (Django's own views,
-rate-limited and audited). Where local passwords are off (``STAFF_LOCAL_PASSWORDS``) these pages do not exist."""
+"""Staff passwords by email: asking for a reset, and setting a password from an emailed link, a page for each kind
+of link (Django's own views, rate-limited and audited). Where local passwords are off (``STAFF_LOCAL_PASSWORDS``) these pages do not exist."""
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import Http404
@@ -9,9 +9,10 @@ from django.views.decorators.cache import never_cache
 from django.utils.decorators import method_decorator
 from django_ratelimit.core import get_usage
 
-from accounts.passwords import password_set_record
+from accounts.passwords import password_reset_tokens, password_set_record, password_set_tokens, sign_on_only
 from config.login_limits import client_ip
 from staff.forms import StaffPasswordResetForm
+from staff.password_mail import lifetime_text
 
 
 class _LocalPasswordsOnly:
@@ -23,8 +24,9 @@ class _LocalPasswordsOnly:
 
 @method_decorator(never_cache, name="dispatch")
 class PasswordResetAskView(_LocalPasswordsOnly, auth_views.PasswordResetView):
-    """Ask for a reset link by email. The answer is the same whether an account has the address or not (no one
-    learns which addresses have accounts); past ``PASSWORD_RESET_RATE_PER_CLIENT`` from one address, 429."""
+    """Ask for a reset link by email. The answer is the same, and as quick, whether an account has the address or
+    not (no one learns which addresses have accounts: the form queues the lookup); past
+    ``PASSWORD_RESET_RATE_PER_CLIENT`` from one address, 429."""
 
     template_name = "staff/password_reset.html"
     form_class = StaffPasswordResetForm
@@ -47,16 +49,34 @@ class PasswordResetSentView(_LocalPasswordsOnly, auth_views.PasswordResetDoneVie
 
 @method_decorator(never_cache, name="dispatch")
 class PasswordSetView(_LocalPasswordsOnly, auth_views.PasswordResetConfirmView):
-    """Set a password from an emailed link ("set your password" or a reset): once per link."""
+    """Set a password from a "set your password" link: once per link, for its week; never for a deactivated account
+    or one that signs in with single sign-on only (``accounts.passwords.sign_on_only``)."""
 
     template_name = "staff/password_set.html"
     success_url = reverse_lazy("staff:password-set-done")
     post_reset_login = False
+    token_generator = password_set_tokens
+
+    def get_user(self, uidb64):
+        user = super().get_user(uidb64)
+        if user is None or not user.is_active or sign_on_only(users=[user]):
+            return None
+        return user
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "lifetime": lifetime_text(self.token_generator.lifetime())}
 
     def form_valid(self, form):
         response = super().form_valid(form)
         password_set_record(user=form.user, address=client_ip(self.request))
         return response
+
+
+class PasswordResetLinkView(PasswordSetView):
+    """Set a password from a reset link: the same page, with the reset links' own tokens (an hour), which a
+    "set your password" link never passes for."""
+
+    token_generator = password_reset_tokens
 
 
 class PasswordSetDoneView(_LocalPasswordsOnly, auth_views.PasswordResetCompleteView):

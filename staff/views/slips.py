@@ -3,7 +3,6 @@ replacement slip, and a school's codes for a mail merge."""
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
-from django.urls import reverse
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -81,5 +80,7 @@ def school_codes_csv(request, slug, school_code):
 
 
 def login_url(request):
-    """The address where respondents log in, printed on the slips and in the codes file."""
-    return settings.SURVEY_PUBLIC_URL or request.build_absolute_uri(reverse("surveys:login"))
+    """The address where respondents log in, printed on the slips and in the codes file: ``SURVEY_PUBLIC_URL``,
+    never the request's (a staff member on an internal address, or a forged Host, would print that on every slip;
+    ``staff/checks.py`` refuses an empty one)."""
+    return settings.SURVEY_PUBLIC_URL
