@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from accounts.models import AuditEntry, StaffMember
+from accounts.models import AuditEntry
 
 
 @admin.register(AuditEntry)
@@ -21,8 +21,4 @@ class AuditEntryAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(StaffMember)
-class StaffMemberAdmin(admin.ModelAdmin):
-    list_display = ["user", "role"]
-    list_filter = ["role"]
-    filter_horizontal = ["districts", "schools"]
+# Users and staff members are the staff area's (staff/admin.py): /admin/ changes them under its rules.

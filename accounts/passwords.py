@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, TextChoices
 from django.dispatch import Signal
@@ -26,6 +27,7 @@ from django.utils import timezone
 from django.utils.http import base36_to_int
 
 from accounts.audit import Action, audit_record_each
+from accounts.emails import email_normalize
 from accounts.models import AuditEntry, SignOnIdentity, StaffMember
 from accounts.scopes import Scope
 
@@ -109,12 +111,17 @@ def staff_accounts_created_send(*, scope: Scope, user_ids: Sequence[int]) -> Non
 
 
 def password_reset_recipients(*, email: str) -> list[User]:
-    """The active staff accounts (a staff role, or a superuser) with this email, with a password or not yet (an
-    account still waiting for its first one may ask again)."""
+    """The active staff accounts (a staff role, or a superuser) with this email (compared normalised: an address
+    that cannot be is nobody's), with a password or not yet (an account still waiting for its first one may ask
+    again)."""
+    try:
+        email = email_normalize(email)
+    except ValidationError:
+        return []
     if not (email and settings.STAFF_LOCAL_PASSWORDS):
         return []
     return list(get_user_model().objects.filter(Q(staff_member__isnull=False) | Q(is_superuser=True),
-                                                email__iexact=email, is_active=True).order_by("pk"))
+                                                email=email, is_active=True).order_by("pk"))
 
 
 def sign_on_only(*, users: Sequence[User]) -> list[User]:

@@ -9,7 +9,9 @@ finds nobody (the screens answer 404), and a service called with such an id
 changes nothing.
 
 - **State administrator** (and a superuser): every school, every action,
-  staff accounts and the audit log.
+  staff accounts and the audit log. Only a superuser changes another state
+  administrator's email, role, sign-in or single sign-on links
+  (``is_superuser``; ``accounts/staff_accounts.py``).
 - **District coordinator**: the schools of their districts.
 - **School coordinator**: their schools.
 - **Analyst**: reads monitoring and exports of every school, or of the
@@ -47,6 +49,8 @@ class Scope:
     address: str = ""
     # None: every school. Otherwise the ids of the schools covered.
     school_ids: frozenset[int] | None = None
+    # A superuser's (or the command line's): may change other state administrators' accounts.
+    is_superuser: bool = False
 
     # ---------------------------------------------------------------- what the role may do
 
@@ -71,6 +75,12 @@ class Scope:
     @property
     def can_manage_staff(self) -> bool:
         return self.role == Role.STATE_ADMIN
+
+    @property
+    def can_change_administrators(self) -> bool:
+        """Change another state administrator's email, role, sign-in and single sign-on links (never a
+        superuser's: only /admin/ does)."""
+        return self.can_manage_staff and self.is_superuser
 
     @property
     def can_import_schools(self) -> bool:
@@ -122,8 +132,9 @@ class Scope:
         return respondents if self.school_ids is None else respondents.filter(school_id__in=self.school_ids)
 
 
-# The scope of an operator at the command line (manage.py import_roster, reissue_code): the whole state.
-COMMAND_LINE = Scope(role=Role.STATE_ADMIN, username="manage.py")
+# The scope of an operator at the command line (manage.py import_roster, reissue_code, import_staff): the whole
+# state, and other state administrators' accounts (whoever runs manage.py could make themselves a superuser).
+COMMAND_LINE = Scope(role=Role.STATE_ADMIN, username="manage.py", is_superuser=True)
 
 
 class _Who(TypedDict):
@@ -138,7 +149,7 @@ def staff_scope(*, user: User | AnonymousUser, address: str = "") -> Scope:
         raise NotStaff("not signed in")
     who: _Who = {"user_id": user.pk, "username": user.get_username(), "address": address}
     if user.is_superuser:
-        return Scope(role=Role.STATE_ADMIN, **who)
+        return Scope(role=Role.STATE_ADMIN, is_superuser=True, **who)
     try:
         member = StaffMember.objects.get(user=user)
     except StaffMember.DoesNotExist:
@@ -152,3 +163,12 @@ def staff_scope(*, user: User | AnonymousUser, address: str = "") -> Scope:
         return Scope(role=member.role, **who)  # an analyst of the whole state
     return Scope(role=member.role, school_ids=frozenset(School.objects.filter(covered).values_list("pk", flat=True)),
                  **who)
+
+
+def admin_scope(*, user: User, address: str = "") -> Scope:
+    """Return the Scope of ``user`` in /admin/: ``staff_scope``'s, or for an account /admin/ lets in without a staff
+    role, one of no role and no permission that names them for the audit log."""
+    try:
+        return staff_scope(user=user, address=address)
+    except NotStaff:
+        return Scope(role="", user_id=user.pk, username=user.get_username(), address=address)

@@ -6,7 +6,10 @@ claims never give an account a role of their own accord:
 1. An account already signed on from this issuer with this subject (``SignOnIdentity``) is that account.
 2. Otherwise, where ``match_email`` is on (the default), the one active staff account with the claims' email,
    when the provider says the address is verified (``email_verified``): an unverified address could be anyone's.
-   The account is then linked to the subject, so a later change of address at the provider changes nothing.
+   Both are compared normalised (``accounts/emails.py``), and an address with characters standing for other
+   letters (a dotless ı) is refused, never matched with another. The account is then linked to the subject, so a
+   later change of address at the provider changes nothing (a change of the account's email here removes the
+   link: ``accounts/staff_accounts.py``).
 3. Otherwise, only where ``role_mapping`` maps a value of the role claim (say ``groups``) to a role, a new
    account with that role, for the roles that cover every school (state administrator, analyst): a coordinator's
    schools come from the state office, never from a claim.
@@ -20,10 +23,12 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record, audit_sign_in
+from accounts.emails import email_normalize
 from accounts.models import SignOnIdentity, StaffMember
 from accounts.scopes import Scope
 
@@ -73,7 +78,8 @@ def sign_on_account(*, claims: SignOnClaims, rules: SignOnRules, address: str = 
             raise _refused(claims, address, f"Your identity provider has not verified the address {claims.email}, "
                                             "so it cannot name your staff account. Ask it to, or ask the survey "
                                             "office.")
-        users = list(get_user_model().objects.filter(email__iexact=claims.email, staff_member__isnull=False)[:2])
+        email = _email(claims, address)
+        users = list(get_user_model().objects.filter(email=email, staff_member__isnull=False)[:2])
         if len(users) > 1:
             raise _refused(claims, address, f"More than one staff account has the address {claims.email}: ask the "
                                             "survey office to give each its own.")
@@ -87,6 +93,16 @@ def sign_on_account(*, claims: SignOnClaims, rules: SignOnRules, address: str = 
             "account made from the role claim"
     raise _refused(claims, address, f"No staff account matches {claims.email or 'your sign-in'}. Ask the survey "
                                     "office to make one with this email address.")
+
+
+def _email(claims: SignOnClaims, address: str) -> str:
+    """The claims' email as staff emails are stored (``email_normalize``); raise SignOnRefused, audited, for one that
+    cannot be."""
+    try:
+        return email_normalize(claims.email)
+    except ValidationError as error:
+        raise _refused(claims, address, f"Your identity provider gives the address {claims.email}, which cannot name "
+                                        f"a staff account: {' '.join(error.messages)} Ask the survey office.") from None
 
 
 def _may_sign_in(user: User, claims: SignOnClaims, address: str) -> User:
@@ -108,14 +124,15 @@ def _link(user: User, claims: SignOnClaims) -> None:
 
 def _account_made(claims: SignOnClaims, role: str, address: str) -> User:
     User = get_user_model()
-    base = (claims.username or claims.email or claims.subject)[:140]
+    email = _email(claims, address)
+    base = (claims.username or email or claims.subject)[:140]
     username, number = base, 1
     while User.objects.filter(username__iexact=username).exists():
         number += 1
         username = f"{base}-{number}"
     first, _, last = claims.name.partition(" ")
     with transaction.atomic(durable=True):
-        user = User(username=username, email=claims.email, first_name=first[:150], last_name=last[:150])
+        user = User(username=username, email=email, first_name=first[:150], last_name=last[:150])
         user.set_unusable_password()
         user.save()
         member = StaffMember.objects.create(user=user, role=role)

@@ -6,8 +6,9 @@ Columns ``username, email, name, role, district_codes, school_codes`` (role as s
 names: each row creates the account or sets its email, name, role and codes (matched by user name without case);
 an account the file does not name is left alone, and so is whether an account may sign in (bulk deactivation is
 ``staff_accounts_set_active``). A file with any problem writes nothing. Every account's rules are
-``accounts.staff_accounts.account_problems``, the form's; across rows, a user name or an email given twice is a
-problem too.
+``accounts.staff_accounts.account_problems``, the form's (a row naming a superuser or a user without a staff role is
+a problem, and so is one changing another state administrator's email or role, unless a superuser applies it);
+across rows, a user name or an email given twice (emails compared normalised) is a problem too.
 
 1. ``staff_upload_check`` reads the file and keeps its accounts, problems, counts (new, changed, unchanged) and
    what would change in a ``StaffUpload``; it writes no account, only that and its audit entry.
@@ -17,7 +18,8 @@ problem too.
 3. ``staff_import`` is the command line's (``manage.py import_staff``): check and apply at once, or a dry run.
 
 New accounts get an unusable password, and (where local passwords are on) a "set your password" email once the
-apply commits (``accounts/passwords.py``'s ``staff_accounts_created``).
+apply commits (``accounts/passwords.py``'s ``staff_accounts_created``). Emails are stored normalised; an account
+whose email changes loses its single sign-on links and its old address is told (``account_emails_changed``).
 """
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,10 +29,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connection, transaction
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record, audit_record_each
+from accounts.emails import email_normalize
 from accounts.models import StaffMember, StaffUpload
 from accounts.passwords import staff_accounts_created_send
 from accounts.scopes import COMMAND_LINE, Scope
@@ -38,7 +42,9 @@ from accounts.staff_accounts import (
     KEEPS_DISTRICTS,
     KEEPS_SCHOOLS,
     AccountLookups,
+    EmailChange,
     StaffAccount,
+    account_emails_changed,
     account_problems,
     coverage,
     split_codes,
@@ -64,7 +70,7 @@ class AccountRow(NamedTuple):
 
     line: int
     username: str
-    email: str
+    email: str  # normalised (as the file gave it where it cannot be: its rules say why)
     name: str
     role: str
     district_codes: list[str]
@@ -72,7 +78,8 @@ class AccountRow(NamedTuple):
 
     def account(self) -> StaffAccount:
         return StaffAccount(username=self.username, role=self.role, email=self.email, name=self.name,
-                            district_codes=tuple(self.district_codes), school_codes=tuple(self.school_codes))
+                            district_codes=tuple(self.district_codes), school_codes=tuple(self.school_codes),
+                            is_active=None)
 
 
 @dataclass
@@ -95,8 +102,8 @@ class _Plan:
 
     counts: Counts = field(default_factory=Counts)
     new: list[AccountRow] = field(default_factory=list)
-    # (row, the account's user id, whether it has a StaffMember yet, what changes)
-    changed: list[tuple[AccountRow, int, bool, str]] = field(default_factory=list)
+    # (row, the account's user id, its email as stored, what changes)
+    changed: list[tuple[AccountRow, int, str, str]] = field(default_factory=list)
     changes: list[list[int | str]] = field(default_factory=list)  # [[line, username, what], ...]
 
 
@@ -249,14 +256,19 @@ def _read(table: Table, problems: list[Problem]) -> list[AccountRow]:
         if row["role"] and not bad and row["role"] not in Role.values:
             problems.append(Problem(number, "role", row["role"],
                                     f"not a role: {', '.join(Role.values)}"))
-        for column in ("username", "email"):
-            value = row[column]
+        email = row["email"]
+        try:
+            email = email_normalize(email)
+        except ValidationError:
+            pass  # (account_problems says why)
+        for column, value, key in (("username", row["username"], row["username"].lower()),
+                                   ("email", row["email"], email)):
             if value:
-                first = first_seen.setdefault((column, value.lower()), number)
+                first = first_seen.setdefault((column, key), number)
                 if first != number:  # (the row is checked further all the same: every problem at once)
                     problems.append(Problem(number, column, value, f"listed twice (first on row {first})"))
         if not bad:
-            rows.append(AccountRow(number, row["username"], row["email"], row["name"], row["role"],
+            rows.append(AccountRow(number, row["username"], email, row["name"], row["role"],
                                    sorted(set(split_codes(row["district_codes"]))),
                                    sorted(set(split_codes(row["school_codes"])))))
     return rows
@@ -295,7 +307,7 @@ class _Stored(NamedTuple):
     user_id: int
     username: str  # as stored: the file's may differ in case
     email: str
-    member_id: int | None
+    member_id: int
     name: str
     role: str
     districts: list[str]
@@ -316,7 +328,7 @@ def _plan(rows: Sequence[AccountRow], lookups: AccountLookups) -> _Plan:
             continue
         what = _differences(old, row)
         if what:
-            plan.changed.append((row, old.user_id, old.member_id is not None, what))
+            plan.changed.append((row, old.user_id, old.email, what))
             plan.counts.changed += 1
             plan.changes.append([row.line, old.username, what])
         else:
@@ -325,7 +337,8 @@ def _plan(rows: Sequence[AccountRow], lookups: AccountLookups) -> _Plan:
 
 
 def _stored(lookups: AccountLookups) -> dict[str, _Stored]:
-    """The stored accounts the rows name (``lookups.by_username``), by user name without case."""
+    """The stored accounts the rows name (``lookups.by_username``; each has a staff role: ``account_problems``), by
+    user name without case."""
     User = get_user_model()
     ids = {holders[0].user_id: lowered for lowered, holders in lookups.by_username.items()}
     usernames = {holders[0].user_id: holders[0].username for holders in lookups.by_username.values()}
@@ -343,20 +356,16 @@ def _stored(lookups: AccountLookups) -> dict[str, _Stored]:
         schools.setdefault(owner, []).append(code)
     stored = {}
     for user_id, lowered in ids.items():
-        member: tuple[int | None, str, str] = members.get(user_id, (None, "", ""))
-        member_id, name, role = member
+        member_id, name, role = members[user_id]
         stored[lowered] = _Stored(user_id, usernames[user_id], users[user_id], member_id, name, role,
-                                  districts.get(member_id, []) if member_id else [],
-                                  schools.get(member_id, []) if member_id else [])
+                                  districts.get(member_id, []), schools.get(member_id, []))
     return stored
 
 
 def _differences(old: _Stored, row: AccountRow) -> str:
     """What applying ``row`` changes in the stored account, in words ("" for nothing)."""
     what = []
-    if old.member_id is None:
-        what.append(f"given the role {Role(row.role).label}")
-    elif old.role != row.role:
+    if old.role != row.role:
         what.append(f"role {Role(old.role).label} → {Role(row.role).label}")
     for label, before, after in (("email", old.email, row.email), ("name", old.name, row.name)):
         if before != after:
@@ -400,20 +409,17 @@ def _apply(scope: Scope, source: str, plan: _Plan, lookups: AccountLookups, resu
     users = User.objects.bulk_create([User(username=row.username, email=row.email, password=make_password(None))
                                       for row in plan.new], batch_size=1000)
     user_ids = [user.pk for user in users]
-    # Changed accounts: the user's email, the member's role and name (a member made for a user that had none).
+    # Changed accounts: the user's email, the member's role and name.
     User.objects.bulk_update([User(pk=user_id, email=row.email) for row, user_id, _, _ in plan.changed],
                              ["email"], batch_size=1000)
     members = StaffMember.objects.bulk_create(
-        [StaffMember(user_id=user_id, role=row.role, name=row.name) for row, user_id in zip(plan.new, user_ids, strict=True)]
-        + [StaffMember(user_id=user_id, role=row.role, name=row.name)
-           for row, user_id, has_member, _ in plan.changed if not has_member], batch_size=1000)
+        [StaffMember(user_id=user_id, role=row.role, name=row.name) for row, user_id in zip(plan.new, user_ids, strict=True)],
+        batch_size=1000)
     by_user = {member.user_id: member.pk for member in members}
     changed_ids = [user_id for _, user_id, _, _ in plan.changed]
-    by_user.update(StaffMember.objects.filter(user_id__in=[i for i in changed_ids if i not in by_user])
-                   .values_list("user_id", "pk"))
+    by_user.update(StaffMember.objects.filter(user_id__in=changed_ids).values_list("user_id", "pk"))
     StaffMember.objects.bulk_update([StaffMember(pk=by_user[user_id], role=row.role, name=row.name)
-                                     for row, user_id, has_member, _ in plan.changed if has_member],
-                                    ["role", "name"], batch_size=1000)
+                                     for row, user_id, _, _ in plan.changed], ["role", "name"], batch_size=1000)
     # Coverage: the changed members' rows of the two through tables replaced, the new members' added.
     written = [(row, by_user[user_id]) for row, user_id in zip(plan.new, user_ids, strict=True)] + [
         (row, by_user[user_id]) for row, user_id, _, _ in plan.changed]
@@ -432,6 +438,8 @@ def _apply(scope: Scope, source: str, plan: _Plan, lookups: AccountLookups, resu
     audit_record_each(scope=scope, action=Action.STAFF_CHANGED, people=[
         (None, f"{username} {what} (staff file {source})") for _, username, what in plan.changes])
     audit_record(scope=scope, action=Action.STAFF_IMPORTED, detail=f"{source}: {plan.counts}")
+    account_emails_changed(scope=scope, changes=[EmailChange(user_id, lookups.by_id[user_id].username, old, row.email)
+                                                 for row, user_id, old, _ in plan.changed])
     staff_accounts_created_send(scope=scope, user_ids=user_ids)
     result.applied = True
     result.counts = plan.counts

@@ -14,7 +14,7 @@ from django.contrib import admin
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 
 from accounts.audit import Action, audit_record
-from accounts.scopes import NotStaff, Scope, staff_scope
+from accounts.scopes import admin_scope
 from config.login_limits import client_ip
 
 VERBS = {ADDITION: "added", CHANGE: "changed", DELETION: "deleted"}
@@ -41,12 +41,7 @@ def _audit_log_entries(request, *, after):
     entries = LogEntry.objects.filter(pk__gt=after, user=request.user).select_related("content_type").order_by("pk")
     if not entries:
         return
-    address = client_ip(request)
-    try:
-        scope = staff_scope(user=request.user, address=address)
-    except NotStaff:
-        # A superuser without a staff role: recorded all the same, under their name.
-        scope = Scope(role="", user_id=request.user.pk, username=request.user.get_username(), address=address)
+    scope = admin_scope(user=request.user, address=client_ip(request))
     for entry in entries:
         message = entry.get_change_message()
         audit_record(scope=scope, action=Action.ADMIN_CHANGED, detail=(

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import get_usage
 
+from accounts.emails import EmailAddressField
 from accounts.models import NAME_MAX, AuditEntry, StaffMember
 from accounts.passwords import sign_in_choices
 from accounts.staff_accounts import StaffAccount, split_codes
@@ -117,7 +118,7 @@ class CodesField(forms.CharField):
 
 class StaffAccountForm(forms.Form):
     username = forms.CharField(label=_("User name"), max_length=150)
-    email = forms.EmailField(label=_("Email"), required=False)
+    email = EmailAddressField(label=_("Email"), required=False)
     name = forms.CharField(label=_("Name"), required=False, max_length=NAME_MAX,
                            help_text=_("The person's name as the office writes it."))
     # The password typed is shown again (dotted) when the form comes back for another field's error, not when
@@ -155,13 +156,15 @@ class StaffAccountForm(forms.Form):
 
 class StaffPasswordResetForm(PasswordResetForm):
     """Django's reset form, for staff accounts: at most ``PASSWORD_RESET_RATE_PER_EMAIL`` emails an hour to one
-    address; every request audited. The request only counts the ask and queues it: who has the address, and the
-    email, are the Celery task's (``staff/password_mail.py``'s ``password_reset_send``), so that the answer takes as
-    long whether an account has the address or not."""
+    address (normalised, as it is compared: ``accounts/emails.py``); every request audited. The request only counts
+    the ask and queues it: who has the address, and the email, are the Celery task's (``staff/password_mail.py``'s
+    ``password_reset_send``), so that the answer takes as long whether an account has the address or not."""
+
+    email = EmailAddressField(label=_("Email"), widget=forms.EmailInput(attrs={"autocomplete": "email"}))
 
     def save(self, *, request, **kwargs):
         email = self.cleaned_data["email"]
-        usage = get_usage(request, group="staff-password-reset-email", key=lambda group, request: email.lower(),
+        usage = get_usage(request, group="staff-password-reset-email", key=lambda group, request: email,
                           rate=settings.PASSWORD_RESET_RATE_PER_EMAIL, increment=True)
         limited = usage is not None and usage["should_limit"]
         ask = {"email": email, "address": client_ip(request), "limited": limited,

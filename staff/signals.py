@@ -1,12 +1,14 @@
 """Staff sign-ins, failed ones and sign-outs go to the audit log (accounts/audit.py), each with what the login
-limits made of it (config/login_limits.py): counted, paused, slowed, refused unchecked, a trusted browser."""
+limits made of it (config/login_limits.py): counted, paused, slowed, refused unchecked, a trusted browser. Accounts
+made without a password, and accounts whose email changed, are emailed in the background (staff/tasks.py)."""
 from axes.signals import user_locked_out
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.dispatch import receiver
 
 from accounts.audit import audit_sign_in
 from accounts.passwords import staff_accounts_created
-from staff.tasks import password_mails_send_task
+from accounts.staff_accounts import staff_emails_changed
+from staff.tasks import email_change_notices_send_task, password_mails_send_task
 from config.login_limits import client_ip, staff_sign_in_failed, staff_sign_in_paused, staff_signed_in
 
 
@@ -49,3 +51,10 @@ def _accounts_created(sender, scope, user_ids, **kwargs):
     """New accounts without a password: their "set your password" emails, in the background."""
     password_mails_send_task.delay(role=scope.role, user_id=scope.user_id, username=scope.username,
                                    address=scope.address, user_ids=list(user_ids))
+
+
+@receiver(staff_emails_changed, dispatch_uid="staff-email-change-notices")
+def _emails_changed(sender, scope, changes, **kwargs):
+    """Accounts whose email changed: their old addresses are told, in the background."""
+    email_change_notices_send_task.delay(role=scope.role, user_id=scope.user_id, username=scope.username,
+                                         address=scope.address, changes=list(changes))

@@ -1,9 +1,10 @@
-"""The staff area's background work: the "set your password" emails of accounts just made (or sent again), and the
-answer to a password reset asked for."""
+"""The staff area's background work: the "set your password" emails of accounts just made (or sent again), the
+answer to a password reset asked for, and the emails telling old addresses of an account's new one."""
 from celery import shared_task
 from django.utils.dateparse import parse_datetime
 
 from accounts.scopes import Scope
+from staff.account_mail import email_change_notices_send
 from staff.password_mail import password_mails_send, password_reset_send
 
 
@@ -17,3 +18,9 @@ def password_mails_send_task(*, role, user_id, username, address, user_ids, agai
 def password_reset_send_task(*, email, address, limited=False, asked_at=None):
     return password_reset_send(email=email, address=address, limited=limited,
                                asked_at=parse_datetime(asked_at) if asked_at else None)
+
+
+@shared_task(name="staff.email_change_notices_send", acks_late=True)
+def email_change_notices_send_task(*, role, user_id, username, address, changes):
+    return email_change_notices_send(scope=Scope(role=role, user_id=user_id, username=username, address=address),
+                                     changes=changes)

@@ -86,6 +86,8 @@ urlpatterns = [
     path("accounts/", accounts.staff_list, name="staff-list"),
     path("accounts/new/", accounts.staff_edit, name="staff-new"),
     path("accounts/<id:user_id>/", accounts.staff_edit, name="staff-edit"),
+    path("accounts/<id:user_id>/sign-on/<id:identity_id>/unlink/", accounts.staff_sign_on_unlink,
+         name="staff-sign-on-unlink"),
     path("accounts/deactivate/", accounts.staff_deactivate, name="staff-deactivate"),
     path("accounts/reactivate/", accounts.staff_reactivate, name="staff-reactivate"),
     path("accounts/invite/", accounts.staff_invite, name="staff-invite"),

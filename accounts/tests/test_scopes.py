@@ -107,3 +107,10 @@ def test_a_coordinator_with_no_school_sees_nothing(state):
 
 def test_the_command_line_acts_for_the_whole_state():
     assert COMMAND_LINE.all_schools and all(getattr(COMMAND_LINE, permission) for permission in PERMISSIONS)
+
+
+def test_only_a_superusers_scope_and_the_command_lines_may_change_other_administrators(state):
+    _, scopes = state
+    root = staff_scope(user=get_user_model().objects.create_superuser(username="root", password="x" * 20))
+    assert root.is_superuser and root.can_change_administrators and COMMAND_LINE.can_change_administrators
+    assert not any(scope.is_superuser or scope.can_change_administrators for scope in scopes.values())

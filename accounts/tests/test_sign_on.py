@@ -97,3 +97,34 @@ def test_claims_without_a_subject_name_nobody():
     staff()
     with pytest.raises(SignOnRefused, match="no subject"):
         sign_on_account(claims=claims(subject=""), rules=RULES)
+
+
+def test_the_verified_email_is_matched_in_its_normal_form_whatever_case_or_idna_form_the_provider_gives():
+    user = staff(email="lee@bücher.example")
+    found, _ = sign_on_account(claims=claims(email="LEE@XN--BCHER-KVA.example"), rules=RULES)
+    assert found == user
+
+
+@pytest.mark.parametrize("lookalike", ["lıee@agency.example", "leſ@agency.example", "ｌee@agency.example"])
+def test_a_verified_email_with_letters_standing_for_others_is_refused_with_its_reason_and_links_nothing(lookalike):
+    staff(username="liee", email="liee@agency.example")
+    staff(username="les", email="les@agency.example")
+    staff(username="lee")
+    with pytest.raises(SignOnRefused) as refused:
+        sign_on_account(claims=claims(email=lookalike), rules=RULES)
+    reason = str(refused.value)
+    assert reason.startswith(f"Your identity provider gives the address {lookalike}, which cannot name a staff "
+                             "account: This address has characters that stand for other letters")
+    assert not any(f"{name}@agency.example" in reason for name in ("liee", "les", "lee"))
+    assert not SignOnIdentity.objects.exists()
+    assert AuditEntry.objects.get(action=AuditEntry.Action.SIGN_IN_FAILED).detail.endswith(reason)
+
+
+def test_an_account_made_from_a_role_claim_stores_its_email_normalised_and_a_lookalike_makes_none():
+    rules = SignOnRules(role_mapping={"survey-analysts": Role.ANALYST})
+    user, _ = sign_on_account(claims=claims(email="New@Agency.Example", roles=("survey-analysts",)), rules=rules)
+    assert user.email == "new@agency.example" and user.username == "new@agency.example"
+    with pytest.raises(SignOnRefused, match="cannot name a staff account"):
+        sign_on_account(claims=claims(subject="sub-2", email="nеw@agency.example", roles=("survey-analysts",)),
+                        rules=rules)  # (a Cyrillic е: no account to be taken for, but not an address mail reaches)
+    assert get_user_model().objects.count() == 1

@@ -97,11 +97,21 @@ def test_accounts_are_matched_by_user_name_without_case_and_only_what_differs_ch
     assert StaffMember.objects.filter(user=untouched).exists()
 
 
-def test_a_user_with_no_staff_role_named_in_the_file_is_given_one(tmp_path, office):
-    user = User.objects.create_user(username="ana", password="x")
-    result = staff_import(scope=office, path=write(tmp_path, GOOD))
-    assert result.changed_user_ids == [user.pk]
-    assert coverage("ana")[0] == Role.SCHOOL_COORDINATOR
+def test_a_row_naming_a_superuser_or_a_user_without_a_staff_role_is_a_problem_with_its_line_and_writes_nothing(
+        tmp_path, office):
+    User.objects.create_user(username="ana", email="plain@example.org", password="x")  # row 2
+    root = User.objects.create_superuser(username="Dist1", email="root@example.org", password="x" * 20)  # row 3
+    StaffMember.objects.create(user=root, role=Role.STATE_ADMIN)
+    for scope in (office, COMMAND_LINE):  # a superuser's powers at the command line do not change superusers either
+        result = staff_import(scope=scope, path=write(tmp_path, GOOD))
+        assert not result.applied
+        assert [(p.row, p.column) for p in result.problems] == [(2, "username"), (3, "username")]
+        assert "ana has no staff role: the staff area does not change it" in result.problems[0].reason
+        assert "Dist1 is a superuser: only a superuser changes it, in /admin/" in result.problems[1].reason
+    assert User.objects.get(username="ana").email == "plain@example.org" and not StaffMember.objects.filter(
+        user__username="ana").exists()
+    assert User.objects.get(username="Dist1").email == "root@example.org"
+    assert User.objects.count() == 3
 
 
 def test_every_kind_of_problem_is_named_with_its_line_and_nothing_is_written(tmp_path, office):
@@ -282,3 +292,71 @@ def test_two_accounts_of_one_file_may_swap_their_emails(tmp_path, office):
     assert result.applied and not result.problems and str(result.counts) == "0 new, 2 changed, 2 unchanged"
     assert User.objects.get(username="ana").email == "d1@example.org"
     assert User.objects.get(username="dist1").email == "ana@example.org"
+
+
+def test_a_row_changing_another_state_administrators_email_or_role_is_a_problem_unless_a_superuser_applies_it(
+        tmp_path, office):
+    peer = make_staff(Role.STATE_ADMIN, username="state2")
+    User.objects.filter(pk=peer.pk).update(email="s2@example.org")
+    path = write(tmp_path, HEADER + "state2,taken@attacker.example,Sam State,state_admin,,\n"
+                                    "STATE2,s2@example.org,Sam State,analyst,,\n")
+    result = staff_import(scope=office, path=path)
+    assert not result.applied
+    assert [(p.row, p.column, p.reason) for p in result.problems if "superuser" in p.reason] == [
+        (2, "email", "Only a superuser changes another state administrator's email"),
+        (3, "role", "Only a superuser changes another state administrator's role")]
+    renamed = staff_import(scope=office, path=write(tmp_path, HEADER + "state2,S2@Example.org,Sam State,state_admin,,\n"))
+    assert renamed.applied and str(renamed.counts) == "0 new, 1 changed, 0 unchanged"  # a name: any administrator's
+    assert coverage("state2")[:3] == (Role.STATE_ADMIN, "Sam State", "s2@example.org")
+    root = User.objects.create_superuser(username="root", password="x" * 20)
+    for scope in (scope_of(root), COMMAND_LINE):
+        applied = staff_import(scope=scope, path=write(tmp_path, HEADER + "state2,new@example.org,,analyst,,\n"))
+        assert applied.applied and coverage("state2")[0] == Role.ANALYST
+        StaffMember.objects.filter(user=peer).update(role=Role.STATE_ADMIN)
+
+
+def test_a_file_checked_before_an_account_became_an_administrator_is_refused_at_apply(tmp_path, office):
+    make_staff(Role.ANALYST, username="ana")
+    upload = staff_upload_check(scope=office, path=write(tmp_path, HEADER + "ana,ana@attacker.example,,analyst,,\n"))
+    StaffMember.objects.filter(user__username="ana").update(role=Role.STATE_ADMIN)
+    result = staff_upload_apply(scope=office, upload_id=upload.pk)
+    assert not result.applied and [p.column for p in result.problems] == ["email", "role"]
+    assert User.objects.get(username="ana").email == ""
+
+
+def test_emails_are_stored_normalised_compared_so_across_rows_and_a_change_of_case_changes_nothing(tmp_path, office):
+    staff_import(scope=office, path=write(tmp_path, HEADER + "ana,Ana@BÜCHER.example,,analyst,,\n"))
+    assert User.objects.get(username="ana").email == "ana@bücher.example"
+    again = staff_import(scope=office, path=write(tmp_path, HEADER + "ana,ANA@xn--bcher-kva.example,,analyst,,\n"))
+    assert str(again.counts) == "0 new, 0 changed, 1 unchanged"
+    twice = staff_import(scope=office, path=write(tmp_path, HEADER + "bo,Bo@Example.org,,analyst,,\n"
+                                                                     "cy,bo@example.ORG,,analyst,,\n"))
+    [problem] = twice.problems
+    assert (problem.row, problem.column, problem.reason) == (3, "email", "listed twice (first on row 2)")
+
+
+def test_a_file_changing_emails_removes_their_sign_on_links_and_says_so_once_it_commits(
+        tmp_path, office, django_capture_on_commit_callbacks):
+    from django.utils import timezone
+
+    from accounts.models import SignOnIdentity
+    from accounts.staff_accounts import staff_emails_changed
+
+    staff_import(scope=office, path=write(tmp_path, GOOD))
+    for number, username in enumerate(("ana", "dist1", "analyst")):
+        SignOnIdentity.objects.create(user=User.objects.get(username=username), issuer="https://idp.example",
+                                      subject=f"s{number}", linked_at=timezone.now())
+    swapped = GOOD.replace("ana,ana@example.org", "ana,d1@example.org").replace("dist1,d1@example.org",
+                                                                                "dist1,ana@example.org")
+    seen = []
+    staff_emails_changed.connect(lambda sender, scope, changes, **kw: seen.extend(changes), weak=False,
+                                 dispatch_uid="t")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            staff_import(scope=office, path=write(tmp_path, swapped))
+    finally:
+        staff_emails_changed.disconnect(dispatch_uid="t")
+    assert sorted((c["username"], c["old"], c["new"], c["unlinked"]) for c in seen) == [
+        ("ana", "ana@example.org", "d1@example.org", 1), ("dist1", "d1@example.org", "ana@example.org", 1)]
+    assert list(SignOnIdentity.objects.values_list("user__username", flat=True)) == ["analyst"]
+    assert AuditEntry.objects.filter(action="sign_on_unlinked").count() == 2

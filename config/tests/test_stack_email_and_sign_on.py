@@ -111,9 +111,10 @@ def test_a_new_account_sets_its_password_from_the_email_and_resets_it_later_from
     sign_in(page, app_url, f"new-{tag}", "second chosen passphrase 8")
     expect(page.locator(".who")).to_contain_text(f"new-{tag}")
 
-    audit = stack.app_manage("shell", "--no-imports", "-c", AUDIT.format(names=[f"new-{tag}", email.upper()]))
+    audit = stack.app_manage("shell", "--no-imports", "-c", AUDIT.format(names=[f"new-{tag}", email]))
     assert "password_set | password set from an emailed link" in audit
-    assert f"password_reset_asked | reset asked for {email.upper()}: sent to new-{tag}" in audit
+    # (asked for in capitals: recorded, limited and looked up as the one normal form, accounts/emails.py)
+    assert f"password_reset_asked | reset asked for {email}: sent to new-{tag}" in audit
 
 
 def test_staff_sign_in_with_keycloak_and_someone_without_a_staff_account_is_turned_away(page, app_url):

@@ -103,7 +103,7 @@ def test_a_reset_goes_to_the_staff_account_with_the_address_and_the_answer_is_th
     page = ask_reset(client, "okafor@agency.example")
     assert "Check your email" in page.content.decode()
     [message] = mail.outbox
-    assert message.to == ["Okafor@Agency.example"] and "okafor" in message.body
+    assert message.to == ["okafor@agency.example"] and "okafor" in message.body  # stored normalised
     assert f"{settings.STAFF_SITE_URL}/staff/password/reset/" in message.body
 
     unknown = ask_reset(client, "nobody@agency.example")
@@ -178,6 +178,32 @@ def test_resets_for_one_address_stop_after_the_hourly_limit_and_say_so_only_in_t
     assert len(mail.outbox) == 2
     assert AuditEntry.objects.filter(action=Action.PASSWORD_RESET_ASKED,
                                      detail__endswith="not sent: too many asked for this address").count() == 1
+
+
+def test_a_reset_asked_for_any_form_of_the_address_reaches_the_account_and_one_limit_counts_them_all(
+        client, settings):
+    settings.PASSWORD_RESET_RATE_PER_EMAIL = "2/h"
+    user = make_staff(StaffMember.Role.ANALYST, username="many")
+    user.email = "many@bücher.example"
+    user.save()
+    for typed in ("MANY@XN--BCHER-KVA.example", "Many@Bücher.Example", "many@bu\u0308cher.example"):
+        assert client.post("/staff/password/reset/", {"email": typed}).status_code == 302
+    assert [message.to for message in mail.outbox] == [["many@bücher.example"]] * 2
+    details = list(AuditEntry.objects.filter(action=Action.PASSWORD_RESET_ASKED).order_by("pk")
+                   .values_list("detail", flat=True))
+    assert details == ["reset asked for many@bücher.example: sent to many"] * 2 + [
+        "reset asked for many@bücher.example: not sent: too many asked for this address"]
+
+
+def test_a_reset_for_a_lookalike_of_an_address_is_refused_on_the_form_and_sends_nothing(client):
+    user = make_staff(StaffMember.Role.ANALYST, username="liee")
+    user.email = "liee@agency.example"
+    user.save()
+    page = client.post("/staff/password/reset/", {"email": "lıee@agency.example"})
+    assert page.status_code == 200
+    assert "This address has characters that stand for other letters (ı U+0131)" in page.content.decode()
+    assert "liee@agency.example" not in page.content.decode()
+    assert not mail.outbox and not AuditEntry.objects.exists()
 
 
 def test_one_client_asking_too_often_is_told_to_wait(client, settings):

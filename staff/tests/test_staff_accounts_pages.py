@@ -1,6 +1,7 @@
 """The staff accounts' pages: a staff file uploaded, its problems listed with their lines or its counts and changes,
 applied or discarded; the list found, filtered and paged; accounts deactivated and reactivated in bulk, after a
-confirm page, never the administrator's own; who never set a password, and their invitation sent again."""
+confirm page, never the administrator's own; who never set a password, and their invitation sent again; an email
+changed told to the old address; an account's single sign-on links listed and unlinked."""
 import re
 
 import pytest
@@ -19,6 +20,7 @@ Role = StaffMember.Role
 User = get_user_model()
 HEADER = "username,email,name,role,district_codes,school_codes\n"
 GOOD = HEADER + "ana,ana@example.org,Ana Ruiz,school,,LIN\nbo,bo@example.org,Bo Li,district,D1,\n"
+PASSWORD_ROOT = "a superuser's long passphrase"
 
 
 @pytest.fixture
@@ -286,3 +288,111 @@ def test_only_a_state_administrator_sends_an_invitation_again(client, role):
     assert client.post(f"/staff/accounts/{waiting.pk}/invite/").status_code == 403
     assert client.post("/staff/accounts/invite/", {"user": [waiting.pk]}).status_code == 403
     assert not mail.outbox
+
+
+def linked(user, subject):
+    from django.utils import timezone
+
+    from accounts.models import SignOnIdentity
+
+    return SignOnIdentity.objects.create(user=user, issuer="https://idp.agency.example/realms/staff", subject=subject,
+                                         linked_at=timezone.now())
+
+
+def test_changing_an_accounts_email_tells_the_old_address_what_by_whom_and_when_and_removes_its_sign_on_links(
+        office, settings, django_capture_on_commit_callbacks):
+    from accounts.models import SignOnIdentity
+
+    lee = make_staff(Role.ANALYST, username="lee")
+    lee.email = "lee@agency.example"
+    lee.save()
+    linked(lee, "sub-1")
+    with django_capture_on_commit_callbacks(execute=True):
+        page = office.post(f"/staff/accounts/{lee.pk}/", {"email": "Lee.Moved@Elsewhere.example",
+                                                         "role": Role.ANALYST, "is_active": "on"}, follow=True)
+    assert "The account lee was saved." in page.content.decode()
+    [message] = mail.outbox
+    assert message.to == ["lee@agency.example"] and "email address of your staff account" in message.subject
+    body = " ".join(message.body.split())
+    assert "The email address of the staff account lee in the state survey's staff area was changed" in body
+    assert "from lee@agency.example to lee.moved@elsewhere.example by office, on " in body
+    assert re.search(r"on \d{4}-\d\d-\d\d \d\d:\d\d [A-Z]{3,4}\.", body), body  # when, with the zone named
+    assert "single sign-on link to an identity provider was removed" in body
+    assert "If you did not expect this change, tell the survey office at once" in body
+    assert not SignOnIdentity.objects.exists()
+    told = AuditEntry.objects.get(action="email_change_told")
+    assert told.username == "office" and told.detail == (
+        "lee: lee@agency.example told its email changed to lee.moved@elsewhere.example")
+    assert AuditEntry.objects.filter(action="sign_on_unlinked", detail__startswith="lee: ").exists()
+    with django_capture_on_commit_callbacks(execute=True):  # the name alone: nobody is told
+        office.post(f"/staff/accounts/{lee.pk}/", {"email": "lee.moved@elsewhere.example", "name": "Lee",
+                                                   "role": Role.ANALYST, "is_active": "on"})
+    assert len(mail.outbox) == 1
+
+
+def test_a_staff_file_that_changes_emails_tells_each_old_address(office, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(office, GOOD)
+        office.post(f"/staff/accounts/imports/{StaffUpload.objects.get().pk}/apply/")
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(office, GOOD.replace("ana@example.org", "ana@new.example"))
+        office.post(f"/staff/accounts/imports/{StaffUpload.objects.latest('pk').pk}/apply/")
+    [message] = mail.outbox
+    assert message.to == ["ana@example.org"] and "to ana@new.example by office" in " ".join(message.body.split())
+
+
+def test_the_account_page_lists_its_sign_on_identities_and_unlinks_one_after_a_confirm_page(office):
+    from accounts.models import SignOnIdentity
+
+    ana = make_staff(Role.ANALYST, username="ana")
+    first, second = linked(ana, "subject-one"), linked(ana, "subject-two")
+    page = office.get(f"/staff/accounts/{ana.pk}/").content.decode()
+    assert "https://idp.agency.example/realms/staff" in page and "subject-one" in page and "subject-two" in page
+    unlink = f"/staff/accounts/{ana.pk}/sign-on/{first.pk}/unlink/"
+    assert f'href="{unlink}"' in page
+    confirm = office.get(unlink).content.decode()
+    assert "Unlink this single sign-on from ana?" in confirm and "subject-one" in confirm
+    assert office.post(unlink, {}).status_code == 200 and SignOnIdentity.objects.count() == 2  # no confirm: nothing
+    done = office.post(unlink, {"confirm": "on"}, follow=True).content.decode()
+    assert "The single sign-on link of ana to https://idp.agency.example/realms/staff was removed." in done
+    assert list(SignOnIdentity.objects.all()) == [second]
+    entry = AuditEntry.objects.get(action="sign_on_unlinked")
+    assert entry.username == "office" and "ana: single sign-on link removed (subject-one at" in entry.detail
+    assert office.post(unlink, {"confirm": "on"}).status_code == 404  # gone
+    other = make_staff(Role.ANALYST, username="other")
+    assert office.get(f"/staff/accounts/{other.pk}/sign-on/{second.pk}/unlink/").status_code == 404
+
+
+def test_only_a_superuser_unlinks_another_state_administrators_sign_on_and_coordinators_never_do(office, client):
+    from django.test import Client
+
+    from accounts.models import SignOnIdentity
+    from respondents.tests.factories import staff_signed_in
+
+    peer = make_staff(Role.STATE_ADMIN, username="peer")
+    identity = linked(peer, "peer-subject")
+    unlink = f"/staff/accounts/{peer.pk}/sign-on/{identity.pk}/unlink/"
+    page = office.get(f"/staff/accounts/{peer.pk}/").content.decode()
+    assert "peer-subject" in page and unlink not in page
+    refused = office.post(unlink, {"confirm": "on"})
+    assert refused.status_code == 403 and "Only a superuser changes another state administrator" in (
+        refused.content.decode())
+    coordinator = Client()
+    staff_signed_in(coordinator, make_staff(Role.SCHOOL_COORDINATOR, username="coord"))
+    assert coordinator.post(unlink, {"confirm": "on"}).status_code == 403
+    assert SignOnIdentity.objects.count() == 1
+    root = Client()
+    User.objects.create_superuser(username="root", password=PASSWORD_ROOT)
+    root.post("/staff/login/", {"username": "root", "password": PASSWORD_ROOT})
+    assert root.post(unlink, {"confirm": "on"}).status_code == 302 and not SignOnIdentity.objects.exists()
+
+
+def test_bulk_deactivation_leaves_out_other_state_administrators_and_superusers_and_says_why(office):
+    peer, analyst = make_staff(Role.STATE_ADMIN, username="peer"), make_staff(Role.ANALYST, username="analyst")
+    root = User.objects.create_superuser(username="root", password=PASSWORD_ROOT)
+    StaffMember.objects.create(user=root, role=Role.STATE_ADMIN)
+    page = office.post("/staff/accounts/deactivate/", {"user": [peer.pk, analyst.pk, root.pk]}).content.decode()
+    assert "Deactivate 1 account?" in page and "2 of those chosen are left out: only a superuser changes" in page
+    office.post("/staff/accounts/deactivate/", {"user": [peer.pk, analyst.pk, root.pk], "confirm": "on"})
+    assert list(User.objects.filter(is_active=False).values_list("username", flat=True)) == ["analyst"]

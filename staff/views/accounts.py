@@ -1,9 +1,9 @@
 """Staff accounts (state administrators): the list (found, filtered, a page at a time, chosen for bulk
-deactivation or reactivation, or to be sent their invitation again), one account's form, and staff files (upload,
-check, apply or discard)."""
+deactivation or reactivation, or to be sent their invitation again), one account's form and its single sign-on
+links, and staff files (upload, check, apply or discard)."""
 from django.conf import settings
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -12,8 +12,20 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import get_usage
 
+from accounts.models import SignOnIdentity
 from accounts.passwords import password_invitations, password_mails_sent_record, password_set_tokens
-from accounts.staff_accounts import staff_account_problems, staff_account_save, staff_accounts, staff_accounts_set_active
+from accounts.staff_accounts import (
+    SUPERUSER_ONLY,
+    Holder,
+    account_limits,
+    changeable_by,
+    sign_on_identities,
+    sign_on_identity_unlink,
+    staff_account_problems,
+    staff_account_save,
+    staff_accounts,
+    staff_accounts_set_active,
+)
 from accounts.staff_import import (
     StaffImportNotReady,
     staff_upload_apply,
@@ -45,18 +57,32 @@ def staff_list(request):
 
 @staff_view("can_manage_staff")
 def staff_edit(request, user_id=None):
-    member = None
+    """A new account's form, or an account's: its form (what the scope may not change of it disabled, and why), and
+    its single sign-on links. A superuser's account is shown, never changed: /admin/ changes it."""
+    member, limits, identities = None, None, []
     if user_id is not None:
         member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
+        limits = account_limits(scope=request.scope, holder=Holder.of_member(member))
+        identities = list(sign_on_identities(scope=request.scope, user_id=member.user_id))
         initial = {"username": member.user.username, "email": member.user.email, "name": member.name,
                    "role": member.role, "is_active": member.user.is_active,
                    "district_codes": ", ".join(d.code for d in member.districts.all()),
                    "school_codes": ", ".join(s.code for s in member.schools.all())}
     else:
         initial = {"is_active": True}
+    context = {"member": member, "limits": limits, "identities": identities,
+               "local_passwords": settings.STAFF_LOCAL_PASSWORDS,
+               "invitation_lifetime": lifetime_text(password_set_tokens.lifetime())}
+    if limits and limits.untouchable:
+        if request.method == "POST":
+            raise PermissionDenied(limits.untouchable)
+        return render(request, "staff/staff_edit.html", context)
     form = StaffAccountForm(request.POST or None, initial=initial)
     if member is not None:
         form.fields["username"].disabled = True
+    if limits and limits.superuser_only:
+        for name in ("email", "role", "is_active", "district_codes", "school_codes"):
+            form.fields[name].disabled = True
     if request.method == "POST":
         # Every problem in one round trip: the form's own, and the service's on what the form could read.
         user_id = member.user_id if member else None
@@ -73,9 +99,7 @@ def staff_edit(request, user_id=None):
             else:
                 messages.success(request, _("The account %(name)s was saved.") % {"name": account.username})
                 return redirect("staff:staff-list")
-    return render(request, "staff/staff_edit.html", {
-        "form": form, "member": member, "local_passwords": settings.STAFF_LOCAL_PASSWORDS,
-        "invitation_lifetime": lifetime_text(password_set_tokens.lifetime())})
+    return render(request, "staff/staff_edit.html", {**context, "form": form})
 
 
 @require_POST
@@ -138,6 +162,29 @@ def _names(names):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_staff")
+def staff_sign_on_unlink(request, user_id, identity_id):
+    """Remove one single sign-on link of an account, after a confirm page; only where the scope may change the
+    account's sign-in (another state administrator's: a superuser)."""
+    member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
+    identity = get_object_or_404(sign_on_identities(scope=request.scope, user_id=member.user_id), pk=identity_id)
+    if account_limits(scope=request.scope, holder=Holder.of_member(member)).superuser_only:
+        raise PermissionDenied(SUPERUSER_ONLY.format(what="single sign-on links"))
+    back = reverse("staff:staff-edit", args=[member.user_id])
+    if ConfirmForm.confirmed(request):
+        try:
+            sign_on_identity_unlink(scope=request.scope, user_id=member.user_id, identity_id=identity.pk)
+        except SignOnIdentity.DoesNotExist:
+            messages.error(request, _("That single sign-on link was removed already."))
+        else:
+            messages.success(request, _("The single sign-on link of %(name)s to %(issuer)s was removed.") % {
+                "name": member.user.username, "issuer": identity.issuer})
+        return redirect(back)
+    return render(request, "staff/confirm_sign_on_unlink.html", {
+        "member": member, "identity": identity, "back": back})
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@staff_view("can_manage_staff")
 def staff_deactivate(request):
     """Stop the accounts chosen on the list from signing in: first a page that lists them (never the
     administrator's own), whose button posts them again with ``confirm``; only that changes them."""
@@ -159,12 +206,18 @@ def _set_active(request, *, active):
         return redirect(back)
     chosen = set(form.cleaned_data["user"])
     own = not active and request.scope.user_id in chosen
-    # Those the service would change: staff accounts not so already, never the administrator's own.
-    members = staff_accounts(scope=request.scope).filter(user_id__in=chosen, user__is_active=not active).exclude(
-        user_id=request.scope.user_id)
+    # Those the service would change: staff accounts not so already, that the scope may change (account_limits),
+    # never the administrator's own.
+    others = staff_accounts(scope=request.scope).filter(user_id__in=chosen).exclude(user_id=request.scope.user_id)
+    members = others.filter(changeable_by(request.scope), user__is_active=not active)
+    protected = others.exclude(changeable_by(request.scope)).count()
     ids = list(members.values_list("user_id", flat=True))
     if ConfirmForm.confirmed(request):
-        changed = staff_accounts_set_active(scope=request.scope, user_ids=ids, active=active)
+        try:
+            changed = staff_accounts_set_active(scope=request.scope, user_ids=ids, active=active)
+        except ValidationError as error:  # (an account became an administrator's since the confirm page)
+            messages.error(request, " ".join(error.messages))
+            return redirect(back)
         count = ngettext("%(count)s account", "%(count)s accounts", len(changed)) % {"count": len(changed)}
         messages.success(request, (_("%(count)s reactivated: they can sign in again.") if active else
                                    _("%(count)s deactivated: they can no longer sign in.")) % {"count": count})
@@ -172,7 +225,7 @@ def _set_active(request, *, active):
     verb = _("Reactivate") if active else _("Deactivate")
     return render(request, "staff/confirm_staff_active.html", {
         "active": active, "ids": ids, "members": members[:CONFIRM_SHOWN], "back": back, "own": own,
-        "left_out": len(chosen) - len(ids) - own,
+        "protected": protected, "left_out": len(chosen) - len(ids) - own - protected,
         "hidden": [("user", pk) for pk in ids] + [("next", back)],
         "button": f"{verb} " + ngettext("%(count)s account", "%(count)s accounts", len(ids)) % {"count": len(ids)}})
 
