@@ -112,11 +112,13 @@ class Respondent(models.Model):
 
 
 class Nav(models.TextChoices):
-    """Where a page save moves the respondent: the survey form's ``nav`` button."""
+    """Where a page save moves the respondent: the survey form's ``nav`` button. ``LOGOUT`` (the header's "Save
+    and log out") saves the page as a save that stays on it, then the session ends."""
 
     BACK = "back", _("Back")
     NEXT = "next", _("Next")
     FINISH = "finish", _("Finish")
+    LOGOUT = "logout", _("Save and log out")
 
 
 class PageSave(models.Model):

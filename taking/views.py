@@ -106,7 +106,8 @@ def _too_many_failed_logins(request, form, wait):
 @require_POST
 @never_cache
 def survey_logout(request):
-    """Log out: the button, or the page's script when the person did not answer the idle warning (reason=idle)."""
+    """Log out without saving: the page's script when the person did not answer the idle warning (reason=idle).
+    "Save and log out" saves the page first: a ``nav`` of the page's form (``survey_change_page``)."""
     session_end(request)
     if request.POST.get("reason") == "idle":
         return session_ended(request, timed_out=True)
@@ -228,7 +229,8 @@ def _rule_answers(request, codes):
 
 
 def survey_change_page(request, number):
-    """Validate and save page ``number``, then move on as ``nav`` says."""
+    """Validate and save page ``number``, then move on as ``nav`` says (or, for "Save and log out", stay on it and
+    end the session)."""
     definition = page_definition(survey=request.survey, number=number)
     if definition is None:
         return _page_not_found(request, number)
@@ -255,6 +257,8 @@ def survey_change_page(request, number):
             return ajax_error(message, status=409, complete_url=reverse("surveys:complete"))
         return redirect("surveys:complete")
 
+    if form.cleaned_data["nav"] == Nav.LOGOUT:
+        return _saved_and_logged_out(request, result)
     if flow.session_codes and not result.replayed:
         on_page = flow.session_codes & definition.answerable.keys()
         saved = {question.code: value for question, value in values.items() if question.code in on_page}
@@ -271,6 +275,17 @@ def survey_change_page(request, number):
         # Next on what the answers made the last page that applies: it comes back offering Finish.
         messages.info(request, SCRIPT_MESSAGES["last_page"])
     return redirect("surveys:display")
+
+
+def _saved_and_logged_out(request, result):
+    """End the session once "Save and log out" saved the page (it stays the page the survey resumes on); say so on
+    the login page."""
+    session_end(request)
+    messages.info(request, _("Your answers are saved and you have logged out. Log in again with your code to go on "
+                             "where you left off."))
+    if is_ajax(request):
+        return JsonResponse({**_save_payload(result), "logged_out": True, "login_url": reverse("surveys:login")})
+    return redirect("surveys:login")
 
 
 @in_language
