@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from config.db_router import uses_forced_read_router
 from config.errors import ajax_error, is_ajax
 from config.faults import RETRY_AFTER_SECONDS
-from config.login_limits import respondent_login_failed, respondent_login_wait
+from config.login_limits import respondent_logged_in, respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_answers, respondent_for_code
 from respondents.models import Nav
 from respondents.services import PageSaveRefused, page_save, respondent_set_language
@@ -70,6 +70,7 @@ def survey_login(request):
         elif not survey_is_open(survey):
             return survey_closed(request, survey)
         elif session_start(request, respondent, language=survey_language(survey, respondent, request)):
+            respondent_logged_in(request, respondent)
             return _logged_in(request, respondent)
         else:
             form.add_error(None, LOGIN_UNAVAILABLE)
