@@ -116,6 +116,7 @@ class AuditEntry(models.Model):
         PASSWORD_SET = "password_set", _("Password set from an emailed link")
         SIGN_ON_UNLINKED = "sign_on_unlinked", _("Single sign-on link removed")
         EMAIL_CHANGE_TOLD = "email_change_told", _("Old address told of an email change")
+        LOGIN_LIMIT_LIFTED = "login_limit_lifted", _("Respondent login limit lifted")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,

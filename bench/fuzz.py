@@ -101,8 +101,8 @@ def main(argv=None):
 
 class Sessions:
     """The logged-in respondents that send the requests, one slot a thread. Each session saves each page at most
-    once (a later save would overwrite what the check must see): one that finished, or saved every page, gives its
-    slot to a spare while there are spares."""
+    once (a later save would overwrite what the check must see): one that finished, logged out, or saved every
+    page, gives its slot to a spare while there are spares."""
 
     def __init__(self, sessions, *, clients, pages):
         self.clients, self.spares, self.pages = sessions[:clients], sessions[clients:], pages
@@ -114,11 +114,13 @@ class Sessions:
 
     def answered(self, slot, client, kind, request, status):
         """Note what ``client``'s request was answered (under the caller's lock)."""
-        page = re.match(r"/take/page/(\d+)/$", request[1]) if kind == "page save" else None
+        page = re.match(r"/take/page/(\d+)/$", request[1]) if kind.startswith("page save") else None
         if page and status in (200, 302):
             client.saved_pages.add(int(page.group(1)))
-        # Finished (409), or every page saved once: later saves would only meet 409 or overwrite.
-        done = status == 409 or len(client.saved_pages) >= self.pages
+        # Finished (409), logged out by "Save and log out", or every page saved once: later saves would only meet
+        # 409 or 401, or overwrite.
+        logged_out = kind == "page save and log out" and status in (200, 302)
+        done = status == 409 or logged_out or len(client.saved_pages) >= self.pages
         if done and self.clients[slot] is client and self.spares:
             self.clients[slot] = self.spares.pop()
 
@@ -273,9 +275,12 @@ def page_post(rng, client, pages):
         fields.append((rng.choice(["q-nosuch", "q-", odd(rng)]), odd(rng)))
     if rng.random() < 0.9:
         fields.append(("save_id", str(uuid.uuid4()) if rng.random() < 0.85 else odd(rng)))
+    kind = "page save"
     if rng.random() < 0.9:
         last = number == len(pages)
         usual = rng.choice(["next", "back", "finish"] if last else ["next", "back"])
+        if rng.random() < 0.03:
+            usual, kind = "logout", "page save and log out"  # "Save and log out": saved, then the session ends
         fields.append(("nav", usual if rng.random() < 0.9 else rng.choice(["finish", odd(rng)])))
     if rng.random() < 0.1:
         number = rng.choice([0, len(pages) + 1, 99999, 2**63, 10**30])
@@ -294,7 +299,7 @@ def page_post(rng, client, pages):
     else:
         body = "&".join(f"{k}={v}" for k, v in fields)  # not even encoded
         headers["Content-Type"] = f"application/x-www-form-urlencoded; charset={rng.choice(CHARSETS)}"
-    return "page save", ("POST", f"/take/page/{number}/", headers, body)
+    return kind, ("POST", f"/take/page/{number}/", headers, body)
 
 
 def broken_request(rng, client, pages):

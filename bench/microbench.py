@@ -3,8 +3,9 @@
 Prints milliseconds per call of: rendering a page fragment (what survey_content
 answers), reading and writing a session with the production engine (Redis) and
 with signed cookies, parsing a page save's body as multipart and urlencoded,
-the Content-Security-Policy header with django-csp's middleware and ours, and
-building the JSON answer of a page save.
+the Content-Security-Policy header with django-csp's middleware and ours,
+building the JSON answer of a page save, and what the respondent login limits
+add to a login in their counters' cache (Redis db 3).
 """
 import time
 from importlib import import_module
@@ -19,6 +20,7 @@ from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 from bench.survey_document import bench_document
 from config.csp import CSPMiddleware
 from config.db_router import read_from_master
+from respondents.login_limits import address_login_failed, address_login_succeeded, address_logins
 from rosters.services import RosterEntry, roster_create
 from surveys.selectors import page_definition
 from surveys.services import survey_create
@@ -86,4 +88,20 @@ def main(argv=None):
     payload = {"saved": True, "page": 3, "next_page": 4, "next_url": "/take/page/4/", "progress": 15,
                "completed": False, "complete_url": None, "missing": []}
     print(f"JSON answer of a save: {per_call_ms(lambda: JsonResponse(payload), 20000):.3f} ms")
+    print(login_limit_timings(2000))
 
+
+def login_limit_timings(n):
+    """What the respondent login limits (respondents/login_limits.py) cost a login, in ms: the check every attempt
+    makes, and with it a valid login of a respondent new to the window, the same respondent again, a failed code."""
+    address = f"microbench-{time.time_ns()}"  # its own counters, gone with the window
+    new_ids, again_ids = iter(range(10**9)), iter(range(10**9))
+    check = per_call_ms(lambda: address_logins(address=address), n)
+    valid = per_call_ms(lambda: address_login_succeeded(
+        logins=address_logins(address=address), respondent_id=next(new_ids), school_id=1), n)
+    again = per_call_ms(lambda: address_login_succeeded(
+        logins=address_logins(address=address), respondent_id=next(again_ids), school_id=1), n)
+    failed = per_call_ms(lambda: address_login_failed(logins=address_logins(address=f"{address}-{next(new_ids) % 50}")),
+                         n)
+    return (f"login limits: a login's check {check:.3f} ms; with a valid login new to the window {valid:.3f} ms, "
+            f"again in the window {again:.3f} ms; with a failed code {failed:.3f} ms")

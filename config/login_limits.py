@@ -5,9 +5,13 @@ Respondents log in with a code, and a whole school may sit behind one public
 address, so what is limited is *failed* attempts, never people: a code that
 found nobody counts against the client's address (django-ratelimit's fixed
 window, ``RESPONDENT_LOGIN_FAILURE_RATE``, 100 per 10 minutes by default); a
-successful login never counts. Past the limit every attempt from that address
-gets 429 with ``Retry-After`` until the window ends, without looking the code
-up (a lookup would tell a guesser whether the code was right).
+successful login never counts, and each respondent who logged in from the
+address in the window gives it room for ``RESPONDENT_LOGIN_FAILURES_PER_LOGIN``
+more, up to ``RESPONDENT_LOGIN_FAILURE_MAX`` (respondents/login_limits.py, which
+counts by address and records the hits the school pages show). Past the
+ceiling every attempt from that address gets 429 with ``Retry-After`` until the
+window ends, without looking the code up (a lookup would tell a guesser whether
+the code was right).
 
 Staff and ``/admin/`` sign-ins (both through ``authenticate``, so through the
 same backends) follow OWASP's advice on slowing online guessing without
@@ -79,9 +83,9 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django_ratelimit.core import get_usage
 
-RESPONDENT_LOGIN_GROUP = "respondent-login-failures"
+from respondents.login_limits import address_login_failed, address_login_succeeded, address_logins
+
 STAFF_DEVICE_COOKIE = "staff_device"
 STAFF_DEVICE_SALT = "config.login_limits.staff-device"
 # Longer than any password check: the claim of a request that died is given up after this.
@@ -102,24 +106,28 @@ def client_ip(request):
     return request.META.get("REMOTE_ADDR", "")
 
 
-def _respondent_failures(request, *, increment):
-    return get_usage(
-        request, group=RESPONDENT_LOGIN_GROUP, key=lambda group, request: client_ip(request),
-        rate=settings.RESPONDENT_LOGIN_FAILURE_RATE, increment=increment,
-    )
+def _respondent_logins(request):
+    """How the client's address stands in the respondent login limits' window, read once a request."""
+    if not hasattr(request, "respondent_logins"):
+        request.respondent_logins = address_logins(address=client_ip(request))
+    return request.respondent_logins
 
 
 def respondent_login_wait(request):
     """Return the seconds this client must wait before its next login attempt, or 0 if it may try now."""
-    usage = _respondent_failures(request, increment=False)
-    if usage is None or usage["count"] < usage["limit"]:
-        return 0
-    return max(1, usage["time_left"])
+    logins = _respondent_logins(request)
+    return logins.wait if logins else 0
 
 
 def respondent_login_failed(request):
     """Count one code from this client that found nobody."""
-    _respondent_failures(request, increment=True)
+    address_login_failed(logins=_respondent_logins(request))
+
+
+def respondent_logged_in(request, respondent):
+    """Count a respondent who logged in from this client's address: it gives the address room for more typos."""
+    address_login_succeeded(logins=_respondent_logins(request), respondent_id=respondent.pk,
+                            school_id=respondent.school_id)
 
 
 def staff_locked_out(request, original_response=None, credentials=None):

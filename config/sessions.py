@@ -163,6 +163,9 @@ class CountersRedisCache(RedisCache):
     def get(self, key, default=None, version=None):
         return self._tolerant("get", default, key, default=default, version=version)
 
+    def get_many(self, keys, version=None):
+        return self._tolerant("get_many", {}, keys, version=version)
+
     def set(self, key, value, timeout=None, version=None):
         return self._tolerant("set", None, key, value, timeout=timeout, version=version)
 

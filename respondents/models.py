@@ -4,10 +4,12 @@
 question (about 300 per respondent, 600 million for a state-wide survey), so it
 holds only what a page save must write and is keyed for that write.
 """
+import math
 from typing import Any
 
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from respondents import access_codes
@@ -112,11 +114,13 @@ class Respondent(models.Model):
 
 
 class Nav(models.TextChoices):
-    """Where a page save moves the respondent: the survey form's ``nav`` button."""
+    """Where a page save moves the respondent: the survey form's ``nav`` button. ``LOGOUT`` (the header's "Save
+    and log out") saves the page as a save that stays on it, then the session ends."""
 
     BACK = "back", _("Back")
     NEXT = "next", _("Next")
     FINISH = "finish", _("Finish")
+    LOGOUT = "logout", _("Save and log out")
 
 
 class PageSave(models.Model):
@@ -173,3 +177,37 @@ class Answer(models.Model):
         return f"{self.respondent_id}/{self.question_id}={self.value!r}"
 
 
+
+class LoginLimitHit(models.Model):
+    """A client address whose codes that found nobody reached its ceiling in one window of the respondent login
+    limits (``respondents/login_limits.py``): every login from it is refused until ``limited_until``. Written once
+    per address and window; shown on the school pages of ``schools``, whose respondents logged in from it, where
+    a coordinator may lift it."""
+
+    address = models.CharField(max_length=45)
+    limited_at = models.DateTimeField()
+    limited_until = models.DateTimeField(help_text=_("The end of the window: the limit lifts by itself then."))
+    failures = models.PositiveIntegerField(help_text=_("Codes that found nobody, in the window."))
+    valid_logins = models.PositiveIntegerField(help_text=_("Respondents who logged in from the address in the window."))
+    ceiling = models.PositiveIntegerField(help_text=_("The failed codes the address was allowed in the window."))
+    schools = models.ManyToManyField(School, blank=True, related_name="login_limit_hits")
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["-limited_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.address} limited at {self.limited_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def is_active(self) -> bool:
+        """Whether logins from the address are refused now."""
+        return self.lifted_at is None and self.limited_until > timezone.now()
+
+    @property
+    def minutes_left(self) -> int:
+        """How many minutes (rounded up) logins from the address stay refused; 0 once lifted or ended."""
+        if not self.is_active:
+            return 0
+        return math.ceil((self.limited_until - timezone.now()).total_seconds() / 60)

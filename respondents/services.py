@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from respondents.models import Answer, Nav, PageSave, Respondent
+from respondents.models import Answer, LoginLimitHit, Nav, PageSave, Respondent, School
 from respondents.selectors import QuestionKey, missing_required
 from respondents.sql import column, table
 from surveys.flow import Route, SurveyFlow
@@ -234,3 +234,15 @@ def respondent_set_language(*, respondent_id: int, language: str) -> None:
     Respondent.objects.filter(pk=respondent_id).exclude(language=language).update(language=language)
 
 
+def login_limit_hit_record(*, address: str, limited_at: datetime, limited_until: datetime, failures: int,
+                           valid_logins: int, ceiling: int, school_ids: Sequence[int]) -> LoginLimitHit:
+    """Record that ``address`` reached its ceiling of failed codes (respondents/login_limits.py, once a window), for
+    the schools of ``school_ids`` (those whose respondents logged in from it) to see; return the hit."""
+    with transaction.atomic(durable=True):
+        hit = LoginLimitHit.objects.create(address=address, limited_at=limited_at, limited_until=limited_until,
+                                           failures=failures, valid_logins=valid_logins, ceiling=ceiling)
+        # Ids kept in the counters' cache for a day: a school deleted since is left out.
+        schools = School.objects.filter(pk__in=school_ids).values_list("pk", flat=True)
+        LoginLimitHit.schools.through.objects.bulk_create(
+            [LoginLimitHit.schools.through(loginlimithit_id=hit.pk, school_id=school) for school in schools])
+    return hit

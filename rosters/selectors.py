@@ -1,16 +1,18 @@
 """Reads for the staff screens of people and rosters: counts by school and grade, the search of a survey's people
-across a scope (a school's list is one of its searches), the roster uploads in a scope."""
+across a scope (a school's list is one of its searches), the roster uploads in a scope, a school's login limit hits."""
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import models
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower, Upper
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.scopes import Role, Scope
 from respondents import access_codes
-from respondents.models import Respondent, School
+from respondents.models import LoginLimitHit, Respondent, School
 from rosters.models import Roster
 from surveys.models import Survey
 
@@ -151,3 +153,18 @@ def rosters_in_scope(*, scope: Scope, survey: Survey | None = None) -> QuerySet[
         rosters = rosters.filter(survey=survey)
     return rosters if scope.all_schools and scope.role == Role.STATE_ADMIN else rosters.filter(
         uploaded_by_id=scope.user_id)
+
+
+# A school's page shows the login limit hits of its addresses that ended in the last day, the latest first.
+LOGIN_LIMIT_HITS_SINCE = timedelta(days=1)
+LOGIN_LIMIT_HITS_SHOWN = 10
+
+
+def login_limit_hits(*, scope: Scope, school: School) -> list[LoginLimitHit]:
+    """The addresses refused respondent logins (``respondents/login_limits.py``) from which respondents of ``school``
+    had logged in: those still refused and those that ended in the last day, newest first; none out of ``scope``."""
+    if not scope.covers_school(school.pk):
+        return []
+    since = timezone.now() - LOGIN_LIMIT_HITS_SINCE
+    return list(school.login_limit_hits.filter(limited_until__gte=since)
+                .order_by("-limited_at", "-pk")[:LOGIN_LIMIT_HITS_SHOWN])

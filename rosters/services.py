@@ -1,5 +1,6 @@
 """Writes of the people on a survey's roster outside a file import: rosters made in code, a reissued code,
-withdrawing and restoring, and forgetting slip names when a survey closes."""
+withdrawing and restoring, forgetting slip names when a survey closes, and lifting a login limit on a school's
+address."""
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -11,7 +12,8 @@ from django.utils import timezone
 from accounts.audit import Action, audit_person, audit_record, audit_record_each
 from accounts.scopes import Scope
 from respondents import access_codes
-from respondents.models import Respondent, School
+from respondents.login_limits import address_login_forgive
+from respondents.models import LoginLimitHit, Respondent, School
 from rosters.models import Roster
 from surveys.models import Survey
 
@@ -161,3 +163,31 @@ def display_names_purge_closed(*, now: datetime | None = None) -> dict[str, int]
     return {survey.slug: display_names_purge(survey=survey) for survey in closed}
 
 
+class LoginLimitNotActive(Exception):
+    """The login limit was lifted already, or has ended by itself: there is nothing to lift."""
+
+
+def login_limit_lift(*, scope: Scope, hit_id: int, school: School, survey: Survey | None = None) -> LoginLimitHit:
+    """Let respondents log in from a refused address again at once: forget its failed codes of the window (a later
+    hit in it is recorded again), mark the hit lifted, and audit it; return the hit.
+
+    ``school`` is the school page it was lifted from: the hit must be that school's and the school in ``scope``,
+    else LoginLimitHit.DoesNotExist. Raises LoginLimitNotActive for a hit lifted or ended already.
+    """
+    scope.require("can_manage_people")
+    if not scope.covers_school(school.pk):
+        raise LoginLimitHit.DoesNotExist(f"school {school.code} is not in this scope")
+    now = timezone.now()
+    with transaction.atomic(durable=True):
+        hit = school.login_limit_hits.select_for_update(of=("self",)).get(pk=hit_id)
+        if not hit.is_active:
+            raise LoginLimitNotActive(f"the login limit on {hit.address} is not in force")
+        hit.lifted_at, hit.lifted_by = now, scope.username
+        hit.save(update_fields=["lifted_at", "lifted_by"])
+        until = timezone.localtime(hit.limited_until)
+        audit_record(scope=scope, action=Action.LOGIN_LIMIT_LIFTED, survey=survey, school=school, detail=(
+            f"respondent logins from {hit.address} let through again before {until:%Y-%m-%d %H:%M %Z}: refused after "
+            f"{hit.failures} codes that found nobody, with {hit.valid_logins} respondents logged in from there"))
+    # After the commit: the counters are not the database's (Redis on the stack; an unreachable one counts nothing).
+    address_login_forgive(address=hit.address)
+    return hit

@@ -40,6 +40,8 @@ survey_patterns = [
     path("rosters/<id:roster_id>/apply/", rosters.roster_apply, name="roster-apply"),
     path("rosters/<id:roster_id>/discard/", rosters.roster_discard_view, name="roster-discard"),
     path("schools/<str:school_code>/", people.school_people, name="school"),
+    path("schools/<str:school_code>/login-limits/<id:hit_id>/lift/", people.school_login_limit_lift,
+         name="school-login-limit-lift"),
     path("schools/<str:school_code>/slips.pdf", slips.school_slips_pdf, name="school-slips"),
     path("schools/<str:school_code>/slips/", slips.slips_new, name="slips-new"),
     path("schools/<str:school_code>/codes.csv", slips.school_codes_csv, name="school-codes"),

@@ -30,6 +30,7 @@ SCRIPT_MESSAGES = {
     "next_retrying": _("Your answers are saved. We could not load the next page: trying again (attempt "
                        "%(attempt)s)…"),
     "finishing": _("Saved. Finishing…"),
+    "logged_out": _("Saved. Logging out…"),
     "saved": _("Saved."),
     "loading_page": _("Saved. Loading page %(number)s…"),
     "fix_below": _("Not saved: please fix the answers marked below."),

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from config.db_router import uses_forced_read_router
 from config.errors import ajax_error, is_ajax
 from config.faults import RETRY_AFTER_SECONDS
-from config.login_limits import respondent_login_failed, respondent_login_wait
+from config.login_limits import respondent_logged_in, respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_answers, respondent_for_code
 from respondents.models import Nav
 from respondents.services import PageSaveRefused, page_save, respondent_set_language
@@ -70,6 +70,7 @@ def survey_login(request):
         elif not survey_is_open(survey):
             return survey_closed(request, survey)
         elif session_start(request, respondent, language=survey_language(survey, respondent, request)):
+            respondent_logged_in(request, respondent)
             return _logged_in(request, respondent)
         else:
             form.add_error(None, LOGIN_UNAVAILABLE)
@@ -106,7 +107,8 @@ def _too_many_failed_logins(request, form, wait):
 @require_POST
 @never_cache
 def survey_logout(request):
-    """Log out: the button, or the page's script when the person did not answer the idle warning (reason=idle)."""
+    """Log out without saving: the page's script when the person did not answer the idle warning (reason=idle).
+    "Save and log out" saves the page first: a ``nav`` of the page's form (``survey_change_page``)."""
     session_end(request)
     if request.POST.get("reason") == "idle":
         return session_ended(request, timed_out=True)
@@ -228,7 +230,8 @@ def _rule_answers(request, codes):
 
 
 def survey_change_page(request, number):
-    """Validate and save page ``number``, then move on as ``nav`` says."""
+    """Validate and save page ``number``, then move on as ``nav`` says (or, for "Save and log out", stay on it and
+    end the session)."""
     definition = page_definition(survey=request.survey, number=number)
     if definition is None:
         return _page_not_found(request, number)
@@ -255,6 +258,8 @@ def survey_change_page(request, number):
             return ajax_error(message, status=409, complete_url=reverse("surveys:complete"))
         return redirect("surveys:complete")
 
+    if form.cleaned_data["nav"] == Nav.LOGOUT:
+        return _saved_and_logged_out(request, result)
     if flow.session_codes and not result.replayed:
         on_page = flow.session_codes & definition.answerable.keys()
         saved = {question.code: value for question, value in values.items() if question.code in on_page}
@@ -271,6 +276,17 @@ def survey_change_page(request, number):
         # Next on what the answers made the last page that applies: it comes back offering Finish.
         messages.info(request, SCRIPT_MESSAGES["last_page"])
     return redirect("surveys:display")
+
+
+def _saved_and_logged_out(request, result):
+    """End the session once "Save and log out" saved the page (it stays the page the survey resumes on); say so on
+    the login page."""
+    session_end(request)
+    messages.info(request, _("Your answers are saved and you have logged out. Log in again with your code to go on "
+                             "where you left off."))
+    if is_ajax(request):
+        return JsonResponse({**_save_payload(result), "logged_out": True, "login_url": reverse("surveys:login")})
+    return redirect("surveys:login")
 
 
 @in_language

@@ -80,6 +80,24 @@ def test_a_session_that_finished_or_saved_every_page_gives_its_slot_to_a_spare_w
     assert sessions.sender(0) == (0, first) and sessions.spares == []  # no spare left: it carries on
 
 
+
+def test_a_session_that_saved_and_logged_out_gives_its_slot_to_a_spare_and_a_refused_logout_keeps_it():
+    first, spare = session(), session()
+    sessions = fuzz.Sessions([first, spare], clients=1, pages=6)
+    sessions.answered(0, first, "page save and log out", ("POST", "/take/page/2/", {}, "nav=logout"), 400)
+    assert sessions.sender(0) == (0, first)  # refused: still logged in
+    sessions.answered(0, first, "page save and log out", ("POST", "/take/page/2/", {}, "nav=logout"), 200)
+    assert first.saved_pages == {2} and sessions.sender(0) == (0, spare)
+
+
+def test_some_page_saves_are_save_and_log_out():
+    client = SimpleNamespace(saved_pages=set(), csrf="t")
+    pages = [{"colour": ("single", ["red", "blue"], None, None, None)}] * 3
+    made = [fuzz.page_post(fuzz.random.Random(seed), client, pages) for seed in range(400)]
+    logouts = [request for kind, request in made if kind == "page save and log out"]
+    assert 2 <= len(logouts) <= 30
+    assert all(kind in ("page save", "page save and log out") for kind, _ in made)
+
 @pytest.mark.django_db
 def test_each_page_lists_its_questions_with_the_choices_and_bounds_their_values_must_keep():
     make_survey(slug="fuzzed")

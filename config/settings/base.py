@@ -256,8 +256,12 @@ if SINGLE_SIGN_ON and OIDC_OP_LOGOUT_ENDPOINT:
 # How many proxies of our own stand in front of Django (nginx on the stack: 1).
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 LOGIN_LIMITS_ENABLED = env.bool("LOGIN_LIMITS_ENABLED", default=True)
-# Respondents: failed codes per client address (a school may share one address).
+# Respondents: failed codes per client address (a school may share one address), in a fixed window...
 RESPONDENT_LOGIN_FAILURE_RATE = env("RESPONDENT_LOGIN_FAILURE_RATE", default="100/10m")
+# ...with room for a school's typos: each respondent who logged in from the address in the window allows it this
+# many more, up to the maximum (respondents/login_limits.py; docs/operations.md has the numbers).
+RESPONDENT_LOGIN_FAILURES_PER_LOGIN = env.int("RESPONDENT_LOGIN_FAILURES_PER_LOGIN", default=1)
+RESPONDENT_LOGIN_FAILURE_MAX = env.int("RESPONDENT_LOGIN_FAILURE_MAX", default=1000)
 RATELIMIT_ENABLE = LOGIN_LIMITS_ENABLED
 RATELIMIT_USE_CACHE = "ratelimit"
 RATELIMIT_FAIL_OPEN = True

@@ -10,7 +10,8 @@ from django.test import Client, RequestFactory, override_settings
 
 from accounts.models import AuditEntry, StaffMember
 from config.login_limits import StaffSignInDelayBackend, StaffSignInMiddleware, client_ip
-from respondents.tests.factories import make_respondents, make_staff
+from respondents.models import LoginLimitHit
+from respondents.tests.factories import make_respondents, make_school, make_staff
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
@@ -73,6 +74,40 @@ def test_another_school_behind_another_address_is_not_held_up(client, respondent
     assert wrong_code(client, HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 429
     other = client.post("/", {"access_code": respondent.access_code}, HTTP_X_FORWARDED_FOR="198.51.100.2")
     assert other.status_code == 302
+
+
+def test_a_school_address_that_logged_in_500_pupils_has_room_for_600_failed_codes_and_a_guesser_keeps_100(
+        lincoln):
+    survey = make_survey()
+    school, guesser = "198.51.100.30", "203.0.113.30"
+    for pupil in make_respondents(survey, 500, school=lincoln, grade="7"):
+        assert Client().post("/", {"access_code": pupil.access_code}, REMOTE_ADDR=school).status_code == 302
+    assert {wrong_code(Client(), REMOTE_ADDR=school).status_code for _ in range(600)} == {400}
+    refused = wrong_code(Client(), REMOTE_ADDR=school)
+    assert refused.status_code == 429 and "Too many codes that did not work" in refused.content.decode()
+    assert [wrong_code(Client(), REMOTE_ADDR=guesser).status_code for _ in range(101)] == [400] * 100 + [429]
+    hits = {hit.address: hit for hit in LoginLimitHit.objects.all()}
+    assert (hits[school].failures, hits[school].valid_logins, hits[school].ceiling) == (600, 500, 600)
+    assert list(hits[school].schools.all()) == [lincoln]
+    assert (hits[guesser].failures, hits[guesser].valid_logins, list(hits[guesser].schools.all())) == (100, 0, [])
+
+
+@override_settings(RESPONDENT_LOGIN_FAILURE_RATE="3/10m")
+def test_a_guesser_logging_in_again_and_again_with_their_own_code_gains_one_guess(respondent):
+    for _ in range(20):
+        assert Client().post("/", {"access_code": respondent.access_code}).status_code == 302
+    assert [wrong_code(Client()).status_code for _ in range(5)] == [400] * 4 + [429]
+
+
+@override_settings(RESPONDENT_LOGIN_FAILURE_RATE="3/10m")
+def test_an_address_refused_is_refused_even_a_right_code_until_it_is_forgiven(respondent):
+    from respondents.login_limits import address_login_forgive
+
+    for _ in range(3):
+        wrong_code(Client())
+    assert Client().post("/", {"access_code": respondent.access_code}).status_code == 429
+    address_login_forgive(address="127.0.0.1")
+    assert Client().post("/", {"access_code": respondent.access_code}).status_code == 302
 
 
 @override_settings(LOGIN_LIMITS_ENABLED=False, RATELIMIT_ENABLE=False)
@@ -318,9 +353,12 @@ def test_counters_that_cannot_be_reached_let_logins_through_instead_of_failing(c
         "BACKEND": "config.sessions.CountersRedisCache", "LOCATION": "redis://127.0.0.1:1/0",
         "OPTIONS": {"socket_connect_timeout": 0.2},
     }}
-    respondent = make_respondents(make_survey())
+    from django.core.cache import caches
+
+    respondent = make_respondents(make_survey(), school=make_school("UNR", "Unreached"))
     assert wrong_code(client).status_code == 400
     assert client.post("/", {"access_code": respondent.access_code}).status_code == 302
+    assert caches["ratelimit"].get_many(["respondent-login:valid:x"]) == {}  # what raises a ceiling: nothing
     assert admin_login(Client(), "nobody").status_code == 200
     User.objects.create_superuser("admin", "admin@example.org", PASSWORD)
     for n in range(12):

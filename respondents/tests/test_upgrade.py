@@ -136,8 +136,9 @@ def test_a_database_of_the_old_layout_upgrades_with_every_row_and_link_kept(old_
     assert ContentType.objects.get_for_model(Roster).pk == roster_type
     assert Group.objects.get(name="roster readers").permissions.get().pk == permission
     assert not ContentType.objects.filter(app_label="respondents", model__in=MOVED).exists()
-    # No table was made again.
-    assert table_oids() == oids
+    # No table was made again (tables of later releases are new: respondents_loginlimithit).
+    after = table_oids()
+    assert {name: after.get(name) for name in oids} == oids
 
 
 def test_the_old_release_still_reads_and_writes_once_the_new_one_has_migrated(old_release):

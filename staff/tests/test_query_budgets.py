@@ -46,8 +46,9 @@ PAGES = {
     # The search across the scope: its capped count, its page; the codes shown recorded (one INSERT).
     "people search (everyone)": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/", 6),
     "people search (a name)": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/?q=a&by=name", 6),
-    # The school and respondent pages also record the codes they show (one INSERT into the audit log).
-    "school people (35 people)": (lambda w: f"/staff/surveys/{w['survey'].slug}/schools/S000/", 8),
+    # The school and respondent pages also record the codes they show (one INSERT into the audit log); the school's
+    # page reads the login limits on its addresses too (one SELECT).
+    "school people (35 people)": (lambda w: f"/staff/surveys/{w['survey'].slug}/schools/S000/", 9),
     # The respondent and completion pages also read the definition's pages, to name them (``page_names``): one
     # query with the definition cache cold, as here; none once it is warm.
     "respondent": (lambda w: f"/staff/surveys/{w['survey'].slug}/people/{w['person'].pk}/", 6),

@@ -1,5 +1,6 @@
-"""A survey's people: its schools and rosters, a school's people, one person (a new code). Finding people across
-the scope and acting on many (withdraw, restore...) is ``staff/views/search.py``."""
+"""A survey's people: its schools and rosters, a school's people (and the login limits on its addresses), one person
+(a new code). Finding people across the scope and acting on many (withdraw, restore...) is
+``staff/views/search.py``."""
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.contrib import messages
@@ -10,8 +11,8 @@ from django.views.decorators.http import require_http_methods
 from accounts.audit import audit_codes_shown
 from monitoring.summaries import page_name, page_names
 from rosters.directory import school_directory_search
-from rosters.selectors import grade_counts, respondents_search, rosters_in_scope, school_counts
-from rosters.services import respondent_reissue_code
+from rosters.selectors import grade_counts, login_limit_hits, respondents_search, rosters_in_scope, school_counts
+from rosters.services import LoginLimitNotActive, login_limit_lift, respondent_reissue_code
 from staff.access import staff_view
 from staff.forms import ConfirmForm, RespondentSearchForm, SchoolSearchForm
 from staff.views.lists import PAGE_SIZE, page_of
@@ -51,7 +52,29 @@ def school_people(request, slug, school_code):
         "survey": survey, "school": school, "search": search,
         "grades": grades, "slips_total": sum(count for _, count in grades),
         "slips_inline_max": settings.SLIPS_INLINE_MAX, "page": page,
+        "login_limits": login_limit_hits(scope=request.scope, school=school),
     })
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@staff_view("can_manage_people")
+def school_login_limit_lift(request, slug, school_code, hit_id):
+    """Let the school's respondents log in again from an address refused for too many codes that did not work: a
+    confirm page first, whose button posts ``confirm``; then the school's page."""
+    survey = get_object_or_404(Survey, slug=slug)
+    school = get_object_or_404(request.scope.schools(), code=school_code)
+    hit = get_object_or_404(school.login_limit_hits.all(), pk=hit_id)
+    if hit.is_active and not ConfirmForm.confirmed(request):
+        return render(request, "staff/confirm_login_limit_lift.html", {"survey": survey, "school": school, "hit": hit})
+    try:
+        login_limit_lift(scope=request.scope, hit_id=hit.pk, school=school, survey=survey)
+    except LoginLimitNotActive:
+        messages.info(request, f"Logins from {hit.address} are no longer refused: the limit was lifted, or it ended "
+                               "by itself.")
+    else:
+        messages.success(request, f"Logins from {hit.address} are let through again. Its codes that did not work "
+                                  "are forgotten; if too many are typed again, it is refused again.")
+    return redirect("staff:school", slug=survey.slug, school_code=school.code)
 
 
 @staff_view()

@@ -355,6 +355,130 @@ def test_without_javascript_leaving_and_logging_in_again_resumes_on_the_same_pag
     context.close()
 
 
+# ---------------------------------------------------------------- "Save and log out"
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SIZES = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+SCRIPT = pytest.mark.parametrize("script", [True, False], ids=["script", "no-script"])
+
+
+def save_and_log_out_button(page, viewport):
+    """The header's "Save and log out" (in the page's language), once it is checked to be within the screen's width
+    and the page not to scroll sideways."""
+    button = page.get_by_role("button", name=re.compile("^(Save and log out|Guardar y cerrar sesión)$"))
+    box = button.bounding_box()
+    assert 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"]
+    assert button.evaluate("b => document.documentElement.scrollWidth - window.innerWidth") <= 0
+    return button
+
+
+@SIZES
+@SCRIPT
+def test_save_and_log_out_keeps_what_was_typed_on_the_page_and_the_next_login_comes_back_to_it(
+        browser, live_server, script, viewport):
+    context = browser.new_context(java_script_enabled=script, viewport=viewport)
+    page = context.new_page()
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent, script=script)
+    page.get_by_label("Blue").check()
+    page.get_by_role("button", name="Next").click()
+    expect_page(page, 2)
+    # Typed on page 2, not saved by any Next: the required answers of page 3 are not asked for either.
+    page.get_by_label("Birthday?").fill("2013-04-05")
+    page.get_by_role("radio", name="I am happy. Agree").check()
+    save_and_log_out_button(page, viewport).click()
+    page.wait_for_url(live_server.url + "/")
+    expect(page.get_by_text("Your answers are saved and you have logged out.")).to_be_visible()
+    expect(page.get_by_label("Access code")).to_be_visible()
+    saved = saved_answers(respondent)
+    assert (saved["colour"], saved["born"], saved["happy"], saved["safe"]) == ("blue", "2013-04-05", "2", "")
+    assert Respondent.objects.get(pk=respondent.pk).current_page == 2
+    page.goto(live_server.url + "/take/")  # the session has ended
+    expect(page.get_by_label("Access code")).to_be_visible()
+
+    log_in(page, live_server.url, respondent, script=script)
+    expect_page(page, 2)
+    expect(page.get_by_label("Birthday?")).to_have_value("2013-04-05")
+    expect(page.get_by_role("radio", name="I am happy. Agree")).to_be_checked()
+    context.close()
+
+
+@SIZES
+@SCRIPT
+def test_a_refused_save_and_log_out_stays_logged_in_with_the_error_shown(browser, live_server, script, viewport):
+    context = browser.new_context(java_script_enabled=script, viewport=viewport)
+    page = context.new_page()
+    respondent = make_respondents(make_survey())
+    log_in(page, live_server.url, respondent, script=script)
+    page.get_by_label("Nickname?").fill("Zed")
+    page.get_by_label("Age?").fill("200")  # out of range: the page is refused
+    save_and_log_out_button(page, viewport).click()
+    expect(page.locator("#error-q-age")).to_contain_text("less than or equal to 99")
+    expect(page.locator(".error-summary")).to_contain_text("Nothing on this page was saved")
+    if script:
+        expect(page.locator("#save-status")).to_contain_text("Not saved")
+    expect(page.get_by_label("Nickname?")).to_have_value("Zed")  # what was typed is still on the page
+    assert not Answer.objects.exists()
+    assert "/take/" in page.url
+
+    # Still logged in: corrected, the same page saves, then logs out.
+    page.get_by_label("Age?").fill("12")
+    save_and_log_out_button(page, viewport).click()
+    page.wait_for_url(live_server.url + "/")
+    expect(page.get_by_text("Your answers are saved and you have logged out.")).to_be_visible()
+    assert saved_answers(respondent) == {"colour": "", "pets": "", "age": "12", "nickname": "Zed"}
+    context.close()
+
+
+def test_on_a_phone_in_spanish_the_header_s_save_and_log_out_and_language_switcher_fit_the_screen(browser, live_server):
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    log_in(page, live_server.url, make_respondents(make_demo_survey(), language="es"))
+    save_and_log_out_button(page.locator("header"), PHONE)
+    box = page.get_by_role("button", name="English").bounding_box()
+    assert 0 <= box["x"] and box["x"] + box["width"] <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    context.close()
+
+def test_a_save_and_log_out_that_meets_a_5xx_or_the_network_says_so_retries_and_logs_out_only_once_saved(
+        page, live_server):
+    respondent = make_respondents(make_survey())
+    page.clock.install()
+    log_in(page, live_server.url, respondent)
+    answers = {"failure": "server"}
+
+    def failing(route):
+        if route.request.method != "POST" or answers["failure"] is None:
+            return route.continue_()
+        if answers["failure"] == "server":
+            return route.fulfill(status=500, content_type="text/html", body="<html>proxy page</html>")
+        if answers["failure"] == "busy":
+            answers["failure"] = None  # once
+            return route.fulfill(status=503, headers={"Retry-After": "1"}, body="busy")
+
+    page.route("**/take/page/1/", failing)
+    page.get_by_label("Red").check()
+    button = page.get_by_role("button", name="Save and log out")
+    button.click()
+    status = page.locator("#save-status")
+    expect(status).to_contain_text("Something went wrong (error 500)")
+    expect(status).to_contain_text("This page is not saved")
+    expect(button).to_be_enabled()
+    assert "/take/" in page.url and not Answer.objects.exists()
+
+    answers["failure"] = "busy"
+    button.click()
+    expect(status).to_contain_text("Retrying in 1 s")
+    expect(button).to_be_disabled()  # busy as for any save: no second press meanwhile
+    expect(page.get_by_role("button", name="Next")).to_be_disabled()
+    page.clock.run_for(1_100)
+    page.wait_for_url(live_server.url + "/")
+    expect(page.get_by_text("Your answers are saved and you have logged out.")).to_be_visible()
+    assert saved_answers(respondent)["colour"] == "red"
+    assert respondent.page_saves.count() == 1
+
+
 def test_no_page_breaks_the_content_security_policy(page, live_server):
     from django.contrib.auth.models import User
 

@@ -20,7 +20,8 @@ def test_an_answer_field_is_named_q_dash_and_its_question_code():
 
 
 def test_the_script_is_handed_the_answer_prefix_and_the_nav_values_by_name():
-    assert script_contract() == {"answer_prefix": "q-", "nav": {"BACK": "back", "NEXT": "next", "FINISH": "finish"}}
+    assert script_contract() == {"answer_prefix": "q-", "nav": {
+        "BACK": "back", "NEXT": "next", "FINISH": "finish", "LOGOUT": "logout"}}
 
 
 def sources(suffixes):

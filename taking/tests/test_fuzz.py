@@ -89,7 +89,7 @@ def page_posts(draw, survey):
     save_id = draw(mostly(st.uuids().map(str), st.one_of(odd_text, st.none())))
     if save_id is not None:
         fields["save_id"] = [save_id]
-    nav = draw(mostly(st.sampled_from(["back", "next", "finish"]), st.one_of(odd_text, st.none())))
+    nav = draw(mostly(st.sampled_from(["back", "next", "finish", "logout"]), st.one_of(odd_text, st.none())))
     if nav is not None:
         fields["nav"] = [nav]
     return number, fields

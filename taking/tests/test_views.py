@@ -327,6 +327,90 @@ class TestResume:
         assert taker.get("/logout/").status_code == 405
 
 
+class TestSaveAndLogOut:
+    """The header's "Save and log out": a submit button of the page's form (nav=logout), not a form of its own."""
+
+    def test_the_header_button_submits_the_page_s_form_with_nav_logout(self, taker):
+        html = taker.get("/take/").content.decode()
+        assert re.search(r'<form method="post" action="/take/page/1/" class="survey-form" id="survey-form"', html)
+        button = re.search(r'<button type="submit" form="survey-form" name="nav" value="logout"[^>]*>([^<]*)</button>',
+                           html)
+        assert button and button.group(1) == "Save and log out"
+        assert 'action="/logout/"' not in html  # the idle timeout's script posts there, no form of the page
+        assert "#}" not in html and "comment %}" not in html  # the templates' comments stay theirs
+
+    def test_it_saves_the_page_keeps_it_as_the_page_to_resume_and_ends_the_session(self, taker, respondent):
+        save_page(taker, 1, PAGE_1)
+        response = save_page(taker, 2, {"q-safe": "1", "q-born": "2012-05-06"}, nav="logout")
+        assert response.status_code == 200
+        assert response.json() == {
+            "saved": True, "page": 2, "next_page": 2, "next_url": "/take/page/2/", "progress": 33,
+            "completed": False, "complete_url": None, "missing": [], "logged_out": True, "login_url": "/",
+        }
+        saved = answers_of(respondent)
+        assert (saved["safe"], saved["happy"], saved["born"], saved["colour"]) == ("1", "", "2012-05-06", "blue")
+        respondent.refresh_from_db()
+        assert respondent.current_page == 2 and respondent.status == Respondent.Status.IN_PROGRESS
+        assert respondent.page_saves.latest("saved_at").nav == "logout"
+        assert "respondent_id" not in taker.session
+        assert taker.get("/take/")["Location"] == "/"
+        login_page = taker.get("/").content.decode()
+        assert "Your answers are saved and you have logged out." in login_page
+
+        login(taker, respondent)
+        html = taker.get("/take/").content.decode()
+        assert re.search(r'data-page="2"', html)
+        assert re.search(r'name="q-safe" value="1"[^>]* checked', html) and 'value="2012-05-06"' in html
+
+    def test_required_answers_are_not_asked_for(self, taker, respondent):
+        response = save_page(taker, 1, {"q-age": "12"}, nav="logout")  # the required colour left blank
+        assert response.json()["saved"] is True and response.json()["missing"] == []
+        assert answers_of(respondent) == {"colour": "", "pets": "", "age": "12", "nickname": ""}
+
+    def test_on_the_last_page_it_saves_without_finishing(self, taker, respondent):
+        response = save_page(taker, 3, {"q-again": "2"}, nav="logout")
+        assert response.json()["completed"] is False and response.json()["logged_out"] is True
+        respondent.refresh_from_db()
+        assert respondent.status == Respondent.Status.IN_PROGRESS and respondent.current_page == 3
+
+    def test_without_javascript_it_saves_and_lands_on_the_login_page_which_says_the_answers_are_saved(
+            self, taker, respondent):
+        response = save_page(taker, 1, PAGE_1, nav="logout", ajax=False)
+        assert response.status_code == 302 and response["Location"] == "/"
+        assert answers_of(respondent)["nickname"] == "Ace"
+        page = taker.get("/").content.decode()
+        assert "Your answers are saved and you have logged out. Log in again with your code to go on where you left " \
+               "off." in page
+        assert taker.get("/take/")["Location"] == "/"
+
+    @pytest.mark.parametrize("ajax", [True, False])
+    def test_a_refused_save_saves_nothing_and_stays_logged_in_with_the_error_shown(self, taker, respondent, ajax):
+        response = save_page(taker, 1, {**PAGE_1, "q-age": "200"}, nav="logout", ajax=ajax)
+        assert response.status_code == 400
+        if ajax:
+            assert response.json()["saved"] is False and set(response.json()["errors"]) == {"q-age"}
+            assert "logged_out" not in response.json()
+        else:
+            page = response.content.decode()
+            assert "less than or equal to 99" in page and "Select a valid choice" not in page  # nav is fine
+        assert not Answer.objects.exists()
+        assert taker.session["respondent_id"] == respondent.pk
+        assert taker.get("/take/").status_code == 200
+
+    def test_a_replayed_save_id_logs_out_without_saving_again(self, taker, respondent):
+        save_id = uuid.uuid4()
+        first = save_page(taker, 1, PAGE_1, save_id=save_id)  # Next was saved, its answer lost on the network
+        again = save_page(taker, 1, {"q-colour": "red"}, nav="logout", save_id=save_id)
+        assert again.json() == {**first.json(), "logged_out": True, "login_url": "/"}
+        assert answers_of(respondent)["colour"] == "blue"
+        assert "respondent_id" not in taker.session
+
+    def test_the_idle_timeout_still_logs_out_at_logout_with_its_reason(self, taker):
+        response = taker.post("/logout/", {"reason": "idle"})
+        assert response.status_code == 302 and response["Location"] == "/"
+        assert "logged out after 60 minutes without activity" in taker.get("/").content.decode()
+
+
 class TestCompletion:
     def test_finish_with_a_required_answer_missing_saves_and_says_which_page_lacks_what(self, taker, respondent):
         save_page(taker, 1, {"q-pets": "cat"})

@@ -2,7 +2,8 @@
  * Saving a page by Ajax and swapping in the next page's fragment (Survey.saving). A save or a page load that
  * fails on the network is retried (Survey.network.retried), telling the person so, then they are told what to
  * do. Field errors from the server are shown next to their fields, and the summaries in the server's markup
- * (Survey.summary).
+ * (Survey.summary). "Save and log out" is such a save: only once the server says it saved the page and ended
+ * the session (logged_out) does the page go to the login page; a save that fails stays here, logged in.
  */
 (function (Survey) {
   "use strict";
@@ -10,9 +11,12 @@
   var network = Survey.network;
   var busy = false;
 
+  // The form's buttons, the header's "Save and log out" among them (a button of the form by its form attribute).
   function setBusy(form, value) {
     busy = value;
-    form.querySelectorAll("button").forEach(function (button) { button.disabled = value; });
+    Array.prototype.forEach.call(form.elements, function (element) {
+      if (element.tagName === "BUTTON") { element.disabled = value; }
+    });
   }
 
   // The server answered (not with a 5xx): the idle time counts again from now.
@@ -98,6 +102,8 @@
         var container = page.container;
         container.innerHTML = html;
         busy = false;
+        // The header's "Save and log out" outlives the old form: enabled again with the new one's buttons.
+        if (page.form()) { setBusy(page.form(), false); }
         if (push) { history.pushState({ url: url }, "", url); }
         document.title = container.querySelector(".survey-page .progress label").textContent;
         Survey.follow.answers();
@@ -110,6 +116,12 @@
   }
 
   function handleSaved(form, body) {
+    if (body.logged_out) {
+      // "Save and log out": saved, and the session has ended; the login page says so.
+      page.say(page.t("logged_out"));
+      window.location.assign(body.login_url);
+      return;
+    }
     if (body.complete_url) {
       page.say(page.t("finishing"));
       window.location.assign(body.complete_url);

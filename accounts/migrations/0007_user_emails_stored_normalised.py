@@ -25,7 +25,7 @@ def normalise(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("accounts", "0005_audit_sign_on_unlinked_email_change_told"),
+        ("accounts", "0006_audit_sign_on_unlinked_email_change_told"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
