@@ -19,6 +19,7 @@ from accounts.staff_import import (
     staff_uploads,
 )
 from config.request_guard import accepts_uploads
+from respondents.code_lists import join_codes
 from staff.access import staff_view
 from staff.forms import ConfirmForm, StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
 from staff.views.lists import CONFIRM_SHOWN, PROBLEMS_SHOWN, back_to, page_of
@@ -42,8 +43,8 @@ def staff_edit(request, user_id=None):
         member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
         initial = {"username": member.user.username, "email": member.user.email, "name": member.name,
                    "role": member.role, "is_active": member.user.is_active,
-                   "district_codes": ", ".join(d.code for d in member.districts.all()),
-                   "school_codes": ", ".join(s.code for s in member.schools.all())}
+                   "district_codes": join_codes(d.code for d in member.districts.all()),
+                   "school_codes": join_codes(s.code for s in member.schools.all())}
     else:
         initial = {"is_active": True}
     form = StaffAccountForm(request.POST or None, initial=initial)
