@@ -22,7 +22,8 @@ from django.conf import settings
 
 from exports.filters import STATUSES, ExportFilter, completion_bounds
 from exports.variables import MISSING_CODES, NOT_ASKED_CELL, ROSTER_FIELDS, Variable, VariablePlan
-from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, ExportOptions, moment_text, writes_numbers
+from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, ExportOptions, writes_numbers
+from fileformats.tables import moment_text
 from respondents.code_lists import join_codes
 from respondents.models import District, School
 from surveys.models import Survey

@@ -44,7 +44,7 @@ from reportlab.pdfgen.canvas import Canvas
 from accounts.audit import Action, audit_record
 from accounts.scopes import Role, Scope
 from fileformats.pdf import draw_text, fitted_text
-from fileformats.tables import spreadsheet_safe
+from fileformats.tables import moment_text, spreadsheet_safe
 from monitoring.models import CompletionSummary
 from respondents.grades import grade_sort_key
 from respondents.handout import handout_group, in_handout_order
@@ -407,8 +407,9 @@ def non_responders(*, scope: Scope, survey: Survey, school: School, grade: str |
 
 def non_responders_write_csv(*, scope: Scope, survey: Survey, school: School, people: QuerySet[Respondent],
                              stream: "SupportsWrite[str]", about: str = "") -> None:
-    """Write the non-responders as CSV; display names and codes only for a scope that may see codes (then
-    audited as codes downloaded; ``about`` says which list, for the entry)."""
+    """Write the non-responders as CSV (times as exports write them: ``moment_text``); display names and codes
+    only for a scope that may see codes (then audited as codes downloaded; ``about`` says which list, for the
+    entry)."""
     columns = NON_RESPONDER_COLUMNS + (WITH_CODES if scope.can_see_codes else [])
     names = page_names(survey=survey)
     writer = csv.writer(stream)
@@ -417,7 +418,7 @@ def non_responders_write_csv(*, scope: Scope, survey: Survey, school: School, pe
         values: dict[str, object] = {name: getattr(person, name) for name in columns if name != "current_page_name"}
         values["current_page_name"] = page_name(names, person.current_page).label
         values["access_code"] = person.formatted_access_code
-        values["last_saved_at"] = person.last_saved_at.isoformat() if person.last_saved_at else ""
+        values["last_saved_at"] = moment_text(person.last_saved_at)
         writer.writerow([spreadsheet_safe(values[name]) for name in columns])
     _audit_codes(scope, survey, school, f"not-finished list (CSV){about}")
 

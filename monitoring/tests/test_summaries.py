@@ -305,3 +305,24 @@ def test_a_school_coordinator_of_several_schools_sees_them_side_by_side_across_d
     assert (mine.level, mine.whole.label, mine.whole.rostered) == (MY_SCHOOLS, "Your schools", 5)
     assert [(s.code, s.label, s.rostered) for s in completion_rows(mine.children)] == [
         ("ADA", "Adams", 3), ("LIN", "Lincoln", 2)]
+
+
+def test_the_not_finished_csv_writes_times_in_the_deployment_s_zone_with_the_offset_as_exports_do(
+        lincoln, settings):
+    import csv
+    import io
+
+    from fileformats.tables import moment_text
+    from monitoring.summaries import non_responders, non_responders_write_csv
+    from surveys.tests.factories import make_survey
+
+    settings.TIME_ZONE = "America/Chicago"
+    survey = make_survey()
+    person = make_respondents(survey, 1, school=lincoln, grade="7")
+    saved = datetime(2026, 12, 2, 15, 15, 0, 250_000, tzinfo=UTC)
+    Respondent.objects.filter(pk=person.pk).update(status=Respondent.Status.IN_PROGRESS, last_saved_at=saved)
+    stream = io.StringIO()
+    non_responders_write_csv(scope=COMMAND_LINE, survey=survey, school=lincoln,
+                             people=non_responders(scope=COMMAND_LINE, survey=survey, school=lincoln), stream=stream)
+    [row] = csv.DictReader(io.StringIO(stream.getvalue()))
+    assert row["last_saved_at"] == "2026-12-02T09:15:00-06:00" == moment_text(saved)
