@@ -53,6 +53,8 @@ def grade_order(grades: Iterable[str], *, field: str = "grade") -> Case:
     """An expression of each row's place in grade order, for ``order_by``: ``grades`` are the distinct grades of
     the rows (their ``field``), a short list sorted in Python, so the order is ``grade_sort_key``'s in SQL too.
     A grade not in ``grades`` comes last."""
-    ranked = grades_sorted(grades)
+    # The blank grade always has its WHEN: a CASE of none would be a bare constant, which PostgreSQL reads in an
+    # ORDER BY as a column's position.
+    ranked = grades_sorted([*grades, ""])
     return Case(*(When(**{field: grade}, then=Value(rank)) for rank, grade in enumerate(ranked)),
                 default=Value(len(ranked)), output_field=IntegerField())

@@ -40,3 +40,12 @@ def test_the_sql_order_ranks_rows_as_the_python_key_does(survey):
     # A grade the list was not told of comes last.
     assert list(people.annotate(rank=grade_order(["7"])).order_by("rank", "pk")[:1].values_list(
         "grade", flat=True)) == ["7"]
+
+
+@pytest.mark.django_db
+def test_rows_of_no_grade_known_are_still_ordered_on_every_database(survey):
+    make_respondents(survey, 2, grade="7")
+    people = Respondent.objects.filter(survey=survey)
+    assert list(people.annotate(rank=grade_order([])).order_by("rank", "pk").values_list("grade", flat=True)) == [
+        "7", "7"]
+    assert list(people.none().annotate(rank=grade_order(people.none().values_list("grade", flat=True)))) == []
