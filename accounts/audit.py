@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts.models import AuditEntry
 from accounts.scopes import Scope
-from fileformats.tables import spreadsheet_safe
+from fileformats.tables import moment_text, spreadsheet_safe
 from respondents.models import Respondent, School
 from surveys.models import Survey
 
@@ -109,5 +109,5 @@ def audit_write_csv(*, entries: QuerySet[AuditEntry], stream: "SupportsWrite[str
     writer.writerow(AUDIT_COLUMNS)
     for entry in entries.iterator(chunk_size=2000):
         writer.writerow([spreadsheet_safe(value) for value in (
-            entry.at.isoformat(), entry.username, entry.action, entry.survey.slug if entry.survey else "",
+            moment_text(entry.at), entry.username, entry.action, entry.survey.slug if entry.survey else "",
             entry.school.code if entry.school else "", entry.address, entry.detail)])

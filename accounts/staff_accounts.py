@@ -28,6 +28,7 @@ from accounts.emails import email_normalize
 from accounts.models import NAME_MAX, SignOnIdentity, StaffMember
 from accounts.passwords import sign_in_annotated, sign_in_filter, staff_accounts_created_send
 from accounts.scopes import Scope
+from respondents.code_lists import join_codes
 from respondents.models import District, School
 
 Role = StaffMember.Role
@@ -248,9 +249,9 @@ def account_problems(*, scope: Scope, account: StaffAccount, lookups: AccountLoo
         problems["name"].append(f"Longer than {NAME_MAX} characters.")
     unknown_districts, unknown_schools = lookups.codes_unknown(account)
     if unknown_districts:
-        problems["district_codes"].append(f"Not in the school directory: {', '.join(unknown_districts)}.")
+        problems["district_codes"].append(f"Not in the school directory: {join_codes(unknown_districts)}.")
     if unknown_schools:
-        problems["school_codes"].append(f"Not in the school directory: {', '.join(unknown_schools)}.")
+        problems["school_codes"].append(f"Not in the school directory: {join_codes(unknown_schools)}.")
     if account.role in Role.values:
         role = Role(account.role)
         if role not in KEEPS_DISTRICTS and _codes(account.district_codes):
@@ -420,12 +421,7 @@ def sign_on_identity_unlink(*, scope: Scope, user_id: int, identity_id: int) -> 
 
 def coverage(*, districts: Iterable[str], schools: Iterable[str]) -> str:
     """What an account covers, as the audit log says it: its codes, or all schools."""
-    return ", ".join([*districts, *schools]) or "all schools"
-
-
-def split_codes(text: str) -> tuple[str, ...]:
-    """Codes separated by spaces, commas or new lines, as the form and the file give them."""
-    return tuple(text.replace(",", " ").split())
+    return join_codes([*districts, *schools]) or "all schools"
 
 
 def _codes(codes: Iterable[str]) -> list[str]:

@@ -2,7 +2,7 @@
 directory is (``rosters/directory.py``).
 
 Columns ``username, email, name, role, district_codes, school_codes`` (role as stored: ``state_admin``,
-``district``, ``school``, ``analyst``; several codes separated by spaces). The file is the truth for the accounts it
+``district``, ``school``, ``analyst``; several codes separated by commas or spaces). The file is the truth for the accounts it
 names: each row creates the account or sets its email, name, role and codes (matched by user name without case);
 an account the file does not name is left alone, and so is whether an account may sign in (bulk deactivation is
 ``staff_accounts_set_active``). A file with any problem writes nothing. Every account's rules are
@@ -47,10 +47,10 @@ from accounts.staff_accounts import (
     account_emails_changed,
     account_problems,
     coverage,
-    split_codes,
 )
 from fileformats.checked_files import CheckedFileNotReady, checked_file_discard, problem_rows
 from fileformats.tables import Problem, StrPath, Table, TableError, formula_problem, open_table
+from respondents.code_lists import join_codes, split_codes
 
 COLUMNS = ["username", "email", "name", "role", "district_codes", "school_codes"]
 REQUIRED = ("username", "role")  # the values every row must give
@@ -295,7 +295,7 @@ def _problems_in_database(scope: Scope, rows: Sequence[AccountRow], lookups: Acc
                                  others_named=named)
         for column, messages in found.items():
             value = getattr(row, column) if column in COLUMNS else ""
-            shown = " ".join(value) if isinstance(value, list) else value
+            shown = join_codes(value) if isinstance(value, list) else value
             problems += [Problem(row.line, column, shown, message.rstrip(".")) for message in messages]
     return problems
 
@@ -375,8 +375,7 @@ def _differences(old: _Stored, row: AccountRow) -> str:
         added = sorted(set(after_codes) - set(before_codes))
         removed = sorted(set(before_codes) - set(after_codes))
         if added or removed:
-            what.append(f"{label}" + "".join(f" +{code}" for code in added)
-                        + "".join(f" −{code}" for code in removed))
+            what.append(f"{label} " + join_codes([*(f"+{code}" for code in added), *(f"−{code}" for code in removed)]))
     return "; ".join(what)
 
 

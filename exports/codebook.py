@@ -22,7 +22,9 @@ from django.conf import settings
 
 from exports.filters import STATUSES, ExportFilter, completion_bounds
 from exports.variables import MISSING_CODES, NOT_ASKED_CELL, ROSTER_FIELDS, Variable, VariablePlan
-from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, ExportOptions, moment_text, writes_numbers
+from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, ExportOptions, writes_numbers
+from fileformats.tables import moment_text
+from respondents.code_lists import join_codes
 from respondents.models import District, School
 from surveys.models import Survey
 from surveys.rules import AllOf, rule_describe, rule_to_json
@@ -58,11 +60,11 @@ def export_filter_rows(*, survey: Survey, format: str, export_filter: ExportFilt
         ("Filter", f.describe(), json.dumps(f.as_dict(), ensure_ascii=False)),
         ("Status", " or ".join(STATUSES[s] for s in f.statuses) if f.statuses
          else "every status: " + ", ".join(STATUSES.values()),
-         " ".join(f.statuses)),
+         join_codes(f.statuses)),
         ("Districts", "; ".join(f"{districts.get(code, '?')} ({code})" for code in f.districts) if f.districts
-         else "every district", " ".join(f.districts)),
+         else "every district", join_codes(f.districts)),
         ("Schools", "; ".join(f"{schools.get(code, '?')} ({code})" for code in f.schools) if f.schools
-         else "every school" if not f.districts else "those of the districts", " ".join(f.schools)),
+         else "every school" if not f.districts else "those of the districts", join_codes(f.schools)),
         ("Completed from", f"{f.completed_from.isoformat()}, from its first instant in {zone} "
                            f"({moment_text(start)})" if f.completed_from and start else "no first day",
          f.completed_from.isoformat() if f.completed_from else ""),

@@ -42,6 +42,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from accounts.scopes import Scope
+from respondents.code_lists import join_codes, split_codes
 from respondents.models import District, Respondent, School
 
 # The statuses an export may be filtered by, in the order they are listed, with their words.
@@ -113,9 +114,9 @@ class ExportFilter:
         if self.statuses:
             parts.append("status " + " or ".join(STATUSES.get(s, s) for s in self.statuses))
         if self.districts:
-            parts.append(("district " if len(self.districts) == 1 else "districts ") + ", ".join(self.districts))
+            parts.append(("district " if len(self.districts) == 1 else "districts ") + join_codes(self.districts))
         if self.schools:
-            parts.append(("school " if len(self.schools) == 1 else "schools ") + ", ".join(self.schools))
+            parts.append(("school " if len(self.schools) == 1 else "schools ") + join_codes(self.schools))
         if self.completed_from or self.completed_to:
             parts.append(self._describe_completion())
         return "; ".join(parts)
@@ -149,7 +150,7 @@ NO_FILTER = ExportFilter()
 def export_filter_make(*, scope: Scope, statuses: Iterable[str] = (), districts: Iterable[str] = (),
                        schools: Iterable[str] = (), completed_from: str | date | None = None,
                        completed_to: str | date | None = None, deidentified: bool = False) -> ExportFilter:
-    """Return the ExportFilter of what was typed (codes separated by spaces or commas may come as one text;
+    """Return the ExportFilter of what was typed (codes separated by commas or spaces may come as one text;
     days as ``YYYY-MM-DD``); raise ExportFilterError with every problem, after ``export_filter_check``."""
     problems: list[FilterProblem] = []
     days: dict[str, date | None] = {}
@@ -267,10 +268,10 @@ def _day_start(day: date, zone: ZoneInfo) -> datetime:
 
 
 def _codes(values: Iterable[str] | str, *, lower: bool = False) -> list[str]:
-    """The codes in ``values``: each item may hold several, separated by spaces or commas."""
+    """The codes in ``values``: each item may hold several (``split_codes``: commas, spaces, new lines)."""
     if isinstance(values, str):
         values = [values]
-    codes = [code for value in values for code in value.replace(",", " ").split()]
+    codes = [code for value in values for code in split_codes(value)]
     return [code.lower().replace("-", "_") for code in codes] if lower else codes
 
 

@@ -57,6 +57,18 @@ def export_options_for(*, scope: Scope, options: ExportOptions) -> ExportOptions
     return replace(options, roster_fields=tuple(f for f in options.roster_fields if f not in NAMED_FIELDS))
 
 
+def export_respondents_count(*, scope: Scope, survey: Survey, export_filter: ExportFilter = NO_FILTER,
+                             deidentified: bool = False) -> int:
+    """How many respondents an export of ``survey`` by ``scope`` with ``export_filter`` holds (one COUNT): the
+    respondents of the scope the filter keeps, without the withdrawn when ``deidentified`` (the export then also
+    leaves out the schools under ``EXPORT_SMALL_SCHOOL_MIN``, which this count does not)."""
+    scope.require("can_export")
+    respondents = scope.respondents(survey)
+    if deidentified:
+        respondents = respondents.filter(withdrawn_at=None)
+    return export_filter_apply(respondents, export_filter).count()
+
+
 def export_job_start(*, scope: Scope, survey: Survey, format: str, options: ExportOptions,
                      export_filter: ExportFilter = NO_FILTER) -> ExportJob:
     """Queue an export of ``survey`` in ``format`` with ``options`` (ExportOptions) of the respondents
@@ -71,7 +83,8 @@ def export_job_start(*, scope: Scope, survey: Survey, format: str, options: Expo
         job = ExportJob.objects.create(
             survey=survey, requested_by_id=scope.requester_id(), requested_from=scope.address, format=format,
             options=asdict(options), filter=export_filter.as_dict(),
-            rows_total=export_filter_apply(scope.respondents(survey), export_filter).count())
+            rows_total=export_respondents_count(scope=scope, survey=survey, export_filter=export_filter,
+                                                deidentified=options.deidentified))
         audit_record(scope=scope, action=Action.EXPORT_REQUESTED, survey=survey,
                      detail=f"{job.get_format_display()}: {options.describe()}; filter: {export_filter.describe()} "
                             f"[{export_filter.as_options() or 'none'}] (export {job.pk}, {job.rows_total} "

@@ -65,7 +65,8 @@ text; Stata's ``import delimited`` with ``delimiters("\t")`` and
 ``bindquote(nobind) stripquotes(no)``, for the same reason.
 
 **Times** are ISO 8601 in the deployment's time zone (``TIME_ZONE``) with
-their offset, to the second: ``2026-11-25T09:14:03-06:00``.
+their offset, to the second: ``2026-11-25T09:14:03-06:00``
+(``fileformats.tables.moment_text``, as every file staff download writes them).
 
 **De-identified** exports drop what identifies a person (``IDENTIFYING_FIELDS``:
 the respondent id, the roster's id and the slip name; access codes are never
@@ -108,7 +109,7 @@ from exports.variables import (
     VariablePlan,
     variables_plan,
 )
-from fileformats.tables import NUMBER, spreadsheet_safe
+from fileformats.tables import NUMBER, moment_text, spreadsheet_safe
 from respondents.models import Answer, Respondent
 from surveys.models import Question, Survey
 from surveys.selectors import question_ids, survey_flow
@@ -335,11 +336,6 @@ def _respondent_answers(*, selection: _Selection, batch_size: int = 500) -> Iter
             if mark:
                 mark(answers[r.pk])
             yield r, answers[r.pk]
-
-
-def moment_text(moment: datetime | None) -> str:
-    """A time as exports write it: ISO 8601 in the deployment's time zone, with its offset, to the second."""
-    return timezone.localtime(moment).isoformat(timespec="seconds") if moment else ""
 
 
 def _day(moment: datetime | None) -> str:

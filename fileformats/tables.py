@@ -42,6 +42,7 @@ from collections.abc import Iterator, Sequence
 from typing import TextIO, TypeVar
 
 from django.core.files import File
+from django.utils import timezone
 from django.db.models.fields.files import FieldFile
 
 from fileformats.workbooks import NOT_A_WORKBOOK, RESAVE, WorkbookError, workbook_open, xml_parse, xml_parser, xml_read
@@ -677,5 +678,12 @@ def spreadsheet_safe(cell: _Cell) -> _Cell | str:
     if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) and not NUMBER.match(cell):
         return "'" + cell
     return cell
+
+
+def moment_text(moment: datetime.datetime | None) -> str:
+    """A time as every file staff download writes it (exports, the not-finished lists, the audit log): ISO 8601 in
+    the deployment's time zone (``TIME_ZONE``), with its offset, to the second: ``2026-12-02T09:15:00-06:00``;
+    "" for none."""
+    return timezone.localtime(moment).isoformat(timespec="seconds") if moment else ""
 
 

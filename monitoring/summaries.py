@@ -10,11 +10,14 @@ runs it for every open survey; the embedded default runs it on request.
 
 ``completion_overview`` reads only the summary, only the rows of the level it
 shows, through the staff member's scope: the state and its districts, a
-district and its schools, a school and its grade-and-role groups. So a page
-reads a few hundred rows at most, for 2,000 schools as for 20. A scope that
-covers only some schools adds its school rows up itself (their districts'
-rows count schools it may not see). Medians of the page reached come from
-the merged page histograms, so they are exact at every level.
+district and its schools, a school and its grade-and-role groups (in grade
+order: ``respondents.grades``); a school coordinator's schools side by side.
+So a page reads a few hundred rows at most, for 2,000 schools as for 20. A
+scope that covers only some schools adds its school rows up itself (their
+districts' rows count schools it may not see). Medians of the page reached
+come from the merged page histograms, so they are exact at every level.
+``completion_home`` says which level a staff member's page opens on: their
+school, their schools, their district, or the state.
 
 Pages are named as staff see them everywhere (``PageName``): the
 definition's number and title, "Page 5 — Your teaching". A respondent's
@@ -39,10 +42,11 @@ from reportlab.lib.units import inch
 from reportlab.pdfgen.canvas import Canvas
 
 from accounts.audit import Action, audit_record
-from accounts.scopes import Scope
+from accounts.scopes import Role, Scope
 from fileformats.pdf import draw_text, fitted_text
-from fileformats.tables import spreadsheet_safe
+from fileformats.tables import moment_text, spreadsheet_safe
 from monitoring.models import CompletionSummary
+from respondents.grades import grade_sort_key
 from respondents.handout import handout_group, in_handout_order
 from respondents.models import District, Respondent, School
 from surveys.models import Survey
@@ -55,6 +59,8 @@ if TYPE_CHECKING:
 Status = Respondent.Status
 Level = CompletionSummary.Level
 COUNTS = ("rostered", "withdrawn", "not_started", "in_progress", "completed")
+# The level of a school coordinator's schools by school: their school rows summed (no summary row is theirs).
+MY_SCHOOLS = "schools"
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,7 @@ class Completion:
 
     label: str = ""
     code: str = ""
+    grade: str = ""  # of a grade-and-role group, which sorts by it (``grade_sort_key``)
     rostered: int = 0
     withdrawn: int = 0
     not_started: int = 0
@@ -237,10 +244,41 @@ class CompletionOverview:
         return any(name.conditional for name in self.pages.values())
 
 
+@dataclass(frozen=True)
+class CompletionHome:
+    """Where a staff member's completion page opens: a level (Level, or MY_SCHOOLS), and its district or school."""
+
+    level: str
+    district: District | None = None
+    school: School | None = None
+
+    def holds(self, overview: CompletionOverview) -> bool:
+        """Whether ``overview`` is this level (the page opened on)."""
+        return overview.level == self.level and overview.school == self.school and (
+            overview.school is not None or overview.district == self.district)
+
+
+def completion_home(*, scope: Scope) -> CompletionHome:
+    """Where ``scope``'s completion page opens, so that nobody clicks through a level that holds only what is
+    theirs: a scope of one school on that school; a school coordinator's several schools side by side
+    (MY_SCHOOLS); a scope within one district (a district coordinator's) on that district; else the state (or
+    the scope's schools) by district. At most one query."""
+    if scope.school_ids is None:
+        return CompletionHome(Level.STATE)
+    if len(scope.school_ids) == 1:
+        school = scope.schools().first()
+        return CompletionHome(Level.SCHOOL, school=school) if school else CompletionHome(MY_SCHOOLS)
+    if scope.role == Role.SCHOOL_COORDINATOR:
+        return CompletionHome(MY_SCHOOLS)
+    districts = list(scope.districts().order_by("code")[:2])
+    return CompletionHome(Level.DISTRICT, district=districts[0]) if len(districts) == 1 else CompletionHome(Level.STATE)
+
+
 def completion_overview(*, scope: Scope, survey: Survey, district: District | None = None,
                         school: School | None = None) -> CompletionOverview:
-    """The survey's completion within ``scope``: the state (or the scope's schools) by district, a ``district``
-    by school, or a ``school`` by grade and role. The caller has checked the district or school is in scope."""
+    """The survey's completion within ``scope``: the state (or the scope's schools) by district, a school
+    coordinator's schools by school (MY_SCHOOLS), a ``district`` by school, or a ``school`` by grade and role.
+    The caller has checked the district or school is in scope."""
     summary = CompletionSummary.objects.filter(survey=survey)
     names = page_names(survey=survey)
     if scope.school_ids is not None:
@@ -258,6 +296,9 @@ def completion_overview(*, scope: Scope, survey: Survey, district: District | No
         rows = summary.filter(level__in=[Level.STATE, Level.DISTRICT]).select_related("district").order_by(
             "district__code")
         return _overview(Level.STATE, survey.title, rows, group_of=_district, pages=names)
+    if scope.role == Role.SCHOOL_COORDINATOR:
+        rows = summary.filter(level=Level.SCHOOL).select_related("school").order_by("school__code")
+        return _overview(MY_SCHOOLS, "Your schools", rows, group_of=_school, pages=names)
     rows = summary.filter(level=Level.SCHOOL).select_related("district").order_by("district__code")
     return _overview(Level.STATE, "Your schools", rows, group_of=_district, pages=names)
 
@@ -280,7 +321,8 @@ def _overview(level: str, label: str, rows: Iterable[CompletionSummary], *,
         key, child_label = group_of(row)
         child = children.get(key)
         if child is None:
-            child = children[key] = Completion(label=child_label, code=key, page_names=pages)
+            child = children[key] = Completion(label=child_label, code=key, page_names=pages,
+                                               grade=row.grade if row.level == Level.GROUP else "")
         child.add(row)
         summed.add(row)
     return CompletionOverview(level=level, whole=whole or summed, children=list(children.values()),
@@ -300,11 +342,13 @@ def _group(row: CompletionSummary) -> tuple[str, str]:
         part for part in (row.grade and f"grade {row.grade}", row.role) if part) or "—"
 
 
-# Sort keys of the monitoring tables: name (the default), then each count; a "-" before one sorts high first.
-SORTS: dict[str, Callable[[Completion], "SupportsRichComparison"]] = {"name": lambda c: (c.label.casefold(), c.code), "code": lambda c: c.code,
-         **{name: (lambda name: lambda c: getattr(c, name))(name) for name in COUNTS},
-         "rate": lambda c: c.completion_rate, "page": lambda c: c.median_page or 0,
-         "activity": lambda c: c.last_activity or datetime.min.replace(tzinfo=UTC)}
+# Sort keys of the monitoring tables: name (the default; a grade-and-role group by its grade first, in grade order),
+# then each count; a "-" before one sorts high first.
+SORTS: dict[str, Callable[[Completion], "SupportsRichComparison"]] = {
+    "name": lambda c: (grade_sort_key(c.grade), c.label.casefold(), c.code), "code": lambda c: c.code,
+    **{name: (lambda name: lambda c: getattr(c, name))(name) for name in COUNTS},
+    "rate": lambda c: c.completion_rate, "page": lambda c: c.median_page or 0,
+    "activity": lambda c: c.last_activity or datetime.min.replace(tzinfo=UTC)}
 
 
 def completion_rows(children: Iterable[Completion], *, sort: str = "name", query: str = "",
@@ -363,8 +407,9 @@ def non_responders(*, scope: Scope, survey: Survey, school: School, grade: str |
 
 def non_responders_write_csv(*, scope: Scope, survey: Survey, school: School, people: QuerySet[Respondent],
                              stream: "SupportsWrite[str]", about: str = "") -> None:
-    """Write the non-responders as CSV; display names and codes only for a scope that may see codes (then
-    audited as codes downloaded; ``about`` says which list, for the entry)."""
+    """Write the non-responders as CSV (times as exports write them: ``moment_text``); display names and codes
+    only for a scope that may see codes (then audited as codes downloaded; ``about`` says which list, for the
+    entry)."""
     columns = NON_RESPONDER_COLUMNS + (WITH_CODES if scope.can_see_codes else [])
     names = page_names(survey=survey)
     writer = csv.writer(stream)
@@ -373,7 +418,7 @@ def non_responders_write_csv(*, scope: Scope, survey: Survey, school: School, pe
         values: dict[str, object] = {name: getattr(person, name) for name in columns if name != "current_page_name"}
         values["current_page_name"] = page_name(names, person.current_page).label
         values["access_code"] = person.formatted_access_code
-        values["last_saved_at"] = person.last_saved_at.isoformat() if person.last_saved_at else ""
+        values["last_saved_at"] = moment_text(person.last_saved_at)
         writer.writerow([spreadsheet_safe(values[name]) for name in columns])
     _audit_codes(scope, survey, school, f"not-finished list (CSV){about}")
 

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from accounts.scopes import Scope
+from respondents.grades import grades_sorted
 from respondents.models import District, Respondent, School
 from results.aggregates import Bins, kind_of
 from results.models import AnswerCount, ResultsRefresh
@@ -92,10 +93,10 @@ class SurveyResults:
 
 
 def results_grades(*, survey: Survey) -> list[str]:
-    """The grades with counted respondents in the survey (the state's rows), for the filter."""
+    """The grades with counted respondents in the survey (the state's rows), in grade order, for the filter."""
     grades = AnswerCount.objects.filter(survey=survey, level=Level.STATE, cell=Cell.RESPONDENTS).exclude(
         grade="").values_list("grade", flat=True).distinct()
-    return sorted(set(grades), key=lambda grade: (len(grade), grade))
+    return grades_sorted(grades)
 
 
 def question_results(*, scope: Scope, survey: Survey, number: int = 1, district: District | None = None,

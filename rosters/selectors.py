@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.scopes import Role, Scope
 from respondents import access_codes
+from respondents.grades import grade_sort_key
 from respondents.models import LoginLimitHit, Respondent, School
 from rosters.models import Roster
 from surveys.models import Survey
@@ -139,10 +140,11 @@ def respondents_for_action(*, scope: Scope, survey: Survey, action: str, respond
 
 
 def grade_counts(*, scope: Scope, survey: Survey, school: School) -> list[tuple[str, int]]:
-    """[(grade, respondents who may log in)] of a school in ``survey`` (in scope), by grade; one query."""
-    rows = (scope.respondents(survey).filter(school=school, withdrawn_at=None).order_by("grade")
+    """[(grade, respondents who may log in)] of a school in ``survey`` (in scope), in grade order (K, 1..12, the
+    rest, no grade last: ``grade_sort_key``, after the query); one query."""
+    rows = (scope.respondents(survey).filter(school=school, withdrawn_at=None).order_by()
             .values("grade").annotate(count=Count("pk")).values_list("grade", "count"))
-    return list(rows)
+    return sorted(rows, key=lambda row: grade_sort_key(row[0]))
 
 
 def rosters_in_scope(*, scope: Scope, survey: Survey | None = None) -> QuerySet[Roster]:

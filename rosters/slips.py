@@ -105,7 +105,7 @@ def codes_write_csv(*, scope: Scope, survey: Survey, school: School, login_url: 
     """Write the school's codes for a parents' mail merge (one row per respondent who may log in) as CSV, with
     a byte-order mark so that Excel reads it as UTF-8, and audit it; return how many."""
     scope.require("can_see_codes")
-    people = (_people(scope, survey, school, None).order_by("grade", "external_id")
+    people = (in_handout_order(_people(scope, survey, school, None))
               .values_list("external_id", "display_name", "grade", "role", "language", "access_code"))
     stream.write("\ufeff")
     writer = csv.writer(stream)

@@ -12,13 +12,14 @@ from django_ratelimit.core import get_usage
 from accounts.emails import EmailAddressField
 from accounts.models import NAME_MAX, AuditEntry, StaffMember
 from accounts.passwords import sign_in_choices
-from accounts.staff_accounts import StaffAccount, split_codes
+from accounts.staff_accounts import StaffAccount
 from config.login_limits import client_ip
 from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
 from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
 from exports.variables import ROSTER_FIELDS
 from exports.writers import ExportOptions
+from respondents.code_lists import split_codes
 from respondents.models import Respondent, School
 from rosters.selectors import SEARCH_BY_CODE_HOLDERS, SELECTION_MAX, PeopleAction, PeopleSearch, SearchBy
 from staff.tasks import password_reset_send_task
@@ -130,9 +131,10 @@ class StaffAccountForm(forms.Form):
     role = forms.ChoiceField(label=_("Role"), choices=StaffMember.Role.choices)
     district_codes = CodesField(label=_("District codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
                                 help_text=_("For a district coordinator, or an analyst of some districts only: "
-                                            "the districts' codes, separated by commas."))
+                                            "the districts' codes, separated by commas or spaces."))
     school_codes = CodesField(label=_("School codes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                              help_text=_("For a school coordinator: the schools' codes, separated by commas."))
+                              help_text=_("For a school coordinator: the schools' codes, separated by commas or "
+                                          "spaces."))
     is_active = forms.BooleanField(label=_("The account may sign in"), required=False, initial=True)
 
     def account(self):
@@ -231,7 +233,7 @@ class AuditFilterForm(forms.Form):
 class StaffUploadForm(forms.Form):
     file = forms.FileField(label=_("Staff file (CSV or XLSX)"), help_text=_(
         "Columns: username, email, name, role (state_admin, district, school or analyst), district_codes, "
-        "school_codes (several separated by spaces). Accounts are matched by user name; loading the file again "
+        "school_codes (several separated by commas or spaces). Accounts are matched by user name; loading the file again "
         "changes nothing. It is checked first: nothing is written until you apply it."))
 
 
@@ -325,9 +327,11 @@ class ExportForm(forms.Form):
         choices=[(code, words.capitalize()) for code, words in STATUSES.items()],
         help_text=_("None ticked: every respondent. Withdrawn people are only under “Withdrawn”."))
     districts = forms.CharField(label=_("District codes"), required=False, max_length=2000,
-                                help_text=_("Separated by spaces; empty for every district you may export."))
+                                help_text=_("Separated by commas or spaces; empty for every district you may "
+                                            "export."))
     schools = forms.CharField(label=_("School codes"), required=False, max_length=2000,
-                              help_text=_("Separated by spaces; a school of a district chosen above is already in."))
+                              help_text=_("Separated by commas or spaces; a school of a district chosen above is "
+                                          "already in."))
     completed_from = forms.CharField(label=_("Completed from"), required=False, max_length=40,
                                      widget=forms.DateInput(attrs={"type": "date"}))
     completed_to = forms.CharField(label=_("Completed to"), required=False, max_length=40,

@@ -4,9 +4,11 @@ The charts are plain data for ``json_script``: staff/static/staff/monitoring.js
 draws them with Chart.js, and the template writes the same figures as a table
 beside each chart (what is read with JavaScript off, and by screen readers).
 """
+from urllib.parse import urlencode
+
 from django.utils import timezone
 
-from monitoring.summaries import page_name
+from monitoring.summaries import MY_SCHOOLS, SORTS, page_name
 
 # The table's columns: sort key, heading, numeric (a first click sorts high to low).
 COLUMNS = [
@@ -15,7 +17,20 @@ COLUMNS = [
     ("completed", "Completed", True), ("rate", "Completion rate", True), ("activity", "Last activity", True),
 ]
 
-CHILDREN = {"state": "district", "district": "school", "school": "grade and role"}
+CHILDREN = {"state": "district", MY_SCHOOLS: "school", "district": "school", "school": "grade and role"}
+
+
+def monitoring_trail(overview, home):
+    """The page's breadcrumbs after the survey's: [(label, query string, or None for the page itself)], from
+    "Completion" (the level the staff member's page opens on, ``home``) to this one; a district between only when
+    the page opens on the state."""
+    if home.holds(overview) or (overview.school or overview.district) is None:
+        return [("Completion", None)]
+    trail = [("Completion", "")]
+    if overview.school is not None and home.level == "state":
+        trail.append((overview.district.name, "?" + urlencode({"district": overview.district.code})))
+    trail.append(((overview.school or overview.district).name, None))
+    return trail
 
 
 def monitoring_charts(overview, rows, *, hours):
@@ -23,7 +38,8 @@ def monitoring_charts(overview, rows, *, hours):
     completions per hour, and the page where in-progress respondents sit (named as in the definition, a
     conditional page marked and its condition given); with ``tables``, their figures as (label, value) pairs
     (a page's label is its PageName), which ``json_script`` does not get."""
-    by_rate = sorted(rows, key=lambda row: (-row.completion_rate, row.label.casefold()))
+    by_name = SORTS["name"]
+    by_rate = sorted(rows, key=lambda row: (-row.completion_rate, by_name(row)))
     stops = [(page_name(overview.pages, page), count) for page, count in overview.whole.stops()]
     tables = {"rates": [(row.label, row.completion_rate) for row in by_rate],
               "hours": [(hour, count) for hour, count in hours if count], "stops": stops}

@@ -92,7 +92,7 @@ def test_accounts_are_matched_by_user_name_without_case_and_only_what_differs_ch
     assert User.objects.get(pk=old.pk).has_usable_password()  # a changed account keeps its password
     detail = AuditEntry.objects.get(action="staff_changed", detail__startswith="Ana ").detail
     assert "email (none) → ana@example.org" in detail and "name (none) → Ana Ruiz" in detail
-    assert "schools +ADA +LIN −OLD" in detail
+    assert "schools +ADA, +LIN, −OLD" in detail
     assert coverage("bystander")[0] == Role.ANALYST  # an account the file does not name is left alone
     assert StaffMember.objects.filter(user=untouched).exists()
 
@@ -360,3 +360,16 @@ def test_a_file_changing_emails_removes_their_sign_on_links_and_says_so_once_it_
         ("ana", "ana@example.org", "d1@example.org", 1), ("dist1", "d1@example.org", "ana@example.org", 1)]
     assert list(SignOnIdentity.objects.values_list("user__username", flat=True)) == ["analyst"]
     assert AuditEntry.objects.filter(action="sign_on_unlinked").count() == 2
+
+
+def test_a_staff_file_s_codes_may_be_separated_by_commas_spaces_or_new_lines_and_are_shown_with_commas(
+        tmp_path, office):
+    mixed = HEADER + 'ana,ana@example.org,Ana,school,,"LIN,ADA"\nbo,bo@example.org,Bo,school,,"ADA\nLIN"\n'
+    result = staff_import(scope=office, path=write(tmp_path, mixed))
+    assert str(result.counts) == "2 new, 0 changed, 0 unchanged"
+    assert coverage("ana")[4] == coverage("bo")[4] == ["ADA", "LIN"]
+    assert AuditEntry.objects.filter(action="staff_changed", detail__contains="(ADA, LIN)").count() == 2
+    bad = HEADER + "cy,cy@example.org,Cy,school,,NOPE ZZZ LIN\n"
+    upload = staff_upload_check(scope=office, path=write(tmp_path, bad))
+    assert [str(p) for p in upload.problems()] == [
+        "row 2, column school_codes: Not in the school directory: NOPE, ZZZ (value: 'LIN, NOPE, ZZZ')"]

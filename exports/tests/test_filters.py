@@ -256,9 +256,9 @@ def test_the_codebook_says_which_filter_made_the_file_in_words_and_codes(people,
     names, rows = xlsx_rows(result.codebook, "Filter")
     assert names == ["Variables", "About", "Filter"] and rows[0] == ["part", "in words", "codes"]
     sheet = {row[0]: row[1:] for row in rows[1:]}
-    assert sheet["Status"] == ["completed or withdrawn", "completed withdrawn"]
+    assert sheet["Status"] == ["completed or withdrawn", "completed, withdrawn"]
     assert sheet["Districts"] == ["every district", ""]
-    assert sheet["Schools"] == ["Adams (ADA); Lincoln (LIN)", "ADA LIN"]
+    assert sheet["Schools"] == ["Adams (ADA); Lincoln (LIN)", "ADA, LIN"]  # codes listed as everywhere
     assert sheet["Completed from"] == [
         "2026-11-01, from its first instant in America/Chicago (2026-11-01T00:00:00-05:00)", "2026-11-01"]
     assert sheet["Completed to"] == [

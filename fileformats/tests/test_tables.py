@@ -280,3 +280,12 @@ def test_the_delimiter_is_the_one_that_splits_the_header(tmp_path, text):
     path = tmp_path / "r.csv"
     path.write_text(text)
     assert read(path)[0][1]["display_name"] in ("Ann, Bob, Cy", "Ann, Bob; Cy", "Ann, Bob")
+
+
+def test_a_time_in_a_downloaded_file_is_iso_8601_in_the_deployment_s_zone_with_its_offset_to_the_second(settings):
+    settings.TIME_ZONE = "America/Chicago"
+    utc = datetime.timezone.utc
+    assert tabular.moment_text(datetime.datetime(2026, 12, 2, 15, 15, 0, 700_000, tzinfo=utc)) == (
+        "2026-12-02T09:15:00-06:00")
+    assert tabular.moment_text(datetime.datetime(2026, 7, 1, 14, 0, tzinfo=utc)) == "2026-07-01T09:00:00-05:00"
+    assert tabular.moment_text(None) == ""

@@ -9,6 +9,7 @@ from accounts.models import StaffMember
 from accounts.scopes import COMMAND_LINE
 from monitoring.models import CompletionSummary
 from monitoring.summaries import (
+    MY_SCHOOLS,
     Completion,
     completion_overview,
     completion_rows,
@@ -130,9 +131,9 @@ def test_a_coordinator_sees_only_their_schools_summed_at_every_level(progress, l
     make_respondents(progress, 5, school=other)
     completion_summary_refresh(survey=progress)
     coordinator = scope_of(make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln]))
-    state = completion_overview(scope=coordinator, survey=progress)
-    assert state.whole.label == "Your schools" and state.whole.rostered == 4  # not the district's 9
-    assert [(d.code, d.rostered) for d in state.children] == [("D1", 4)]
+    mine = completion_overview(scope=coordinator, survey=progress)
+    assert mine.whole.label == "Your schools" and mine.whole.rostered == 4  # not the district's 9
+    assert mine.level == MY_SCHOOLS and [(s.code, s.rostered) for s in mine.children] == [("LIN", 4)]
     district = completion_overview(scope=coordinator, survey=progress, district=lincoln.district)
     assert district.whole.rostered == 4 and [s.code for s in district.children] == ["LIN"]
     assert completion_overview(scope=coordinator, survey=progress, school=adams).whole.rostered == 0
@@ -215,10 +216,10 @@ def test_the_not_finished_lists_name_the_page_and_put_people_without_a_grade_und
     pdf = io.BytesIO()
     non_responders_write_pdf(scope=COMMAND_LINE, survey=survey, school=lincoln, people=people, stream=pdf)
     pages = [page.extract_text() for page in PdfReader(io.BytesIO(pdf.getvalue())).pages]
-    assert len(pages) == 3  # parents, teachers (no grade sorts first), grade 7: a page each
-    assert "Lincoln (LIN) · Parents" in pages[0] and "Ms Ortiz" in pages[0]
-    assert "Lincoln (LIN) · Teachers" in pages[1] and "Page 5 — Your teaching (conditional)" in pages[1]
-    assert "Lincoln (LIN) · Grade 7" in pages[2] and "Page 6 — Classmates" in pages[2]
+    assert len(pages) == 3  # grade 7, parents, teachers (no grade sorts last): a page each
+    assert "Lincoln (LIN) · Grade 7" in pages[0] and "Page 6 — Classmates" in pages[0]
+    assert "Lincoln (LIN) · Parents" in pages[1] and "Ms Ortiz" in pages[1]
+    assert "Lincoln (LIN) · Teachers" in pages[2] and "Page 5 — Your teaching (conditional)" in pages[2]
     assert "grade —" not in "".join(pages)
 
 
@@ -238,3 +239,90 @@ def test_the_not_finished_list_prints_names_in_any_script(lincoln, slip_fonts):
                              people=non_responders(scope=COMMAND_LINE, survey=survey, school=lincoln), stream=pdf)
     text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf.getvalue())).pages)
     assert "Анна Иванова" in text and "王芳" in text and "Lincoln (LIN) · Parents" in text
+
+
+def test_a_school_s_grades_are_listed_k_first_then_as_numbers_and_the_people_without_one_last(survey, lincoln):
+    for grade in ("10", "9", "K", "07", ""):
+        make_respondents(survey, 1, school=lincoln, grade=grade, role="teacher" if not grade else "student")
+    completion_summary_refresh(survey=survey)
+    school = completion_overview(scope=COMMAND_LINE, survey=survey, school=lincoln)
+    labels = ["grade K · student", "grade 07 · student", "grade 9 · student", "grade 10 · student", "teacher"]
+    assert [row.label for row in completion_rows(school.children)] == labels
+    assert [row.label for row in completion_rows(school.children, sort="-name")] == labels[::-1]
+
+
+def test_the_not_finished_lists_go_grade_by_grade_in_grade_order(lincoln):
+    import csv
+    import io
+
+    from pypdf import PdfReader
+
+    from monitoring.summaries import non_responders, non_responders_write_csv, non_responders_write_pdf
+    from surveys.tests.factories import make_survey
+
+    survey = make_survey()
+    for grade in ("10", "9", "K", ""):
+        make_respondents(survey, 1, school=lincoln, grade=grade, role="teacher" if not grade else "student")
+    people = non_responders(scope=COMMAND_LINE, survey=survey, school=lincoln)
+    stream = io.StringIO()
+    non_responders_write_csv(scope=COMMAND_LINE, survey=survey, school=lincoln, people=people, stream=stream)
+    assert [row["grade"] for row in csv.DictReader(io.StringIO(stream.getvalue()))] == ["K", "9", "10", ""]
+    pdf = io.BytesIO()
+    non_responders_write_pdf(scope=COMMAND_LINE, survey=survey, school=lincoln, people=people, stream=pdf)
+    headers = [page.extract_text().splitlines()[1].split(" · ")[1] for page in PdfReader(io.BytesIO(pdf.getvalue())).pages]
+    assert headers == ["Grade K", "Grade 9", "Grade 10", "Teachers"]
+
+
+def test_completion_opens_on_a_coordinator_s_one_school_their_schools_their_one_district_or_the_state(
+        lincoln, adams):
+    from monitoring.summaries import completion_home
+
+    jefferson = make_school("JEF", "Jefferson", ("D1", "District One"))
+    Role = StaffMember.Role
+
+    def home(role, **covered):
+        found = completion_home(scope=scope_of(make_staff(role, **covered)))
+        return found.level, found.district, found.school
+
+    assert home(Role.SCHOOL_COORDINATOR, schools=[lincoln]) == ("school", None, lincoln)
+    assert home(Role.SCHOOL_COORDINATOR, schools=[lincoln, adams]) == (MY_SCHOOLS, None, None)
+    assert home(Role.SCHOOL_COORDINATOR, schools=[lincoln, jefferson]) == (MY_SCHOOLS, None, None)
+    assert home(Role.DISTRICT_COORDINATOR, districts=[lincoln.district]) == ("district", lincoln.district, None)
+    assert home(Role.DISTRICT_COORDINATOR, districts=[lincoln.district, adams.district]) == ("state", None, None)
+    assert home(Role.ANALYST, districts=[adams.district]) == ("school", None, adams)  # its one school
+    assert home(Role.ANALYST) == ("state", None, None)
+    assert home(Role.STATE_ADMIN) == ("state", None, None)
+    assert completion_home(scope=COMMAND_LINE).level == "state"
+
+
+def test_a_school_coordinator_of_several_schools_sees_them_side_by_side_across_districts(survey, lincoln, adams):
+    make_respondents(survey, 2, school=lincoln, grade="7")
+    make_respondents(survey, 3, school=adams, grade="8")
+    make_respondents(survey, 4, school=make_school("OTH", "Other", ("D1", "District One")))
+    completion_summary_refresh(survey=survey)
+    scope = scope_of(make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln, adams]))
+    mine = completion_overview(scope=scope, survey=survey)
+    assert (mine.level, mine.whole.label, mine.whole.rostered) == (MY_SCHOOLS, "Your schools", 5)
+    assert [(s.code, s.label, s.rostered) for s in completion_rows(mine.children)] == [
+        ("ADA", "Adams", 3), ("LIN", "Lincoln", 2)]
+
+
+def test_the_not_finished_csv_writes_times_in_the_deployment_s_zone_with_the_offset_as_exports_do(
+        lincoln, settings):
+    import csv
+    import io
+
+    from fileformats.tables import moment_text
+    from monitoring.summaries import non_responders, non_responders_write_csv
+    from surveys.tests.factories import make_survey
+
+    settings.TIME_ZONE = "America/Chicago"
+    survey = make_survey()
+    person = make_respondents(survey, 1, school=lincoln, grade="7")
+    saved = datetime(2026, 12, 2, 15, 15, 0, 250_000, tzinfo=UTC)
+    Respondent.objects.filter(pk=person.pk).update(status=Respondent.Status.IN_PROGRESS, last_saved_at=saved)
+    stream = io.StringIO()
+    non_responders_write_csv(scope=COMMAND_LINE, survey=survey, school=lincoln,
+                             people=non_responders(scope=COMMAND_LINE, survey=survey, school=lincoln), stream=stream)
+    [row] = csv.DictReader(io.StringIO(stream.getvalue()))
+    assert row["last_saved_at"] == "2026-12-02T09:15:00-06:00" == moment_text(saved)

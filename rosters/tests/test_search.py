@@ -184,3 +184,13 @@ def test_a_people_slips_job_whose_file_is_never_stored_audits_no_slip_as_printed
     job.refresh_from_db()
     assert job.status == "failed" and "object store is down" in job.error
     assert not AuditEntry.objects.filter(action="slips_printed").exists()
+
+
+def test_a_school_s_grade_counts_are_in_grade_order_k_first_and_no_grade_last(lincoln):
+    from rosters.selectors import grade_counts
+
+    survey = make_survey()
+    for grade, count in (("10", 2), ("", 1), ("9", 1), ("K", 3), ("PK", 1), ("Grade 2", 1)):
+        make_respondents(survey, count, school=lincoln, grade=grade)
+    assert grade_counts(scope=COMMAND_LINE, survey=survey, school=lincoln) == [
+        ("PK", 1), ("K", 3), ("Grade 2", 1), ("9", 1), ("10", 2), ("", 1)]

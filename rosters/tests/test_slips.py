@@ -94,11 +94,11 @@ def test_people_without_a_grade_get_a_cover_named_for_their_role_not_a_blank_gra
                             slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
     pages = [page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages]
     assert count == 6 and len(pages) == 6  # a cover and a page of slips for each of three groups
-    assert "Parents: 1 slip\n" in pages[0] and "For whoever hands them out" in pages[0]
-    assert parent.formatted_access_code in pages[1]
-    assert "Teachers: 2 slips" in pages[2] and all(t.formatted_access_code in pages[3] for t in teachers)
-    assert "Grade 7: 3 slips" in pages[4] and "For the teacher" in pages[4]
-    assert all(s.formatted_access_code in pages[5] for s in students)
+    assert "Grade 7: 3 slips" in pages[0] and "For the teacher" in pages[0]  # the grades first, no grade last
+    assert all(s.formatted_access_code in pages[1] for s in students)
+    assert "Parents: 1 slip\n" in pages[2] and "For whoever hands them out" in pages[2]
+    assert parent.formatted_access_code in pages[3]
+    assert "Teachers: 2 slips" in pages[4] and all(t.formatted_access_code in pages[5] for t in teachers)
     assert "Grade —" not in "".join(pages)
 
 
@@ -116,3 +116,23 @@ def test_slips_in_a_script_helvetica_lacks_embed_a_font_that_has_it(lincoln, sli
     cover, slips = (page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages)
     assert "王芳" in cover and "Анна Иванова" in cover
     assert "健康调查" in slips and "王芳" in slips and "Wellbeing" in slips and "Анна Иванова" in slips
+
+
+def test_slip_covers_and_the_mail_merge_csv_go_in_grade_order_k_first_and_grade_10_after_9(lincoln):
+    import csv
+
+    from rosters.slips import codes_write_csv
+
+    survey = make_survey()
+    for grade in ("10", "9", "K", "07", ""):
+        make_respondents(survey, 1, school=lincoln, grade=grade, role="teacher" if not grade else "student")
+    out = io.BytesIO()
+    slips_write_pdf(stream=out, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                    slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
+    covers = [line.split(":")[0] for line in pdf_text(out.getvalue()).splitlines() if line.endswith(": 1 slip")]
+    assert covers == ["Grade K", "Grade 07", "Grade 9", "Grade 10", "Teachers"]
+    stream = io.StringIO()
+    codes_write_csv(scope=COMMAND_LINE, survey=survey, school=lincoln, login_url="https://survey.example.org/",
+                    stream=stream)
+    assert [row["grade"] for row in csv.DictReader(io.StringIO(stream.getvalue().lstrip("\ufeff")))] == [
+        "K", "07", "9", "10", ""]

@@ -163,3 +163,22 @@ def test_a_state_administrator_cannot_take_away_their_own_role(client, state):
     page = client.post(f"/staff/accounts/{state.pk}/", {"role": Role.ANALYST, "email": "", "is_active": "on"})
     assert "You cannot take away your own administrator role or account." in page.content.decode()
     assert StaffMember.objects.get(user=state).role == Role.STATE_ADMIN
+
+
+def test_the_audit_log_csv_writes_times_in_the_deployment_s_zone_with_the_offset(client, state, settings,
+                                                                                 monkeypatch):
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+
+    from accounts import audit
+    from accounts.scopes import COMMAND_LINE
+
+    settings.TIME_ZONE = "America/Chicago"
+    monkeypatch.setattr(audit, "timezone", SimpleNamespace(now=lambda: datetime(2026, 7, 1, 14, 0, 5, 999, UTC)))
+    audit.audit_record(scope=COMMAND_LINE, action=AuditEntry.Action.SURVEY_LOADED, detail="in summer")
+    monkeypatch.setattr(audit, "timezone", SimpleNamespace(now=lambda: datetime(2026, 12, 2, 15, 15, tzinfo=UTC)))
+    audit.audit_record(scope=COMMAND_LINE, action=AuditEntry.Action.SURVEY_LOADED, detail="in winter")
+    rows = list(csv.DictReader(io.StringIO(client.get("/staff/audit/", {"format": "csv", "action": "survey_loaded"})
+                                           .content.decode())))
+    assert [(row["at"], row["detail"]) for row in rows] == [("2026-12-02T09:15:00-06:00", "in winter"),
+                                                          ("2026-07-01T09:00:05-05:00", "in summer")]

@@ -96,3 +96,61 @@ def test_the_exports_page_reads_a_fixed_number_of_queries_however_many_exports(c
     # the districts of the scope (the form's help)
     print(f"\nexports page (105 exports): {len(queries)} queries")
     assert len(queries) <= 8, "\n".join(q["sql"] for q in queries)
+
+
+def test_counting_says_how_many_people_the_filter_holds_keeps_the_form_and_queues_nothing(
+        client, survey, analyst, lincoln, adams):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    people = make_respondents(survey, 3, school=lincoln)
+    make_respondents(survey, 2, school=adams)  # another district: not the analyst's
+    Respondent.objects.filter(pk__in=[p.pk for p in people[:2]]).update(status="completed")
+    with CaptureQueriesContext(connection) as queries:
+        response = ask(client, survey, statuses=["completed"], districts="D1", count="1")
+    page = html.unescape(response.content.decode())
+    assert response.status_code == 200 and not ExportJob.objects.exists()
+    assert ('<p class="export-count" id="export-count" role="status"' in page
+            and "<strong>This export will hold 2 people (status completed; district D1).</strong>" in page)
+    assert 'value="D1"' in page and 'value="completed" id="id_statuses_0" checked' in page  # the form as it was
+    counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"].upper()
+              and "respondents_respondent" in q["sql"]]
+    assert len(counts) == 1, counts
+    everyone = html.unescape(ask(client, survey, count="1").content.decode())
+    assert "This export will hold 3 people (every respondent)." in everyone
+
+
+def test_a_de_identified_count_leaves_out_the_withdrawn_and_says_small_schools_go_too(
+        client, survey, analyst, lincoln, settings):
+    from rosters.services import respondent_withdraw
+
+    settings.EXPORT_SMALL_SCHOOL_MIN = 5
+    people = make_respondents(survey, 3, school=lincoln)
+    respondent_withdraw(scope=scope_of(make_staff(StaffMember.Role.STATE_ADMIN)), respondent_ids=[people[0].pk],
+                        survey=survey)
+    page = html.unescape(ask(client, survey, deidentified="on", count="1").content.decode())
+    assert ("This export will hold at most 2 people (every respondent): de-identified, it leaves out the schools "
+            "with fewer than 5 of them.") in page
+    assert "This export will hold 3 people (every respondent)." in html.unescape(
+        ask(client, survey, count="1").content.decode())
+
+
+def test_a_count_of_nobody_says_so_and_a_filter_that_will_not_do_is_refused_before_any_count(
+        client, survey, analyst, lincoln):
+    make_respondents(survey, 1, school=lincoln)
+    nobody = html.unescape(ask(client, survey, statuses=["completed"], count="1").content.decode())
+    assert "This export would hold nobody: no respondent you may export matches the filter (status completed)." in nobody
+    refused = ask(client, survey, districts="D2", count="1")
+    page = html.unescape(refused.content.decode())
+    assert refused.status_code == 400 and "District D2 is outside your scope" in page
+    assert "This export will hold" not in page and "would hold" not in page and not ExportJob.objects.exists()
+
+
+def test_a_count_is_written_with_thousands_separated():
+    from exports.filters import NO_FILTER
+    from staff.views.exports import count_said
+
+    assert count_said(1234, export_filter=NO_FILTER, deidentified=False) == (
+        "This export will hold 1,234 people (every respondent).")
+    assert count_said(1, export_filter=ExportFilter(schools=("LIN",)), deidentified=False) == (
+        "This export will hold 1 person (school LIN).")

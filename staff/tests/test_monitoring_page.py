@@ -74,3 +74,48 @@ def test_the_respondent_s_page_names_the_page_they_resume_on_and_its_condition(c
     assert "Shown only if you chose “Teacher” for “Which best describes you?”." in page
     page = client.get(f"/staff/surveys/{survey.slug}/people/{student.pk}/").content.decode()
     assert "<dt>Page</dt><dd>Page 6 — Classmates <span" in page and "Shown only if" not in page
+
+
+def breadcrumbs(page):
+    return re.search(r'<nav aria-label="Breadcrumb" class="breadcrumbs">(.*?)</nav>', page, re.S).group(1)
+
+
+def test_each_role_s_completion_opens_on_its_own_level_and_the_breadcrumbs_lead_back_to_it(
+        client, lincoln, adams, coordinator):
+    from accounts.models import StaffMember
+    from respondents.tests.factories import make_school, make_staff
+
+    survey = make_survey()
+    jefferson = make_school("JEF", "Jefferson", ("D1", "District One"))
+    for school in (lincoln, adams, jefferson):
+        make_respondents(survey, 2, school=school, grade="7")
+    base = f"/staff/surveys/{survey.slug}/monitoring/"
+    survey_crumbs = (f'<a href="/staff/">Surveys</a> › <a href="/staff/surveys/{survey.slug}/">Small survey</a> › ')
+
+    signed_in(client, coordinator)  # Lincoln's only
+    page = client.get(base).content.decode()
+    assert "<h1>Lincoln: completion</h1>" in page and breadcrumbs(page) == survey_crumbs + "Completion"
+    client.logout()
+
+    signed_in(client, make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln, adams]))
+    page = client.get(base).content.decode()
+    assert "<h1>Your schools: completion</h1>" in page and "Your schools by school:" in page
+    assert 'href="?school=ADA"' in page and 'href="?school=LIN"' in page and "?district=" not in page
+    assert breadcrumbs(page) == survey_crumbs + "Completion"
+    page = client.get(f"{base}?school=ADA").content.decode()
+    assert breadcrumbs(page) == survey_crumbs + f'<a href="{base}">Completion</a> › Adams'
+    client.logout()
+
+    signed_in(client, make_staff(StaffMember.Role.DISTRICT_COORDINATOR, districts=[lincoln.district]))
+    page = client.get(base).content.decode()
+    assert "<h1>District One: completion</h1>" in page and 'href="?school=JEF"' in page
+    page = client.get(f"{base}?school=JEF").content.decode()
+    assert breadcrumbs(page) == survey_crumbs + f'<a href="{base}">Completion</a> › Jefferson'
+    client.logout()
+
+    signed_in(client, make_staff(StaffMember.Role.STATE_ADMIN))
+    page = client.get(base).content.decode()
+    assert "<h1>Small survey: completion</h1>" in page and 'href="?district=D2"' in page
+    page = client.get(f"{base}?school=JEF").content.decode()
+    assert breadcrumbs(page) == survey_crumbs + (f'<a href="{base}">Completion</a> › '
+                                                 f'<a href="{base}?district=D1">District One</a> › Jefferson')

@@ -266,7 +266,7 @@ def test_a_roster_over_the_request_body_limit_uploads_and_other_staff_posts_keep
     assert upload(client, survey, HEADER + rows).status_code == 413
 
 
-def test_the_completion_pages_go_from_the_scope_s_districts_to_its_schools_to_grades_and_roles(
+def test_a_school_coordinator_s_completion_opens_on_their_school_by_grade_and_role_and_no_other_is_found(
         client, survey, lincoln, adams, coordinator):
     from django.utils import timezone
 
@@ -279,8 +279,9 @@ def test_the_completion_pages_go_from_the_scope_s_districts_to_its_schools_to_gr
     base = f"/staff/surveys/{survey.slug}/monitoring/"
     page = client.get(base).content.decode()
     assert "Counts as of" in page and "Adams" not in page and "District Two" not in page
-    assert 'href="?district=D1"' in page and "Your schools: completion" in page
-    district = client.get(f"{base}?district=D1").content.decode()
+    assert "Lincoln: completion" in page and "grade 7 · student" in page and "25.0%" in page
+    assert 'href="?district=D1"' not in page  # no level to click through to their school
+    district = client.get(f"{base}?district=D1").content.decode()  # a district asked for by its code: theirs
     assert 'href="?school=LIN"' in district and "25.0%" in district
     school = client.get(f"{base}?school=LIN").content.decode()
     assert "grade 7 · student" in school and "25.0%" in school

@@ -35,6 +35,7 @@ from accounts.staff_import import (
     staff_uploads,
 )
 from config.request_guard import accepts_uploads
+from respondents.code_lists import join_codes
 from staff.access import staff_view
 from staff.forms import ConfirmForm, StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
 from staff.password_mail import lifetime_text
@@ -66,8 +67,8 @@ def staff_edit(request, user_id=None):
         identities = list(sign_on_identities(scope=request.scope, user_id=member.user_id))
         initial = {"username": member.user.username, "email": member.user.email, "name": member.name,
                    "role": member.role, "is_active": member.user.is_active,
-                   "district_codes": ", ".join(d.code for d in member.districts.all()),
-                   "school_codes": ", ".join(s.code for s in member.schools.all())}
+                   "district_codes": join_codes(d.code for d in member.districts.all()),
+                   "school_codes": join_codes(s.code for s in member.schools.all())}
     else:
         initial = {"is_active": True}
     context = {"member": member, "limits": limits, "identities": identities,

@@ -8,7 +8,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from exports.jobs import export_job_file, export_job_start, export_jobs
+from exports.jobs import export_job_file, export_job_start, export_jobs, export_respondents_count
 from exports.models import ExportJob
 from exports.tasks import export_job_task
 from staff.access import staff_view
@@ -28,19 +28,40 @@ export_detail, export_progress = EXPORTS.page_view(), EXPORTS.progress_view()
 
 @staff_view("can_export")
 def exports(request, slug):
-    """Ask for an export of the respondents a filter keeps (POST: queued for Celery, then its page), and the
-    exports one asked for, a page at a time."""
+    """Ask for an export of the respondents a filter keeps (POST: queued for Celery, then its page; POST with
+    ``count``: the form again, saying how many people the export will hold), and the exports one asked for, a page
+    at a time."""
     survey = get_object_or_404(Survey, slug=slug)
     form = ExportForm(request.POST or None, scope=request.scope)
+    counted = None
     if request.method == "POST" and form.is_valid():
-        job = export_job_start(scope=request.scope, survey=survey, format=form.cleaned_data["format"],
-                               options=form.options(), export_filter=form.export_filter)
-        export_job_task.delay(job.pk)  # in-process on the embedded default
-        return redirect("staff:export", slug=survey.slug, job_id=job.pk)
+        if "count" not in request.POST:
+            job = export_job_start(scope=request.scope, survey=survey, format=form.cleaned_data["format"],
+                                   options=form.options(), export_filter=form.export_filter)
+            export_job_task.delay(job.pk)  # in-process on the embedded default
+            return redirect("staff:export", slug=survey.slug, job_id=job.pk)
+        deidentified = form.cleaned_data["deidentified"]
+        counted = count_said(export_respondents_count(scope=request.scope, survey=survey,
+                                                      export_filter=form.export_filter, deidentified=deidentified),
+                             export_filter=form.export_filter, deidentified=deidentified)
     return render(request, "staff/exports.html", {
         "survey": survey, "form": form, "page": page_of(request, EXPORTS.jobs(scope=request.scope, survey=survey)),
-        "retention_days": settings.EXPORT_RETENTION_DAYS, "time_zone": settings.TIME_ZONE,
+        "retention_days": settings.EXPORT_RETENTION_DAYS, "time_zone": settings.TIME_ZONE, "counted": counted,
     }, status=400 if form.errors else 200)
+
+
+def count_said(count, *, export_filter, deidentified):
+    """How many people an export will hold, in a sentence that names the filter counted."""
+    which = export_filter.describe()
+    if not count and export_filter.is_empty:
+        return "This export would hold nobody: the survey has no respondents you may export yet."
+    if not count:
+        return f"This export would hold nobody: no respondent you may export matches the filter ({which})."
+    people = f"{count:,} {'person' if count == 1 else 'people'}"
+    if deidentified:
+        return (f"This export will hold at most {people} ({which}): de-identified, it leaves out the schools with "
+                f"fewer than {settings.EXPORT_SMALL_SCHOOL_MIN} of them.")
+    return f"This export will hold {people} ({which})."
 
 
 @staff_view("can_export")

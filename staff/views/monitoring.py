@@ -4,6 +4,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
 from monitoring.summaries import (
+    completion_home,
     completion_overview,
     completion_rows,
     completion_summary_refresh,
@@ -14,7 +15,7 @@ from monitoring.summaries import (
 )
 from staff.access import staff_view
 from staff.forms import MonitoringFilterForm
-from staff.monitoring_page import monitoring_charts, sort_columns
+from staff.monitoring_page import monitoring_charts, monitoring_trail, sort_columns
 from staff.views.downloads import CSV, PDF, attachment, school_file_name
 from surveys.models import Survey
 
@@ -23,16 +24,20 @@ from surveys.models import Survey
 def survey_monitoring(request, slug):
     """Completion of the state (or the scope's schools) by district, of a district (?district=) by school, or of
     a school (?school=) by grade and role, from the summary (rebuilt on request on the embedded default, by a
-    periodic task elsewhere); sorted (?sort=) and filtered (?q=, ?below=) without JavaScript, with charts."""
+    periodic task elsewhere); sorted (?sort=) and filtered (?q=, ?below=) without JavaScript, with charts.
+    Without a level asked, the staff member's own (``completion_home``): a coordinator's school, their schools,
+    their district."""
     survey = get_object_or_404(Survey, slug=slug)
     form = MonitoringFilterForm(request.GET)
     form.is_valid()
     where = form.cleaned_data
-    school = district = None
+    home = completion_home(scope=request.scope)
     if where.get("school"):
-        school = get_object_or_404(request.scope.schools(), code=where["school"])
+        school, district = get_object_or_404(request.scope.schools(), code=where["school"]), None
     elif where.get("district"):
-        district = get_object_or_404(request.scope.districts(), code=where["district"])
+        school, district = None, get_object_or_404(request.scope.districts(), code=where["district"])
+    else:
+        school, district = home.school, home.district
     if settings.MONITORING_REFRESH_ON_REQUEST:
         completion_summary_refresh(survey=survey)
     overview = completion_overview(scope=request.scope, survey=survey, district=district, school=school)
@@ -43,7 +48,7 @@ def survey_monitoring(request, slug):
         overview.whole, opens_at=survey.opens_at, until=until))
     return render(request, "staff/monitoring.html", {
         "survey": survey, "overview": overview, "whole": overview.whole, "rows": rows, "form": form,
-        "columns": sort_columns(request.GET, sort),
+        "columns": sort_columns(request.GET, sort), "trail": monitoring_trail(overview, home),
         "charts": charts, "tables": tables,
     })
 

@@ -11,7 +11,7 @@ from fileformats.tables import TableError
 
 class Command(BaseCommand):
     help = (f"Create or change staff accounts from a CSV (UTF-8 or Windows-1252) or XLSX file with the columns "
-            f"{', '.join(COLUMNS)} (role: state_admin, district, school or analyst; codes separated by spaces). "
+            f"{', '.join(COLUMNS)} (role: state_admin, district, school or analyst; codes separated by commas or spaces). "
             f"Accounts are matched by user name without case; those the file does not name are left alone; "
             f"importing the same file again changes nothing. A file with any problem writes nothing: every problem "
             f"is printed and the exit status is 1.")

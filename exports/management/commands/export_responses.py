@@ -47,7 +47,7 @@ class Command(BaseCommand):
                             help=f"Comma-separated, from: {', '.join(ROSTER_FIELDS)}. Empty for none.")
         filtering = parser.add_argument_group(
             "filter", "Which respondents (exports/filters.py). Each option may be repeated or take several codes "
-                      "separated by commas; the parts are joined by 'and', the choices of one part by 'or'.")
+                      "separated by commas or spaces; the parts are joined by 'and', the choices of one part by 'or'.")
         filtering.add_argument("--status", action="append", default=[], metavar="STATUS",
                                help=f"One of {', '.join(STATUSES)} (withdrawn: only the withdrawn; the others: "
                                     f"only those not withdrawn).")
