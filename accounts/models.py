@@ -114,6 +114,7 @@ class AuditEntry(models.Model):
         PASSWORD_MAIL_SENT = "password_mail_sent", _("Set-your-password email sent")
         PASSWORD_RESET_ASKED = "password_reset_asked", _("Password reset asked for")
         PASSWORD_SET = "password_set", _("Password set from an emailed link")
+        TEXT_ANSWERS_READ = "text_answers_read", _("Text answers read")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,
