@@ -117,6 +117,7 @@ class AuditEntry(models.Model):
         SIGN_ON_UNLINKED = "sign_on_unlinked", _("Single sign-on link removed")
         EMAIL_CHANGE_TOLD = "email_change_told", _("Old address told of an email change")
         LOGIN_LIMIT_LIFTED = "login_limit_lifted", _("Respondent login limit lifted")
+        TEXT_ANSWERS_READ = "text_answers_read", _("Text answers read")
 
     at = models.DateTimeField(db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False,

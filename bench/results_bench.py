@@ -47,7 +47,7 @@ PREFIX = "results-bench-"
 CHUNK = 100_000
 USERS = ("results-bench-state", "results-bench-school")
 # Static files the results page adds, which the stack's collected files (another checkout's) may lack.
-NEW_STATIC = ("staff/results.js",)
+NEW_STATIC = ("staff/results.js", "staff/pickers.js")
 
 
 def static_as_it_is(names):

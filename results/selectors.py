@@ -15,19 +15,32 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
+from accounts.models import AuditEntry
 from accounts.scopes import Scope
 from respondents.grades import grades_sorted
-from respondents.models import District, Respondent, School
-from results.aggregates import Bins, kind_of
+from respondents.models import Answer, District, Respondent, School
+from results.aggregates import COUNTED, Bins, kind_of
 from results.models import AnswerCount, ResultsRefresh
 from results.suppression import (
     SCOPE, STATE, Adding, Figure, Node, Places, district_node, figures_suppressed, school_node, scope_district_node,
 )
 from results.suppression import Cell as FigureCell
+from surveys.caching import definition_memo
+from surveys.flow import SurveyFlow
 from surveys.models import Question, Survey
-from surveys.selectors import PageDefinition, QuestionDefinition, page_count, page_definition
+from surveys.selectors import (
+    PageDefinition,
+    QuestionDefinition,
+    answerable_questions,
+    page_count,
+    page_definition,
+    question_ids,
+    survey_flow,
+    survey_pages,
+)
 
 Level = AnswerCount.Level
 Cell = AnswerCount.Cell
@@ -292,3 +305,183 @@ def question_charts(results: SurveyResults) -> list[dict[str, object]]:
             for q in results.questions if q.cells]
 
 
+# ---------------------------------------------------------------- the question index, stale counts, text answers
+
+
+@dataclass(frozen=True)
+class IndexedQuestion:
+    """A question of the results page's index: its code and prompt, and its grid's prompt for a grid's row."""
+
+    code: str
+    prompt: str
+    heading: str = ""
+
+
+@dataclass(frozen=True)
+class IndexedPage:
+    number: int
+    title: str
+    questions: tuple[IndexedQuestion, ...]
+
+
+def question_index(*, survey: Survey) -> tuple[IndexedPage, ...]:
+    """Every question the results pages show, page by page (a grid's rows with its prompt), in the survey's default
+    language: the index of the results page. Kept with the survey's definition (``definition_memo``)."""
+    def build() -> tuple[IndexedPage, ...]:
+        language = survey.default_language
+        pages = []
+        for number in range(1, page_count(survey=survey) + 1):
+            page = page_definition(survey=survey, number=number)
+            assert page is not None
+            questions = tuple(
+                IndexedQuestion(code=q.code, prompt=q.translated("prompt", language),
+                                heading=item.translated("prompt", language) if item.row_list else "")
+                for item in page.items for q in (item.row_list or (item,)) if q.is_answerable)
+            pages.append(IndexedPage(number=number, title=page.page.translated("title", language),
+                                     questions=questions))
+        return tuple(pages)
+
+    return definition_memo.get(("results-index", survey.pk), build)
+
+
+def answer_counts_stale(*, survey: Survey, max_age: float) -> bool:
+    """Whether ``survey``'s answer counts are to be rebuilt before they are read (the embedded default's results
+    page, ``RESULTS_REFRESH_ON_REQUEST``): none yet, older than ``max_age`` seconds, suppressed with another
+    threshold than the setting's, or made before a page save, a withdrawal or restoral, a roster or a new version
+    applied, or a school directory applied. The refresh's row and two indexed EXISTS; a save that commits while a
+    rebuild reads is caught by ``max_age``."""
+    made = ResultsRefresh.objects.filter(survey=survey).values_list("refreshed_at", "threshold").first()
+    if made is None:
+        return True
+    refreshed_at, threshold = made
+    if (timezone.now() - refreshed_at).total_seconds() > max_age or threshold != settings.RESULTS_SUPPRESSION_THRESHOLD:
+        return True
+    if Respondent.objects.filter(survey=survey, last_saved_at__gte=refreshed_at).exists():
+        return True
+    return AuditEntry.objects.filter(at__gte=refreshed_at).filter(
+        Q(survey=survey, action__in=COUNTS_CHANGED) | Q(action=AuditEntry.Action.SCHOOLS_IMPORTED)).exists()
+
+
+# The staff actions after which a survey's counts are stale: who is counted, or in which group, changed.
+COUNTS_CHANGED = (AuditEntry.Action.RESPONDENT_WITHDRAWN, AuditEntry.Action.RESPONDENT_RESTORED,
+                  AuditEntry.Action.ROSTER_APPLIED, AuditEntry.Action.SURVEY_REVISED)
+TEXT_KINDS = (Question.Kind.SHORT_TEXT, Question.Kind.LONG_TEXT)
+# Different texts a page of text answers lists; the skip-logic path reads its candidates this many at a time.
+TEXT_ANSWERS_PAGE = 50
+TEXT_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class TextAnswer:
+    """One text as it was written, and how many of the selection wrote exactly it."""
+
+    text: str
+    people: int
+
+
+@dataclass(frozen=True)
+class TextAnswers:
+    """A page (``number``, from 1) of what the selection wrote to a text question, by text. ``result``: the
+    question's figures in the selection (None where the selection is too small to show any); nothing is listed
+    unless ``shown``: the selection shows how many answered. ``page`` is the question's page of the survey."""
+
+    code: str
+    prompt: str
+    page: int
+    number: int
+    result: QuestionResult | None
+    refreshed_at: datetime | None
+    answers: tuple[TextAnswer, ...] = ()
+    more: bool = False
+
+    @property
+    def shown(self) -> bool:
+        return self.result is not None and self.result.answered is not None
+
+
+def text_answers(*, scope: Scope, survey: Survey, code: str, district: District | None = None,
+                 school: School | None = None, grade: str = "", role: str = "", number: int = 1,
+                 per_page: int = TEXT_ANSWERS_PAGE) -> TextAnswers | None:
+    """Page ``number`` of the texts written to text question ``code`` by the respondents ``question_results``
+    counts in the selection (the same filters; the caller has checked the school or district is in scope): in
+    progress or completed, not withdrawn, the answer not blank and asked by the skip logic with the answers they
+    have now, saved before the counts were made (so two selections' lists differ only as their counts do). In
+    order of the text, each text once with how many wrote it; never who. Listed only where the selection shows
+    how many answered (``TextAnswers.shown``); only for a scope that may export. None for no such text question.
+    """
+    scope.require("can_export")
+    question = next((q for q in answerable_questions(survey=survey) if q.code == code and q.kind in TEXT_KINDS),
+                    None)
+    if question is None:
+        return None
+    page = {p.pk: p.position for p in survey_pages(survey=survey)}[question.page_id]
+    results = question_results(scope=scope, survey=survey, number=page, district=district, school=school,
+                               grade=grade, role=role)
+    assert results is not None
+    result = next((q for q in results.questions if q.code == code), None)
+    prompt = question.translated("prompt", survey.default_language)
+    shown = TextAnswers(code=code, prompt=prompt, page=page, number=number, result=result,
+                        refreshed_at=results.refreshed_at)
+    if not shown.shown or results.refreshed_at is None:
+        return shown
+    answers = Answer.objects.filter(
+        question_id=question.pk, respondent__survey_id=survey.pk, respondent__withdrawn_at__isnull=True,
+        respondent__status__in=COUNTED, saved_at__lte=results.refreshed_at).exclude(value="").order_by()
+    if not scope.all_schools:
+        answers = answers.filter(respondent__school_id__in=scope.school_ids or ())
+    if school is not None:
+        answers = answers.filter(respondent__school=school)
+    elif district is not None:
+        answers = answers.filter(respondent__school__district=district)
+    if grade:
+        answers = answers.filter(respondent__grade=grade)
+    if role:
+        answers = answers.filter(respondent__role=role)
+    skip = (number - 1) * per_page
+    flow = survey_flow(survey=survey)
+    if flow.sometimes_hidden(code):
+        texts = _asked_texts(answers, flow, code, question_ids(survey=survey), skip + per_page + 1)[skip:]
+    else:
+        texts = [TextAnswer(text=value, people=people) for value, people in answers.values("value").annotate(
+            people=Count("pk")).values_list("value", "people").order_by("value")[skip:skip + per_page + 1]]
+    return TextAnswers(code=code, prompt=prompt, page=page, number=number, result=result,
+                       refreshed_at=results.refreshed_at, answers=tuple(texts[:per_page]), more=len(texts) > per_page)
+
+
+def _asked_texts(answers: QuerySet[Answer], flow: SurveyFlow, code: str, ids: Mapping[str, int],
+                 wanted: int) -> list[TextAnswer]:
+    """The first ``wanted`` texts (by text, each with how many wrote it) of ``answers`` whose respondents the flow
+    asks ``code`` with the answers they have now (as ``results.aggregates`` counts them), read TEXT_BATCH at a
+    time in order of text."""
+    reads, codes = flow.effective_reads()
+    code_of = {ids[c]: c for c in reads if c in ids}
+    texts: list[TextAnswer] = []
+    current: TextAnswer | None = None
+    after: tuple[str, int] | None = None
+    while len(texts) < wanted:
+        batch = answers.order_by("value", "pk")
+        if after is not None:
+            batch = batch.filter(Q(value__gt=after[0]) | Q(value=after[0], pk__gt=after[1]))
+        rows = list(batch.values_list("pk", "value", "respondent_id")[:TEXT_BATCH])
+        if not rows:
+            break
+        after = (rows[-1][1], rows[-1][0])
+        stored: dict[int, dict[str, str]] = {respondent_id: {} for _, _, respondent_id in rows}
+        for respondent_id, question_id, value in Answer.objects.filter(
+                respondent_id__in=list(stored), question_id__in=list(code_of)).values_list(
+                "respondent_id", "question_id", "value"):
+            stored[respondent_id][code_of[question_id]] = value
+        for _, value, respondent_id in rows:
+            if not flow.asks(code, flow.effective(stored[respondent_id], codes=codes)):
+                continue
+            if current is not None and current.text == value:
+                current = TextAnswer(text=value, people=current.people + 1)
+                continue
+            if current is not None:
+                texts.append(current)
+                if len(texts) == wanted:
+                    break
+            current = TextAnswer(text=value, people=1)
+    if current is not None and len(texts) < wanted:
+        texts.append(current)
+    return texts

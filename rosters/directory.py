@@ -16,13 +16,14 @@ applying it would write is kept with its counts in a ``DirectoryUpload``.
    check is checked again, with its new counts for the person to confirm,
    never applied on what the check saw.
 """
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import TypedDict, TypeVar
+from typing import Generic, TypedDict, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Case, IntegerField, Q, QuerySet, When
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record
@@ -140,6 +141,88 @@ def school_directory_search(*, scope: Scope, query: str = "") -> QuerySet[School
         schools = schools.filter(Q(code__icontains=query) | Q(name__icontains=query)
                                  | Q(district__code__icontains=query) | Q(district__name__icontains=query))
     return schools
+
+
+# The most places a school or district picker lists: the search as you type, and the list of several to choose from.
+PICKER_MATCHES = 20
+# "Lincoln Middle (LIN)", as the pickers write a place: its code in the last brackets.
+_NAMED = re.compile(r"\((?P<code>[^()]+)\)\s*$")
+Place = TypeVar("Place", District, School)
+
+
+@dataclass(frozen=True)
+class PlaceLookup(Generic[Place]):
+    """What a code or a name typed for a district or a school finds in a scope: ``found``, the one it names (its
+    code, "Name (CODE)" as the pickers write it, its exact name, or the only one whose code or name holds the
+    text), else ``matches``, the first PICKER_MATCHES of those that hold it (``more``: there are others)."""
+
+    text: str
+    found: Place | None = None
+    matches: tuple[Place, ...] = ()
+    more: bool = False
+
+
+def district_lookup(*, scope: Scope, text: str) -> PlaceLookup[District]:
+    """The district of ``scope`` that ``text`` names (``PlaceLookup``)."""
+    return _lookup(scope.districts(), text)
+
+
+def school_lookup(*, scope: Scope, text: str, district: District | None = None) -> PlaceLookup[School]:
+    """The school of ``scope`` (of ``district``, if given) that ``text`` names (``PlaceLookup``)."""
+    return _lookup(_schools(scope, district), text)
+
+
+def district_matches(*, scope: Scope, query: str, limit: int = PICKER_MATCHES) -> tuple[list[District], bool]:
+    """The districts of ``scope`` whose code or name holds ``query`` (all, for none), best first: the code, then
+    codes and names that start with it, then by name; at most ``limit``, and whether there are more."""
+    return _matches(scope.districts(), query, limit)
+
+
+def school_matches(*, scope: Scope, query: str, district: District | None = None,
+                   limit: int = PICKER_MATCHES) -> tuple[list[School], bool]:
+    """The schools of ``scope`` (of ``district``, if given), with their districts, as ``district_matches``."""
+    return _matches(_schools(scope, district), query, limit)
+
+
+def _schools(scope: Scope, district: District | None) -> QuerySet[School]:
+    schools = scope.schools()
+    return schools if district is None else schools.filter(district=district)
+
+
+def _matches(places: QuerySet[Place], query: str, limit: int) -> tuple[list[Place], bool]:
+    query = " ".join(query.split())
+    if query:
+        places = places.filter(Q(code__icontains=query) | Q(name__icontains=query)).annotate(rank=Case(
+            When(code__iexact=query, then=0), When(name__iexact=query, then=1), When(code__istartswith=query, then=2),
+            When(name__istartswith=query, then=3), default=4, output_field=IntegerField()))
+        places = places.order_by("rank", "name", "code")
+    else:
+        places = places.order_by("name", "code")
+    found = list(places[:limit + 1])
+    return found[:limit], len(found) > limit
+
+
+def _lookup(places: QuerySet[Place], text: str) -> PlaceLookup[Place]:
+    text = " ".join(text.split())
+    if not text:
+        return PlaceLookup(text)
+    named = _NAMED.search(text)
+    if named:
+        coded = list(places.filter(code=named["code"].strip())[:1])
+        if coded:
+            return PlaceLookup(text, found=coded[0])
+    matches, more = _matches(places, text, PICKER_MATCHES)
+    # One code, in any case: the code's (codes differ in case only by mistake; the exact one wins).
+    codes = [place for place in matches if place.code.lower() == text.lower()]
+    exact = [place for place in codes if place.code == text] or codes
+    if len(exact) == 1:
+        return PlaceLookup(text, found=exact[0])
+    named_so = [place for place in matches if place.name.lower() == text.lower()]
+    if len(named_so) == 1:
+        return PlaceLookup(text, found=named_so[0])
+    if len(matches) == 1 and not more:
+        return PlaceLookup(text, found=matches[0])
+    return PlaceLookup(text, matches=tuple(matches), more=more)
 
 
 def _own_upload(scope: Scope, upload_id: int, *, lock: bool = False) -> DirectoryUpload:

@@ -1,10 +1,14 @@
+import re
+from dataclasses import dataclass
 from datetime import date
 from typing import cast
+from urllib.parse import urlencode
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import PasswordResetForm
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import get_usage
@@ -20,7 +24,8 @@ from exports.models import ExportJob
 from exports.variables import ROSTER_FIELDS
 from exports.writers import ExportOptions
 from respondents.code_lists import split_codes
-from respondents.models import Respondent, School
+from respondents.models import District, Respondent, School
+from rosters.directory import district_lookup, school_lookup
 from rosters.selectors import SEARCH_BY_CODE_HOLDERS, SELECTION_MAX, PeopleAction, PeopleSearch, SearchBy
 from staff.tasks import password_reset_send_task
 
@@ -300,22 +305,137 @@ class MonitoringFilterForm(forms.Form):
         return None if below is None else float(below)
 
 
+# The longest text a school or district picker takes: a name (NAME_MAX), its code and the brackets around it.
+PLACE_TEXT_MAX = 250
+PLACE_WORDS = {"district": ("district", "districts"), "school": ("school", "schools")}
+
+
+@dataclass(frozen=True)
+class PlacesOffered:
+    """The places a picker's text matched, to choose from (``_place_field.html``): each with what choosing it
+    sends (a GET form's query string, a POST form's text for the field); ``more``: others matched too."""
+
+    choices: list
+    more: bool = False
+
+
+class PlaceField(forms.CharField):
+    """A picker's text (PlacePicker); ``offered`` is set by the form when the text matched several places."""
+
+    offered = None
+
+
+class PlacePicker(forms.TextInput):
+    """A text box for a district's or a school's code or name, resolved in the scope by the form; ``pickers.js``
+    makes it a search as you type (``staff:places``, ``kind``), choosing "Name (CODE)", or for a ``multiple`` box
+    (codes or names separated by commas) adding the code. ``within``: the id of the district box whose district
+    narrows a school's search. Without JavaScript a text that names several places comes back with them to choose
+    from: links on a GET form (``ResultsFilterForm.choice_query``), radio buttons ``NAME_choice`` on a POST form,
+    which replace the text they were offered for (``NAME_was``) and nothing typed since."""
+
+    def __init__(self, kind, *, multiple=False, within="", attrs=None):
+        attrs = {"autocomplete": "off", "spellcheck": "false", "autocapitalize": "off", "data-picker": kind,
+                 **(attrs or {})}
+        if multiple:
+            attrs["data-picker-multiple"] = ""
+        if within:
+            attrs["data-picker-within"] = within
+        super().__init__(attrs)
+        self.kind = kind
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        context["widget"]["attrs"]["data-picker-url"] = reverse("staff:places")
+        return context
+
+    def value_from_datadict(self, data, files, name):
+        value = super().value_from_datadict(data, files, name)
+        choice, offered = data.get(f"{name}_choice"), data.get(f"{name}_was")
+        return choice if choice is not None and offered is not None and offered == value else value
+
+
+def place_problem(lookup, kind, *, within=None):
+    """What to say of a code or name that names no place of the scope, or several (``lookup``: a PlaceLookup)."""
+    one, many = PLACE_WORDS[kind]
+    if lookup.matches:
+        return f"Several {many} match “{lookup.text}”: choose one below, or type more of its name or its code."
+    where = f"of {within.name} " if within is not None else ""
+    return f"No {one} {where}in your scope has the code or name “{lookup.text}”."
+
+
 class ResultsFilterForm(forms.Form):
-    """The results page's page of questions and filters, all in the query string (links and a GET form). Codes
-    are looked up through the scope by the view: one out of scope is a 404. English only, as the staff area is."""
+    """The results page's page of questions and filters, all in the query string (links and a GET form). A
+    district and a school are given by a code or a name, looked up in the scope (``rosters.directory``): one that
+    names nothing there, or several, is the field's error, with the several to choose from (its ``offered``).
+    ``cleaned_data`` holds the District and the School. English only, as the staff area is."""
 
     page = forms.IntegerField(required=False, min_value=1, max_value=32767, widget=forms.HiddenInput)
-    district = forms.CharField(label="District", required=False, max_length=20)
-    school = forms.CharField(label="School code", required=False, max_length=20)
+    district = PlaceField(label="District", required=False, max_length=PLACE_TEXT_MAX,
+                          widget=PlacePicker("district"), help_text="Its code or its name.")
+    school = PlaceField(label="School", required=False, max_length=PLACE_TEXT_MAX,
+                        widget=PlacePicker("school", within="id_district"), help_text="Its code or its name.")
     grade = forms.CharField(label="Grade", required=False, max_length=20)
     role = forms.ChoiceField(label="Role", required=False,
                              choices=[("", "Every role"), *Respondent.Role.choices])
 
-    def __init__(self, *args, districts=(), grades=(), **kwargs):
+    def __init__(self, *args, scope, grades=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["district"].widget = forms.Select(
-            choices=[("", "Every district"), *((d.code, d.name) for d in districts)])
+        self.scope = scope
         self.fields["grade"].widget = forms.Select(choices=[("", "Every grade"), *((g, g) for g in grades)])
+
+    def clean(self):
+        data = super().clean()
+        district = self._place("district", data.get("district"), district_lookup, scope=self.scope)
+        school = None
+        if "district" not in self.errors:
+            school = self._place("school", data.get("school"), school_lookup, scope=self.scope, district=district)
+        data["district"], data["school"] = district, school
+        return data
+
+    def _place(self, name, text, lookup, **where):
+        if not text:
+            return None
+        found = lookup(text=text, **where)
+        if found.found is None:
+            self.fields[name].offered = PlacesOffered(
+                choices=[(place, self.choice_query(name, place)) for place in found.matches], more=found.more)
+            self.add_error(name, place_problem(found, name, within=where.get("district")))
+            return None
+        # The box shows what the text was found to be, and the page's links carry its code.
+        self.data = self.data.copy()
+        self.data[name] = place_label(found.found)
+        return found.found
+
+    def query(self):
+        """The filters as a query string (codes for the places), without the page: the page's links carry it."""
+        data = self.cleaned_data
+        params = {"district": data["district"].code if data["district"] else "",
+                  "school": data["school"].code if data["school"] else "",
+                  "grade": data["grade"], "role": data["role"]}
+        return urlencode({name: value for name, value in params.items() if value})
+
+    def choice_query(self, name, place):
+        """The query string of the filters as typed, with ``place`` chosen for field ``name`` (of several)."""
+        params = self.data.copy()
+        params.pop("page", None)
+        params[name] = place.code
+        return params.urlencode()
+
+
+class TextAnswersPageForm(forms.Form):
+    """Which page of a text question's answers (``?number=``: ``?page=`` is the survey's page of the filters)."""
+
+    number = forms.IntegerField(required=False, min_value=1, max_value=100_000)
+
+
+def place_label(place):
+    """A district or school as the pickers write it: "Name (CODE)"."""
+    return f"{place.name} ({place.code})"
+
+
+def place_entries(text):
+    """The entries of a picker's list: separated by commas, semicolons or new lines, blanks left out."""
+    return [entry for entry in (" ".join(part.split()) for part in re.split(r"[,;\n]", text)) if entry]
 
 
 class ExportForm(forms.Form):
@@ -326,12 +446,14 @@ class ExportForm(forms.Form):
         label=_("Status"), required=False, widget=forms.CheckboxSelectMultiple,
         choices=[(code, words.capitalize()) for code, words in STATUSES.items()],
         help_text=_("None ticked: every respondent. Withdrawn people are only under “Withdrawn”."))
-    districts = forms.CharField(label=_("District codes"), required=False, max_length=2000,
-                                help_text=_("Separated by commas or spaces; empty for every district you may "
-                                            "export."))
-    schools = forms.CharField(label=_("School codes"), required=False, max_length=2000,
-                              help_text=_("Separated by commas or spaces; a school of a district chosen above is "
-                                          "already in."))
+    districts = PlaceField(label=_("Districts"), required=False, max_length=2000,
+                           widget=PlacePicker("district", multiple=True),
+                           help_text=_("Codes or names, separated by commas (codes also by spaces); empty for "
+                                       "every district you may export."))
+    schools = PlaceField(label=_("Schools"), required=False, max_length=2000,
+                         widget=PlacePicker("school", multiple=True),
+                         help_text=_("Codes or names, separated by commas (codes also by spaces); a school of a "
+                                     "district chosen above is already in."))
     completed_from = forms.CharField(label=_("Completed from"), required=False, max_length=40,
                                      widget=forms.DateInput(attrs={"type": "date"}))
     completed_to = forms.CharField(label=_("Completed to"), required=False, max_length=40,
@@ -369,15 +491,47 @@ class ExportForm(forms.Form):
         data = super().clean()
         if any(name in self.errors for name in self.FILTER_FIELDS):
             return data
+        # A place that names nothing, or several, is its field's error; the rest of the filter is still checked.
+        places = {name: self._place_codes(name, data.get(name, "")) for name in ("districts", "schools")}
         try:
             self.export_filter = export_filter_make(
-                scope=self.scope, statuses=data.get("statuses", ()), districts=data.get("districts", ""),
-                schools=data.get("schools", ""), completed_from=data.get("completed_from"),
+                scope=self.scope, statuses=data.get("statuses", ()), districts=places["districts"],
+                schools=places["schools"], completed_from=data.get("completed_from"),
                 completed_to=data.get("completed_to"), deidentified=bool(data.get("deidentified")))
         except ExportFilterError as error:
             for problem in error.problems:
                 self.add_error(problem.part if problem.part in self.FILTER_FIELDS else None, problem.message)
         return data
+
+    def _place_codes(self, name, text):
+        """The codes of the places ``text`` names, separated by spaces. Its entries are separated by commas (or new
+        lines), each a code, several codes separated by spaces, "Name (CODE)" or a name, looked up in the scope; one
+        that names nothing there, or several (``offered`` on the field, to choose from), is the field's error. Codes
+        that exist are passed on as they are, and several words of which one is a code are taken as codes:
+        ``export_filter_check`` says of each whether it is a place of the scope."""
+        kind = name[:-1]
+        model, lookup = (District, district_lookup) if kind == "district" else (School, school_lookup)
+        entries = place_entries(text or "")
+        codes = []
+        for number, entry in enumerate(entries):
+            tokens = entry.split()
+            known = set(model.objects.filter(code__in=tokens).values_list("code", flat=True))
+            if known == set(tokens):
+                codes += tokens
+                continue
+            found = lookup(scope=self.scope, text=entry)
+            if found.found is not None:
+                codes.append(found.found.code)
+                continue
+            if known and not found.matches:
+                codes += tokens
+                continue
+            self.add_error(name, place_problem(found, kind))
+            if found.matches and self.fields[name].offered is None:
+                self.fields[name].offered = PlacesOffered(more=found.more, choices=[
+                    (place, ", ".join(place.code if n == number else other for n, other in enumerate(entries)))
+                    for place in found.matches])
+        return " ".join(codes)
 
     def options(self):
         data = self.cleaned_data

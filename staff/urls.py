@@ -1,7 +1,20 @@
 from django.urls import include, path, register_converter
 
 from staff import single_sign_on
-from staff.views import accounts, exports, home, monitoring, office, passwords, people, results, rosters, search, slips
+from staff.views import (
+    accounts,
+    exports,
+    home,
+    monitoring,
+    office,
+    passwords,
+    people,
+    places,
+    results,
+    rosters,
+    search,
+    slips,
+)
 from staff.forms import row_id
 
 
@@ -30,6 +43,7 @@ survey_patterns = [
     path("", people.survey_people, name="survey"),
     path("monitoring/", monitoring.survey_monitoring, name="monitoring"),
     path("results/", results.survey_results, name="results"),
+    path("results/texts/<str:code>/", results.survey_text_answers, name="results-texts"),
     path("publish/", office.survey_publish, name="survey-publish"),
     path("dates/", office.survey_dates, name="survey-dates"),
     path("close/", office.survey_close, name="survey-close"),
@@ -81,6 +95,7 @@ urlpatterns = [
     path("surveys/<slug:slug>/", include(survey_patterns)),
     path("exports/file/<str:token>/", exports.export_file, name="export-file"),
     path("schools/", office.directory, name="directory"),
+    path("places/", places.places, name="places"),
     path("schools/import/", office.directory_import, name="directory-import"),
     path("schools/imports/<id:upload_id>/", office.directory_upload, name="directory-upload"),
     path("schools/imports/<id:upload_id>/apply/", office.directory_upload_apply, name="directory-upload-apply"),

@@ -346,8 +346,10 @@ MONITORING_REFRESH_ON_REQUEST = env.bool("MONITORING_REFRESH_ON_REQUEST", defaul
 # The results pages read answer counts this task rebuilds from a replica (results/aggregates.py): heavier than the
 # completion summary (a GROUP BY over the answers), so less often.
 RESULTS_REFRESH_SECONDS = env.int("RESULTS_REFRESH_SECONDS", default=600)
-# The embedded default has no beat: its results pages rebuild the counts when they are read.
+# The embedded default has no beat: its results pages rebuild the counts when they are read and stale (an answer
+# saved, a respondent withdrawn or restored, a roster applied since), or older than this many seconds.
 RESULTS_REFRESH_ON_REQUEST = env.bool("RESULTS_REFRESH_ON_REQUEST", default=False)
+RESULTS_REFRESH_ON_REQUEST_MAX_AGE = env.int("RESULTS_REFRESH_ON_REQUEST_MAX_AGE", default=300)
 # A count of results under this many people (and above 0) is hidden, with a second one where a total would give it
 # away; a selection of fewer respondents shows nothing (results/suppression.py).
 RESULTS_SUPPRESSION_THRESHOLD = env.int("RESULTS_SUPPRESSION_THRESHOLD", default=10)

@@ -208,3 +208,55 @@ def test_a_directory_of_more_rows_than_a_state_has_schools_is_refused_and_nothin
     with pytest.raises(TableError, match="more than 2 rows"):
         school_directory_import(scope=COMMAND_LINE, path=csv_file(tmp_path, GOOD))
     assert not School.objects.exists()
+
+
+# ---------------------------------------------------------------- the pickers' lookups (staff:places, the forms)
+
+@pytest.fixture
+def places():
+    from respondents.tests.factories import make_school
+
+    return {code: make_school(code, name, district) for code, name, district in (
+        ("LIN", "Lincoln Middle", ("D1", "North")), ("LINH", "Lincoln Heights", ("D1", "North")),
+        ("BER", "Berlin High", ("D2", "South")), ("ada", "Adams (old)", ("D2", "South")),
+        ("ADA", "Adams", ("D2", "South")))}
+
+
+def test_a_place_is_found_by_its_code_in_any_case_its_name_name_and_code_or_as_the_only_match(places):
+    from rosters.directory import district_lookup, school_lookup
+
+    for text, code in (("LIN", "LIN"), ("lin", "LIN"), ("  Lincoln   Middle ", "LIN"),
+                       ("Lincoln Heights (LINH)", "LINH"), ("heights", "LINH"), ("ADA", "ADA"), ("ada", "ada"),
+                       ("Adams", "ADA"), ("berlin", "BER")):
+        assert school_lookup(scope=COMMAND_LINE, text=text).found == places[code], text
+    assert district_lookup(scope=COMMAND_LINE, text="south").found.code == "D2"
+
+
+def test_a_text_several_places_hold_lists_them_best_first_and_one_out_of_scope_finds_nothing(places):
+    from accounts.models import StaffMember
+    from respondents.tests.factories import make_staff, scope_of
+    from rosters.directory import school_lookup
+
+    several = school_lookup(scope=COMMAND_LINE, text="Lincoln")
+    assert several.found is None and [s.code for s in several.matches] == ["LINH", "LIN"] and not several.more
+    assert [s.code for s in school_lookup(scope=COMMAND_LINE, text="li").matches] == ["LINH", "LIN", "BER"]
+    coordinator = scope_of(make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[places["LIN"]]))
+    assert school_lookup(scope=coordinator, text="Lincoln").found == places["LIN"]  # the only one in scope
+    nothing = school_lookup(scope=coordinator, text="Berlin High (BER)")
+    assert nothing.found is None and nothing.matches == ()
+    within = school_lookup(scope=COMMAND_LINE, text="Adams", district=District.objects.get(code="D1"))
+    assert within.found is None and within.matches == ()
+
+
+def test_the_pickers_matches_are_capped_and_say_there_are_more(places):
+    from respondents.tests.factories import make_school
+    from rosters.directory import PICKER_MATCHES, school_matches
+
+    for n in range(PICKER_MATCHES + 1):
+        make_school(f"S{n:02d}", f"School {n:02d}", ("D3", "East"))
+    found, more = school_matches(scope=COMMAND_LINE, query="school")
+    assert len(found) == PICKER_MATCHES and more
+    found, more = school_matches(scope=COMMAND_LINE, query="S05")
+    assert [s.code for s in found] == ["S05"] and not more
+    found, more = school_matches(scope=COMMAND_LINE, query="")
+    assert len(found) == PICKER_MATCHES and more and found[0].name == "Adams"

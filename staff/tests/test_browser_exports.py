@@ -57,8 +57,8 @@ def test_an_analyst_exports_the_completed_of_their_district_in_a_date_range_and_
 
     # A school of another district: refused, said on the form, nothing queued.
     page.get_by_label("Completed", exact=True).check()
-    page.get_by_label("District codes").fill("D1")
-    page.get_by_label("School codes").fill("ADA")
+    page.get_by_label("Districts", exact=True).fill("D1")
+    page.get_by_label("Schools", exact=True).fill("ADA")
     page.get_by_label("Completed from").fill("2026-11-06")
     page.get_by_label("Completed to").fill("2026-11-02")
     page.get_by_role("button", name="Prepare the export").click()
@@ -67,7 +67,14 @@ def test_an_analyst_exports_the_completed_of_their_district_in_a_date_range_and_
     expect(summary).to_contain_text("The completion range ends (2026-11-02) before it starts (2026-11-06).")
     assert not ExportJob.objects.exists()
 
-    page.get_by_label("School codes").fill("")
+    page.get_by_label("Schools", exact=True).fill("")
+    # The district picked by its name from the search as one types: its code goes in the box.
+    districts = page.get_by_role("combobox", name="Districts")
+    districts.fill("")
+    districts.press_sequentially("dist")
+    page.get_by_role("listbox", name="Districts: matches").get_by_role("option", name="District One (D1)").click()
+    expect(districts).to_have_value("D1, ")
+    expect(page.get_by_role("listbox", name="Districts: matches").get_by_role("option")).to_have_count(0)
     page.get_by_label("Completed from").fill("2026-11-02")
     page.get_by_label("Completed to").fill("2026-11-06")
     expect(page.get_by_label("Completed", exact=True)).to_be_checked()  # kept from the first try
@@ -92,3 +99,39 @@ def test_an_analyst_exports_the_completed_of_their_district_in_a_date_range_and_
         assert sorted(bundle.namelist()) == ["small-codebook.xlsx", "small.csv"]
         rows = list(csv.DictReader(io.StringIO(bundle.read("small.csv").decode())))
     assert sorted(r["roster_external_id"] for r in rows) == ["hay-mid-week", "lin-first-day", "lin-last-day-late"]
+
+
+def test_on_a_phone_an_analyst_picks_two_schools_by_name_with_taps_and_exports_them(browser, live_server,
+                                                                                   monkeypatch):
+    from exports.models import ExportJob
+    from exports.tasks import export_job_task
+
+    survey = make_survey()
+    for code, name in (("LIN", "Lincoln Middle"), ("LIH", "Lincoln Heights"), ("HAY", "Hayes High")):
+        make_school(code, name)
+    make_staff(StaffMember.Role.ANALYST, districts=[District.objects.get(code="D1")], username="analyst")
+    monkeypatch.setattr(export_job_task, "delay", lambda job_id: None)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.goto(live_server.url + "/staff/login/")
+    page.get_by_label("User name").fill("analyst")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.goto(f"{live_server.url}/staff/surveys/{survey.slug}/exports/")
+
+    schools = page.get_by_role("combobox", name="Schools")
+    matches = page.get_by_role("listbox", name="Schools: matches").get_by_role("option")
+    schools.press_sequentially("lincoln")
+    expect(matches).to_have_count(2)
+    box = matches.nth(1).bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["height"] >= 40
+    matches.filter(has_text="Lincoln Middle (LIN)").tap()
+    schools.press_sequentially("hayes")
+    matches.filter(has_text="Hayes High (HAY)").tap()
+    expect(schools).to_have_value("LIN, HAY, ")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.get_by_role("button", name="Prepare the export").click()
+    expect(page.get_by_text("Waiting to start")).to_be_visible()
+    expect(page.locator(".export-filter")).to_have_text("Schools HAY, LIN")
+    assert ExportJob.objects.get().export_filter.schools == ("HAY", "LIN")
+    context.close()

@@ -1,6 +1,8 @@
 """The exports page: the filter's form (every problem at once), the list of one's exports a page at a time, each
 with its filter in words."""
 import html
+import re
+from datetime import date
 
 import pytest
 
@@ -37,9 +39,9 @@ def test_the_form_shows_every_problem_of_the_filter_at_once_and_queues_nothing(c
     assert response.status_code == 400 and not ExportJob.objects.exists()
     summary = page[page.index('class="error-summary"'):page.index("</div>", page.index('class="error-summary"'))]
     for message in ("Status: A completion date range keeps only respondents who completed",
-                    "District codes: District D2 is outside your scope",
-                    "School codes: School ADA is outside your scope",
-                    "School codes: No school has the code 'NOPE'.",
+                    "Districts: District D2 is outside your scope",
+                    "Schools: School ADA is outside your scope",
+                    "Schools: No school has the code 'NOPE'.",
                     "Completed to: The completion range ends (2026-11-01) before it starts (2026-11-30)."):
         assert message in summary, message
     # What was typed stays in the form, to be mended.
@@ -154,3 +156,51 @@ def test_a_count_is_written_with_thousands_separated():
         "This export will hold 1,234 people (every respondent).")
     assert count_said(1, export_filter=ExportFilter(schools=("LIN",)), deidentified=False) == (
         "This export will hold 1 person (school LIN).")
+
+
+# ---------------------------------------------------------------- places by name (issue 33, point 11)
+
+def test_districts_and_schools_may_be_given_by_their_names_or_codes_separated_by_commas(client, survey, lincoln,
+                                                                                          adams):
+    from respondents.tests.factories import make_school
+
+    make_school("HAY", "Hayes High", ("D1", "District One"))
+    signed_in(client, make_staff(StaffMember.Role.STATE_ADMIN))
+    response = ask(client, survey, districts="district two", schools="Lincoln, hayes")
+    assert response.status_code == 302, response.content.decode()
+    assert ExportJob.objects.get().export_filter == ExportFilter(districts=("D2",), schools=("HAY", "LIN"))
+    ask(client, survey, schools="Hayes High (HAY),LIN")  # "Name (CODE)" as the results picker writes it
+    assert ExportJob.objects.latest("pk").export_filter == ExportFilter(schools=("HAY", "LIN"))
+
+
+def test_a_name_that_names_nothing_in_the_scope_is_a_message_on_its_field(client, survey, analyst):
+    response = ask(client, survey, schools="Adams", districts="Nowhere")
+    assert response.status_code == 400 and not ExportJob.objects.exists()
+    assert response.context["form"].errors == {
+        "districts": ["No district in your scope has the code or name “Nowhere”."],
+        "schools": ["No school in your scope has the code or name “Adams”."]}
+    assert '<p class="error" id="id_schools-error">' in response.content.decode()
+
+
+def test_a_name_several_schools_hold_is_offered_to_choose_from_and_the_choice_replaces_only_it(
+        client, survey, analyst):
+    from respondents.tests.factories import make_school
+
+    make_school("LIH", "Lincoln Heights", ("D1", "District One"))
+    make_school("HAY", "Hayes", ("D1", "District One"))
+    response = ask(client, survey, schools="hayes, linc", completed_from="2026-11-02")
+    assert response.status_code == 400 and not ExportJob.objects.exists()
+    body = html.unescape(response.content.decode())
+    assert "Several schools match “linc”: choose one below" in body
+    radios = re.findall(r'<input type="radio" name="schools_choice" value="([^"]+)"> ([^<]+)</label>', body)
+    assert radios == [("hayes, LIN", "Lincoln (LIN), District One"),
+                      ("hayes, LIH", "Lincoln Heights (LIH), District One")]
+    assert '<input type="hidden" name="schools_was" value="hayes, linc">' in body
+    # Typed again since: the choice offered for the old text is not taken.
+    again = ask(client, survey, schools="lincoln heights", schools_choice="hayes, LIN", schools_was="hayes, linc")
+    assert again.status_code == 302 and ExportJob.objects.get().export_filter == ExportFilter(schools=("LIH",))
+    chosen = ask(client, survey, schools="hayes, linc", schools_choice="hayes, LIN", schools_was="hayes, linc",
+                 completed_from="2026-11-02")
+    assert chosen.status_code == 302
+    assert ExportJob.objects.latest("pk").export_filter == ExportFilter(schools=("HAY", "LIN"),
+                                                                        completed_from=date(2026, 11, 2))

@@ -50,6 +50,8 @@ def staff_pages(world):
     return [
         "/staff/", f"/staff/surveys/{slug}/", f"/staff/surveys/{slug}/monitoring/",
         f"/staff/surveys/{slug}/monitoring/?school=LIN", f"/staff/surveys/{slug}/schools/LIN/",
+        f"/staff/surveys/{slug}/results/", f"/staff/surveys/{slug}/results/?school=lincoln&page=2",
+        f"/staff/surveys/{slug}/results/?school=a", f"/staff/surveys/{slug}/results/texts/nickname/",
         f"/staff/surveys/{slug}/people/{person.pk}/", f"/staff/surveys/{slug}/rosters/{world['roster'].pk}/",
         f"/staff/surveys/{slug}/rosters/new/", f"/staff/surveys/{slug}/exports/",
         f"/staff/surveys/{slug}/exports/{world['job'].pk}/", f"/staff/surveys/{slug}/dates/",
