@@ -37,7 +37,7 @@ def test_an_analyst_counts_the_people_of_a_filter_sees_the_count_go_stale_and_pr
     page.goto(f"{live_server.url}/staff/surveys/{survey.slug}/exports/")
 
     page.get_by_role("button", name="Count the people").click()
-    count = page.get_by_role("status")
+    count = page.locator("#export-count")
     expect(count).to_have_text("This export will hold 6 people (every respondent).")  # their district's only
     page.get_by_label("Completed", exact=True).check()
     page.get_by_role("button", name="Count the people").click()
