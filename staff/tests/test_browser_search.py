@@ -33,7 +33,7 @@ def test_a_district_coordinator_finds_by_name_across_schools_withdraws_two_after
     page.get_by_role("link", name="Small survey").click()
     page.get_by_role("link", name="Find people").click()
     page.get_by_label("Look for").fill("ruiz")
-    page.get_by_label("In", exact=True).select_option(label="Name on the slip (contains)")
+    page.get_by_label("In", exact=True).select_option(label="Name on the slip (accents and case aside)")
     page.get_by_role("button", name="Find").click()
     expect(page.locator("#people-found")).to_have_text("2 people found.")
     rows = page.locator("table.data tbody tr")
