@@ -178,7 +178,7 @@ def explain(alias, sql):
     with connections[alias].cursor() as cursor:
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql)
         lines = [row[0] for row in cursor.fetchall()]
-    return lines, sorted(set(re.findall(r"(?:Index|Bitmap Index) (?:Only )?Scan (?:Backward )?using (\w+)",
+    return lines, sorted(set(re.findall(r"(?:Index (?:Only )?Scan (?:Backward )?using|Bitmap Index Scan on) (\w+)",
                                         "\n".join(lines))))
 
 
