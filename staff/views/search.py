@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.audit import audit_codes_shown
 from rosters.selectors import (SELECTION_MAX, LeftOut, PeopleAction, PeopleSearch, people_chosen, people_left_out,
-                               respondents_search)
+                               respondents_for_action, respondents_search)
 from rosters.services import respondent_restore, respondent_withdraw, respondents_reissue_codes
 from rosters.slips import slips_job_start_people, slips_print_people
 from rosters.tasks import slips_job_task
@@ -109,7 +109,7 @@ def _confirm(request, survey, action, chosen, *, data, everyone, kept, ticked, s
         hidden = [("respondent", pk) for pk in chosen.ids]
     chosen_of = {"scope": request.scope, "survey": survey, "action": action, "respondent_ids": ticked,
                  "search": search if everyone else None}
-    people = respondents_search(scope=request.scope, survey=survey, search=PeopleSearch()).filter(pk__in=chosen.ids)
+    people = respondents_for_action(**chosen_of)  # those of chosen.ids, read as the search reads them
     question, button = CONFIRM_WORDS[PeopleAction(action)]
     return render(request, "staff/confirm_people.html", {
         "survey": survey, "action": action, "action_label": PeopleAction(action).label, "ids": chosen.ids,
