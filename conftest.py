@@ -129,6 +129,16 @@ def slip_fonts():
         pytest.skip("the slip fonts are not installed: deploy/install-packages tests")
 
 
+@pytest.fixture(scope="session")
+def pdf_readers():
+    """poppler's pdftotext and pdftoppm and zbar's zbarimg, which read a PDF back (deploy/packages.txt, tests)."""
+    missing = [tool for tool in ("pdftotext", "pdftoppm", "zbarimg") if not shutil.which(tool)]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{', '.join(missing)} missing: deploy/install-packages tests installs them")
+        pytest.skip(f"{', '.join(missing)} not installed: deploy/install-packages tests")
+
+
 @pytest.fixture(autouse=True)
 def _media_root(request, tmp_path_factory):
     """Keep uploads (rosters) of the local suite in a temporary directory; on the stack they go where

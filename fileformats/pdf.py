@@ -42,6 +42,27 @@ def fitted_text(text: str, font: str, size: float, room: float, *, kept: str = "
     return text + "…" + kept
 
 
+def wrapped_lines(text: str, font: str, size: float, room: float) -> list[str]:
+    """``text`` in lines at most ``room`` points wide in ``font`` at ``size``, broken between words (a word wider
+    than a line, as a text without spaces, between its characters)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if stringWidth(candidate, font, size) <= room:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        for char in word:
+            if line and stringWidth(line + char, font, size) > room:
+                lines.append(line)
+                line = ""
+            line += char
+    return [*lines, line] if line else lines
+
+
 def _standard_font_draws(text: str) -> bool:
     try:
         text.encode("cp1252")  # reportlab's standard fonts are encoded WinAnsi

@@ -39,10 +39,23 @@ def normalize(typed: str) -> str | None:
     Case, spaces and dashes are ignored. The caller treats None exactly like an
     unknown code, so the answer never tells a malformed code from a wrong one.
     """
-    cleaned = "".join(ch for ch in typed.upper() if ch not in " -\t")
+    cleaned = _cleaned(typed)
     if len(cleaned) != LENGTH or any(ch not in ALPHABET for ch in cleaned):
         return None
     return cleaned
+
+
+def normalize_prefix(typed: str) -> str | None:
+    """Return ``typed`` as the start of a code in stored form (``"k7qm2-x"`` → ``"K7QM2X"``), read as ``normalize``
+    reads a code, or None when no code starts so (empty, too long, or a character no code has)."""
+    cleaned = _cleaned(typed)
+    if not cleaned or len(cleaned) > LENGTH or any(ch not in ALPHABET for ch in cleaned):
+        return None
+    return cleaned
+
+
+def _cleaned(typed: str) -> str:
+    return "".join(ch for ch in typed.upper() if ch not in " -\t")
 
 
 def format_code(code: str) -> str:

@@ -1,4 +1,5 @@
-"""Access-code slips: a PDF per school (and per grade within it), eight slips a page, a cover sheet per group.
+"""Access-code slips: a PDF per school (and per grade within it), eight slips a page, a cover sheet per group;
+the slips of people chosen in a search, school by school without cover sheets.
 
 Each slip has the survey's title in the respondent's language (the roster's
 ``language``), the code as printed (``ABCDE-FGHJK``), the name on the roster
@@ -8,9 +9,10 @@ URL's fragment (``/#code=ABCDE-FGHJK``): browsers never send a fragment to
 the server, so no code reaches its logs; ``taking/static/taking/login.js``
 reads it, fills the field and removes it from the address bar.
 
-Slips come in hand-out groups (``handout_group``), each after its cover
-sheet: a grade, or, for people without a grade (teachers, parents, staff:
-the roster gives them none), their role: "Teachers", "Parents".
+A school's slips come in hand-out groups (``handout_group``), each after its
+cover sheet: a grade, or, for people without a grade (teachers, parents,
+staff: the roster gives them none), their role: "Teachers", "Parents".
+Everything printed beside the QR code stays left of it (``title_lines``).
 
 The QR modules are drawn as vector rectangles (segno's matrix), so the PDF
 stays small and prints sharp. reportlab writes page by page into the stream.
@@ -30,12 +32,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from reportlab.lib.pagesizes import letter
 from reportlab.lib.units import inch
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from accounts.audit import Action, audit_person, audit_record, audit_record_each
 from accounts.scopes import Scope, staff_scope
-from fileformats.pdf import draw_text, font_for
+from fileformats.pdf import draw_text, fitted_text, font_for, wrapped_lines
 from fileformats.tables import spreadsheet_safe
 from respondents import access_codes
 from respondents.handout import handout_group, in_handout_order
@@ -136,34 +137,52 @@ def slips_write_schools_pdf(*, stream: "SupportsWrite[bytes]", survey: Survey,
                             schools: Iterable[tuple[School, Iterable[Slip]]], login_url: str,
                             progress: Callable[[int], object] | None = None, cover_sheets: bool = True,
                             title: str = "") -> int:
-    """``slips_write_pdf`` for several schools in one PDF (people chosen across a district): each school's slips
-    after their own cover sheets, the school's name on each slip."""
+    """``slips_write_pdf`` for several schools in one PDF (people chosen across a district), the school's name on
+    each slip: each group's slips after its cover sheet, or without ``cover_sheets`` one run of slips, eight a
+    page."""
     canvas = Canvas(cast(IO[bytes], stream), pagesize=letter, pageCompression=1)  # reportlab only writes to it
     canvas.setTitle(title or f"{survey.title}: access codes")
     width, height = letter
-    cell_w, cell_h = (width - 2 * MARGIN) / COLUMNS, (height - 2 * MARGIN) / ROWS
     count = 0
-    for school, slips in schools:
-        for name, grouped in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
-            group = list(grouped)
-            if cover_sheets:
+    if cover_sheets:
+        for school, slips in schools:
+            for name, grouped in groupby(slips, key=lambda slip: handout_group(slip.grade, slip.role)):
+                group = list(grouped)
                 _cover_sheet(canvas, survey=survey, school=school, name=name, graded=bool(group[0].grade),
                              slips=group, login_url=login_url)
-            for start in range(0, len(group), COLUMNS * ROWS):
-                for n, slip in enumerate(group[start:start + COLUMNS * ROWS]):
-                    x = MARGIN + (n % COLUMNS) * cell_w
-                    y = height - MARGIN - (n // COLUMNS + 1) * cell_h
-                    _slip(canvas, x, y, cell_w, cell_h, survey=survey, school=school, slip=slip, login_url=login_url)
-                canvas.showPage()
-                count += len(group[start:start + COLUMNS * ROWS])
-                if progress:
-                    progress(count)
+                count = _slip_pages(canvas, ((school, slip) for slip in group), survey=survey, login_url=login_url,
+                                    count=count, progress=progress)
+    else:  # one run of slips, eight a page, a group or a school following on the same page
+        count = _slip_pages(canvas, ((school, slip) for school, slips in schools for slip in slips), survey=survey,
+                            login_url=login_url, count=count, progress=progress)
     if count == 0:
         canvas.setFont("Helvetica", 12)
         canvas.drawString(MARGIN, height - MARGIN - 12, f"{title or survey.title}: nobody to print a slip for.")
         canvas.showPage()
     canvas.save()
     return count
+
+
+def _slip_pages(canvas: Canvas, slips: Iterable[tuple[School, Slip]], *, survey: Survey, login_url: str, count: int,
+                progress: Callable[[int], object] | None) -> int:
+    """Draw ``slips`` (each with its school) eight a page; return ``count`` plus how many were drawn."""
+    width, height = letter
+    cell_w, cell_h = (width - 2 * MARGIN) / COLUMNS, (height - 2 * MARGIN) / ROWS
+    n = 0
+    for n, (school, slip) in enumerate(slips, start=1):
+        place = (n - 1) % (COLUMNS * ROWS)
+        x = MARGIN + (place % COLUMNS) * cell_w
+        y = height - MARGIN - (place // COLUMNS + 1) * cell_h
+        _slip(canvas, x, y, cell_w, cell_h, survey=survey, school=school, slip=slip, login_url=login_url)
+        if place == COLUMNS * ROWS - 1:
+            canvas.showPage()
+            if progress:
+                progress(count + n)
+    if n % (COLUMNS * ROWS):
+        canvas.showPage()
+        if progress:
+            progress(count + n)
+    return count + n
 
 
 def _cover_sheet(canvas: Canvas, *, survey: Survey, school: School, name: str, graded: bool, slips: Sequence[Slip],
@@ -201,26 +220,52 @@ def _slip(canvas: Canvas, x: float, y: float, w: float, h: float, *, survey: Sur
     canvas.rect(x, y, w, h)  # the line to cut along
     canvas.setDash()
     top = y + h - pad
-    # The title in the slip's language, a little smaller (never under 9 points) before it is cut.
-    title, room = survey.translated("title", slip.language), w - 2 * pad
-    font = font_for(title, bold=True)
-    size = next((size for size in (11, 10) if stringWidth(title, font, size) <= room), 9)
-    draw_text(canvas, x + pad, top - 11, title, size=size, bold=True, room=room)
-    draw_text(canvas, x + pad, top - 25, f"{slip.display_name or slip.external_id}"[:40], size=9)
-    draw_text(canvas, x + pad, top - 37, f"{school.name}"[:40] + (f" · grade {slip.grade}" if slip.grade else ""),
-              size=9)
+    # Everything beside the QR code stays left of it: the title in the slip's language wrapped on up to three
+    # lines, and smaller before it is cut (``TITLE_FITS``), then the name, the school, the code.
+    room = w - 2 * pad - QR_SIZE - QR_GAP
+    title = survey.translated("title", slip.language)
+    size, lines = title_lines(title, room)
+    baseline = top
+    for n, line in enumerate(lines):
+        baseline -= size if n == 0 else size + 2
+        draw_text(canvas, x + pad, baseline, line, size=size, bold=True, room=room)
+    draw_text(canvas, x + pad, baseline - 14, slip.display_name or slip.external_id, size=9, room=room)
+    draw_text(canvas, x + pad, baseline - 26, school.name, size=9, room=room,
+              kept=f" · grade {slip.grade}" if slip.grade else "")
     canvas.setFont("Helvetica", 9)
     language = slip.language if slip.language in INSTRUCTIONS else "en"
-    canvas.drawString(x + pad, top - 57, CODE_LABEL[language])
+    canvas.drawString(x + pad, baseline - 46, CODE_LABEL[language])
     canvas.setFont("Courier-Bold", 18)
-    canvas.drawString(x + pad, top - 78, access_codes.format_code(slip.code))
+    canvas.drawString(x + pad, baseline - 67, access_codes.format_code(slip.code))
     canvas.setFont("Helvetica", 7.5)
     for n, line in enumerate(INSTRUCTIONS[language]):
         canvas.drawString(x + pad, y + pad + 30 - n * 9, line)
     canvas.setFont("Helvetica", 8)
-    canvas.drawString(x + pad, y + pad + 2, login_url[:70])
-    qr_size = 1.25 * inch
-    _qr(canvas, slip_url(login_url, slip.code), x + w - pad - qr_size, top - qr_size - 4, qr_size)
+    canvas.drawString(x + pad, y + pad + 2, fitted_text(login_url, "Helvetica", 8, w - 2 * pad))
+    _qr(canvas, slip_url(login_url, slip.code), x + w - pad - QR_SIZE, top - QR_SIZE - 4, QR_SIZE)
+
+
+QR_SIZE = 1.25 * inch
+QR_GAP = 8  # points between the text beside the QR code and the code
+# How a survey title is set on a slip (bold), the first that holds it: (lines at most, points). One line a little
+# smaller rather than two; never under 8 points, and cut after three lines.
+TITLE_FITS = ((1, 11), (1, 10), (1, 9), (2, 11), (2, 10), (2, 9), (3, 10), (3, 9), (3, 8))
+TITLE_SIZES = sorted({size for _, size in TITLE_FITS}, reverse=True)
+TITLE_LINES = max(lines for lines, _ in TITLE_FITS)
+
+
+def title_lines(title: str, room: float) -> tuple[float, list[str]]:
+    """The size and lines of a slip's ``title`` ``room`` points wide: the first of TITLE_FITS that holds it, else
+    the smallest size on TITLE_LINES lines, the last one cut."""
+    font = font_for(title, bold=True)
+    for most, size in TITLE_FITS:
+        lines = wrapped_lines(title, font, size, room)
+        if len(lines) <= most:
+            return size, lines
+    size = TITLE_SIZES[-1]
+    lines = wrapped_lines(title, font, size, room)
+    rest = " ".join(lines[TITLE_LINES - 1:])
+    return size, [*lines[:TITLE_LINES - 1], fitted_text(rest, font, size, room)]
 
 
 def _qr(canvas: Canvas, data: str, x: float, y: float, size: float) -> None:
@@ -360,8 +405,10 @@ def _slips_write_people(*, scope: Scope, survey: Survey, respondent_ids: Iterabl
             yield slip
 
     schools = slips_of_people(scope=scope, survey=survey, respondent_ids=list(respondent_ids))
+    # No cover sheets: people found by a search are no class to hand out to (a lost slip, new codes).
     count = slips_write_schools_pdf(stream=stream, survey=survey, login_url=login_url, progress=progress,
-                                    schools=((school, noted(school, slips)) for school, slips in schools))
+                                    schools=((school, noted(school, slips)) for school, slips in schools),
+                                    cover_sheets=False)
     return count, printed
 
 

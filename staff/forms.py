@@ -68,6 +68,10 @@ class RespondentSearchForm(forms.Form):
 
     q = forms.CharField(label=_("Look for"), required=False, max_length=100)
     by = forms.ChoiceField(label=_("In"), required=False, choices=SearchBy.choices)
+    # What the one box finds, said under it, by who may search by what.
+    HELP = {True: _("A name on the slip (accents and case aside), the start of an external id or of an access "
+                    "code (spaces and dashes as you like)."),
+            False: _("The start of an external id.")}
     grade = forms.CharField(label=_("Grade"), required=False, max_length=20)
     status = forms.ChoiceField(label=_("Show"), required=False, choices=[
         ("", _("Everyone")), ("not_started", _("Not started")), ("in_progress", _("In progress")),
@@ -76,10 +80,13 @@ class RespondentSearchForm(forms.Form):
     def __init__(self, data=None, *, can_see_codes: bool, school: School | None = None):
         super().__init__(data)
         self.school = school
+        # Who sees no codes searches by external id (or school): "anything" would be only that.
+        self.default_by = SearchBy.ANYTHING if can_see_codes else SearchBy.EXTERNAL_ID
         by = cast(forms.ChoiceField, self.fields["by"])
         by.choices = [(value, label) for value, label in SearchBy.choices
-                      if (can_see_codes or value not in SEARCH_BY_CODE_HOLDERS)
+                      if (can_see_codes or value not in SEARCH_BY_CODE_HOLDERS | {SearchBy.ANYTHING})
                       and not (school is not None and value == SearchBy.SCHOOL)]
+        self.fields["q"].help_text = self.HELP[can_see_codes]
 
     @classmethod
     def from_query(cls, query, **kwargs) -> "RespondentSearchForm":
@@ -93,13 +100,13 @@ class RespondentSearchForm(forms.Form):
         if not self.is_valid():
             return None
         data = self.cleaned_data
-        return PeopleSearch(query=data["q"], by=data["by"] or SearchBy.EXTERNAL_ID, grade=data["grade"],
+        return PeopleSearch(query=data["q"], by=data["by"] or self.default_by, grade=data["grade"],
                             status=data["status"], school=self.school)
 
 
 class PeopleActionForm(forms.Form):
-    """People chosen on the search page for an action: the ticked ones, or everyone the search finds (its fields
-    come along: ``RespondentSearchForm``). ``expected`` is how many the confirm page listed: if the search finds
+    """People chosen on the search page for an action: the ticked ones, everyone the search finds (its fields
+    come along: ``RespondentSearchForm``), or a list kept chosen (``kept``). ``expected`` is how many the confirm page listed: if the search finds
     another number when confirmed, the confirm page comes back."""
 
     action = forms.ChoiceField(choices=PeopleAction.choices, error_messages={
@@ -107,10 +114,12 @@ class PeopleActionForm(forms.Form):
     respondent = IdsField(required=False)  # out-of-scope ids are left out
     everyone = forms.BooleanField(required=False)
     expected = forms.IntegerField(required=False, min_value=0, max_value=SELECTION_MAX, widget=forms.HiddenInput)
+    # People kept chosen after an action (those just given new codes): the token of their list in the session.
+    kept = forms.RegexField(regex=r"^[A-Za-z0-9_-]{1,32}$", required=False, widget=forms.HiddenInput)
 
     def clean(self):
         data = super().clean()
-        if not data.get("respondent") and not data.get("everyone"):
+        if not data.get("respondent") and not data.get("everyone") and not data.get("kept"):
             raise forms.ValidationError(_("Choose at least one person, or everyone the search finds."))
         return data
 

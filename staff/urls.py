@@ -68,6 +68,7 @@ survey_patterns = [
     path("slips/<id:job_id>/download/", slips.slips_download, name="slips-download"),
     path("people/", search.people_search, name="people"),
     path("people/act/", search.people_act, name="people-act"),
+    path("people/kept/<str:token>/", search.people_kept, name="people-kept"),
     path("people/<id:respondent_id>/", people.respondent_detail, name="respondent"),
     path("people/<id:respondent_id>/reissue/", people.respondent_reissue, name="respondent-reissue"),
     path("people/<id:respondent_id>/slip.pdf", slips.respondent_slip_pdf, name="respondent-slip"),

@@ -24,6 +24,16 @@ def test_anything_that_cannot_be_a_code_reads_as_none():
         assert access_codes.normalize(typed) is None
 
 
+def test_the_start_of_a_code_is_read_as_a_code_is_typed_and_what_no_code_starts_with_is_none():
+    code = access_codes.generate()
+    printed = access_codes.format_code(code)
+    for typed, start in ((printed[:7].lower(), code[:6]), (f" {code[:2]} ", code[:2]), (printed, code),
+                         (f"{code[:5]} - {code[5:8]}", code[:8])):
+        assert access_codes.normalize_prefix(typed) == start, typed
+    for typed in ("", " - ", "ABCDE-FGHJK-M", "O", "ABC_D", "ÄB", "garcía"):
+        assert access_codes.normalize_prefix(typed) is None, typed
+
+
 def test_codes_drawn_many_at_once_are_valid_distinct_and_use_the_whole_alphabet():
     from collections import Counter
 

@@ -4,6 +4,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 from pypdf import PdfReader
+from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from accounts.models import AuditEntry, StaffMember
 from accounts.scopes import COMMAND_LINE
@@ -80,6 +81,7 @@ def test_each_slip_carries_the_survey_title_in_its_respondent_s_language(lincoln
                     slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=lincoln))
     cover, slips = (page.extract_text() for page in PdfReader(io.BytesIO(out.getvalue())).pages)
     assert "School Climate Survey (demo)" in cover  # the cover is for the teacher: the survey's first language
+    slips = " ".join(slips.split())  # a title longer than the room beside the QR code wraps
     assert slips.count("School Climate Survey (demo)") == 1 and slips.count("Encuesta sobre el clima escolar") == 1
     assert "Su código de acceso" in slips and "Your access code" in slips
 
@@ -136,3 +138,99 @@ def test_slip_covers_and_the_mail_merge_csv_go_in_grade_order_k_first_and_grade_
                     stream=stream)
     assert [row["grade"] for row in csv.DictReader(io.StringIO(stream.getvalue().lstrip("\ufeff")))] == [
         "K", "07", "9", "10", ""]
+
+
+# ---------------------------------------------------------------- what is printed where (read back from the PDF)
+
+LONG_TITLES = {
+    "en": "The State-Wide School Climate, Safety and Student Wellbeing Survey of the Autumn Term 2026-2027",
+    "es": "Encuesta estatal sobre el clima escolar, la seguridad y el bienestar de los estudiantes, "
+          "otoño de 2026-2027",
+}
+
+
+def qr_boxes(page):
+    """The QR codes drawn on a pypdf ``page``: the bounding box (x0, y0, x1, y1, in points from the bottom left) of
+    each run of small filled squares (the codes' modules; the cut lines are the only other rectangles)."""
+    from pypdf.generic import ContentStream
+
+    boxes, modules = [], []
+    for operands, operator in ContentStream(page.get_contents(), page.pdf).operations:
+        if operator == b"re" and float(operands[2]) < 10:
+            x, y, w, h = (float(value) for value in operands)
+            modules.append((x, y, x + w, y + h))
+        elif operator in (b"f", b"f*", b"B") and modules:
+            boxes.append((min(m[0] for m in modules), min(m[1] for m in modules),
+                          max(m[2] for m in modules), max(m[3] for m in modules)))
+            modules = []
+    return boxes
+
+
+def word_boxes(path):
+    """Every word of the PDF at ``path`` with its box, page by page (``pdftotext -bbox``): [[(word, x0, y0, x1,
+    y1)]], in points from the bottom left as qr_boxes gives them."""
+    import re
+    import subprocess
+
+    html = subprocess.run(["pdftotext", "-bbox", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    pages = []
+    word = re.compile(r'<word xMin="([^"]+)" yMin="([^"]+)" xMax="([^"]+)" yMax="([^"]+)">([^<]*)</word>')
+    for height, words in re.findall(r'<page width="[^"]+" height="([^"]+)">(.*?)</page>', html, re.S):
+        top = float(height)
+        pages.append([(text, float(x0), top - float(y1), float(x1), top - float(y0))
+                      for x0, y0, x1, y1, text in word.findall(words)])
+    return pages
+
+
+def decoded_qr_codes(path, tmp_path):
+    """What each page's QR codes say, read from the page as printed (``pdftoppm`` at 150 dpi, then ``zbarimg``)."""
+    import subprocess
+
+    subprocess.run(["pdftoppm", "-r", "150", "-png", str(path), str(tmp_path / "page")], check=True)
+    return [sorted(subprocess.run(["zbarimg", "-q", "--raw", "--nodbus", str(image)], capture_output=True,
+                                  text=True).stdout.split())
+            for image in sorted(tmp_path.glob("page-*.png"))]
+
+
+def overlaps(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_a_long_survey_title_wraps_beside_the_qr_code_and_nothing_prints_over_it(tmp_path, lincoln, language,
+                                                                                 pdf_readers):
+    from surveys.services import survey_create
+
+    survey = survey_create(document={
+        "slug": "long", "languages": [language, *({"en", "es"} - {language})], "title": LONG_TITLES,
+        "pages": [{"questions": [{"code": "ok", "kind": "short_text", "prompt": {"en": "Well?", "es": "¿Bien?"}}]}]})
+    school = make_school("NOR", "Abraham Lincoln Middle School of the North Side of the City")
+    people = make_respondents(survey, 8, school=school, grade="7", language=language,
+                              display_name="María José Pérez-Ruiz de la Torre y Gasset")
+    path = tmp_path / "slips.pdf"
+    with path.open("wb") as out:
+        slips_write_pdf(stream=out, survey=survey, school=school, login_url="https://survey.example.org/",
+                        slips=slips_for_school(scope=COMMAND_LINE, survey=survey, school=school))
+    reader = PdfReader(path)
+    slips_page, words = reader.pages[1], word_boxes(path)[1]  # the cover sheet first
+    boxes = qr_boxes(slips_page)
+    assert len(boxes) == 8 and all(abs((x1 - x0) - 90) < 1 and abs((y1 - y0) - 90) < 1 for x0, y0, x1, y1 in boxes)
+    assert not [(word, box) for word, *at in words for box in boxes if overlaps(at, box)]
+    # The title, on several lines left of its slip's code, from its first word to the last that fits.
+    title_words = LONG_TITLES[language].split()
+    first_words = [at for word, *at in words if word == title_words[0]]
+    assert len(first_words) == 8
+    assert any(word == title_words[3] for word, *_ in words)
+    assert decoded_qr_codes(path, tmp_path)[1] == sorted(
+        f"https://survey.example.org/#code={person.formatted_access_code}" for person in people)
+
+
+def test_a_title_that_fits_stays_on_one_line_at_its_full_size():
+    from rosters.slips import TITLE_SIZES, title_lines
+
+    assert title_lines("Climate survey", 150) == (TITLE_SIZES[0], ["Climate survey"])
+    size, lines = title_lines(LONG_TITLES["es"], 150)
+    assert 1 < len(lines) <= 3 and size < TITLE_SIZES[0]
+    assert all(stringWidth(line, "Helvetica-Bold", size) <= 150 for line in lines)
+    size, lines = title_lines("Encuesta " * 40, 150)  # too long even small: its last line cut
+    assert size == TITLE_SIZES[-1] and len(lines) == 3 and lines[-1].endswith("…")

@@ -70,7 +70,8 @@ def test_a_school_coordinator_imports_prints_and_reissues_and_the_respondent_res
     page.get_by_role("link", name="Small survey").click()
     page.get_by_role("link", name="Lincoln Middle (LIN)").click()
     with page.expect_download() as download:
-        page.get_by_role("link", name="Code slips for the whole school (PDF, 3 slips)").click()
+        page.get_by_role("link", name="Code slips for the whole school (PDF: 3 slips, a cover sheet before each "
+                                       "grade)").click()
     text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(open(download.value.path(), "rb").read())).pages)
     people = list(Respondent.objects.filter(school=lincoln))
     assert len(people) == 3 and all(person.formatted_access_code in text for person in people)

@@ -55,11 +55,13 @@ def test_the_withdraw_confirm_page_leaves_out_people_of_other_schools_and_those_
     withdraw = f"/staff/surveys/{survey.slug}/people/withdraw/"
     client.post(withdraw, {"respondent": [gone.pk], "confirm": "on"})
     text = client.get(withdraw, {"respondent": [here.pk, gone.pk, elsewhere.pk]}).content.decode()
-    assert "Withdraw 1 person?" in text and "2 of those chosen are left out" in text
+    assert "Withdraw 1 person?" in text
+    assert "1 of 3 people: 1 already withdrawn, 1 not in your schools left out." in text
     assert f'name="respondent" value="{here.pk}"' in text
     assert f'value="{elsewhere.pk}"' not in text and f'value="{gone.pk}"' not in text
     nobody = client.get(withdraw, {"respondent": [elsewhere.pk]}).content.decode()
     assert "Nobody to withdraw" in nobody and 'name="confirm"' not in nobody
+    assert "0 of 1 person: 1 not in your schools left out." in nobody
 
 
 def test_the_roster_and_person_pages_ask_for_the_withdraw_confirm_page_by_get(client, survey, lincoln, coordinator):

@@ -1,6 +1,7 @@
 """The search of a survey's people on PostgreSQL (``make test-stack``): each page's query budget whatever the number
-of schools and people, and each kind of search served by its index (``respondents/migrations/0016``), so that it
-does not read two million rows (``make bench-search`` gives the times at that scale)."""
+of schools and people, and each kind of search served by its index (``respondents/migrations/0016`` and ``0017``,
+and the pattern index of codes), so that it does not read two million rows (``make bench-search`` gives the times at
+that scale)."""
 import pytest
 from django.db import connection
 
@@ -35,6 +36,8 @@ PAGES = {
     "a school's people": ("schools/S001/", 11),
     "everyone found": ("people/", 8),
     "a name": ("people/?q=ruiz&by=name", 8),
+    "the one box": ("people/?q=ruíz", 8),
+    "a code's start": ("people/?q=Z2&by=code", 8),
     "an external id": ("people/?q=p1-&by=external_id", 8),
     "a school and grade": ("people/?q=S002&by=school&grade=7", 9),
     "a status, a deep page": ("people/?status=not_started&page=3", 8),
@@ -76,7 +79,9 @@ def only_index(index):
 
 
 @pytest.mark.parametrize("search, index", [
-    (PeopleSearch(query="ruiz", by=SearchBy.NAME), "respondent_display_name_trgm"),
+    (PeopleSearch(query="ruíz", by=SearchBy.NAME), "respondent_display_name_folded_trgm"),
+    (PeopleSearch(query="ru", by=SearchBy.NAME), "respondent_display_name_folded_trgm"),  # a word's start
+    (PeopleSearch(query="r", by=SearchBy.NAME), "respondent_display_name_folded_trgm"),
     (PeopleSearch(query="p1-", by=SearchBy.EXTERNAL_ID), "respondent_external_id_prefix"),
     (PeopleSearch(status="completed"), "respondent_search_order"),
     (PeopleSearch(), "respondent_search_order"),
@@ -88,16 +93,61 @@ def test_each_kind_of_search_can_be_served_by_its_index(survey, state, search, i
     assert index in plan, plan
 
 
-def test_a_name_under_three_letters_is_kept_off_the_trigram_index(survey, state):
-    only_index("respondent_display_name_trgm")
-    plan = respondents_search(scope=COMMAND_LINE, survey=survey, search=PeopleSearch(query="ru", by=SearchBy.NAME)
-                              )[:100].explain()
-    assert "respondent_display_name_trgm" not in plan, plan
+def code_prefix_index():
+    """The ``varchar_pattern_ops`` index Django made beside the unique one of access codes (its name has a hash)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'respondents_respondent' AND indexdef "
+                       "LIKE '%%(access_code varchar_pattern_ops)%%'")
+        return cursor.fetchone()[0]
 
 
-def test_a_code_is_found_through_the_unique_index_of_codes(survey, state):
+def test_the_start_of_a_code_is_found_through_the_codes_pattern_index_which_the_unique_one_cannot_serve(
+        survey, state):
+    """The databases are C.UTF-8, which PostgreSQL does not take for C: the unique b-tree of codes orders them but
+    cannot serve ``LIKE 'ABC%'``; the pattern index Django made with it can."""
     person = Respondent.objects.filter(survey=survey).first()
-    only_index("respondents_respondent_pkey")
-    plan = respondents_search(scope=COMMAND_LINE, survey=survey, search=PeopleSearch(
-        query=person.formatted_access_code, by=SearchBy.CODE)).explain()
-    assert "access_code" in plan and "Index" in plan, plan
+    search = PeopleSearch(query=person.formatted_access_code[:7].lower(), by=SearchBy.CODE)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT datcollate FROM pg_database WHERE datname = current_database()")
+        assert cursor.fetchone()[0] not in ("C", "POSIX")
+    index = code_prefix_index()
+    only_index(index)
+    plan = respondents_search(scope=COMMAND_LINE, survey=survey, search=search)[:100].explain()
+    assert index in plan and "~>=~" in plan, plan  # an index range: (access_code)::text ~>=~ 'ABCDEF'
+    with connection.cursor() as cursor:
+        cursor.execute(f'DROP INDEX "{index}"')  # the unique index alone: the LIKE is a filter, row by row
+    plan = respondents_search(scope=COMMAND_LINE, survey=survey, search=search)[:100].explain()
+    assert "~>=~" not in plan and "~~" in plan, plan
+
+
+def test_the_one_box_reads_the_indexes_of_names_ids_and_codes_at_once(survey, state):
+    """"Anything": each of its matches on its own index, the rows of any of them (a BitmapOr), not the table."""
+    code = code_prefix_index()
+    indexes = ["respondent_display_name_folded_trgm", "respondent_external_id_prefix", code]
+    with connection.cursor() as cursor:
+        # Enough people in the survey that reading all of them is no plan (40 are read whole, by any index).
+        cursor.execute("INSERT INTO respondents_respondent (survey_id, school_id, external_id, access_code, grade, "
+                       "role, language, display_name, status, current_page) SELECT %s, %s, 'x' || n, "
+                       "'Y' || lpad(n::text, 9, '0'), '7', 'student', 'en', 'Person ' || n, 'not_started', 1 "
+                       "FROM generate_series(1, 30000) AS n", [survey.pk, state["S005"].pk])
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'respondents_respondent' AND indexname "
+                       "NOT IN (SELECT conname FROM pg_constraint) AND indexname <> ALL(%s)", [indexes])
+        for (other,) in cursor.fetchall():
+            cursor.execute(f'DROP INDEX "{other}"')
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("ANALYZE respondents_respondent")
+    for typed in ("Z2A", "ab"):  # a code's start (and a name and an id), one and two letters
+        plan = respondents_search(scope=COMMAND_LINE, survey=survey, search=PeopleSearch(query=typed))[:100].explain()
+        assert "BitmapOr" in plan and all(index in plan for index in indexes), plan
+
+
+def test_a_name_is_found_with_its_accents_aside_as_postgresql_folds_them(survey, state):
+    school = list(state.values())[20]
+    for external_id, name in [("a-1", "María García"), ("a-2", "GARCÍA Muñoz"), ("a-3", "garcía"),
+                              ("a-4", "Ærø Łódź")]:
+        make_respondents(survey, school=school, external_id=external_id, display_name=name)
+    found = [p.external_id for p in respondents_search(scope=COMMAND_LINE, survey=survey,
+                                                       search=PeopleSearch(query="garcia", by=SearchBy.NAME))]
+    assert found == ["a-1", "a-2", "a-3"]
+    assert [p.external_id for p in respondents_search(scope=COMMAND_LINE, survey=survey,
+                                                      search=PeopleSearch(query="AERO lodz"))] == ["a-4"]

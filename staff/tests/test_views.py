@@ -234,7 +234,8 @@ def test_a_big_school_s_slips_are_prepared_by_a_task_then_downloaded_by_whoever_
     people = make_respondents(survey, 3, school=lincoln, grade="7")
     signed_in(client, coordinator)
     school_page = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/").content.decode()
-    assert "(3 slips):" in school_page and "Prepare the PDF" in school_page
+    assert "(3 slips, a cover sheet before each grade):" in school_page and "Prepare the PDF" in school_page
+    assert "Code slips for grade 7 (3 slips, after a cover sheet):" in school_page
     redirected = client.get(f"/staff/surveys/{survey.slug}/schools/LIN/slips.pdf")
     assert redirected.status_code == 302 and redirected["Location"].endswith("/schools/LIN/")
     page = client.post(f"/staff/surveys/{survey.slug}/schools/LIN/slips/", {"grade": "7"}, follow=True)

@@ -1,4 +1,6 @@
 """The staff screens' downloads: a response the view writes a file into, or a file a job stored; their names."""
+import re
+
 from django.http import FileResponse, HttpResponse
 from django.utils.text import slugify
 
@@ -11,6 +13,22 @@ def attachment(content_type, filename):
     """Return an empty download response named ``filename``; the caller writes the file into it."""
     response = HttpResponse(content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+# The cookie that tells the page a download came from that it is done (staff/static/staff/staff.js): its value is
+# the token the page sent in ``download``; it says nothing else, and lives two minutes.
+DOWNLOAD_COOKIE = "staff_download"
+DOWNLOAD_TOKEN = re.compile(r"[A-Za-z0-9]{8,40}")
+
+
+def download_done(request, response):
+    """Return ``response`` (a file being downloaded) with the cookie that tells the page it came from that it is
+    done, when the page asked (a ``download`` token: see staff.js); without JavaScript, the page stays as it was."""
+    token = (request.POST if request.method == "POST" else request.GET).get("download", "")
+    if DOWNLOAD_TOKEN.fullmatch(token):
+        response.set_cookie(DOWNLOAD_COOKIE, token, max_age=120, path="/staff/", samesite="Strict",
+                            secure=request.is_secure(), httponly=False)  # read by the page's script
     return response
 
 

@@ -1,9 +1,13 @@
 """Finding a survey's people across the staff member's scope, and acting on those chosen: withdraw, restore, new
-codes, their slips. Every action lists who first (a confirm page) and changes only people in the scope."""
+codes, their slips. Every action lists who first (a confirm page, saying who it leaves out and why) and changes only
+people in the scope; after new codes, the same people stay chosen, their slips one click away."""
+import secrets
+
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
@@ -11,17 +15,17 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
 from accounts.audit import audit_codes_shown
-from rosters.selectors import SELECTION_MAX, PeopleAction, respondents_for_action, respondents_search
+from rosters.selectors import (SELECTION_MAX, LeftOut, PeopleAction, PeopleSearch, people_chosen, people_left_out,
+                               respondents_for_action, respondents_search)
 from rosters.services import respondent_restore, respondent_withdraw, respondents_reissue_codes
 from rosters.slips import slips_job_start_people, slips_print_people
 from rosters.tasks import slips_job_task
 from staff.access import staff_view
 from staff.forms import ConfirmForm, PeopleActionForm, RespondentSearchForm
-from staff.views.downloads import PDF, attachment
+from staff.views.downloads import PDF, attachment, download_done
 from staff.views.lists import CONFIRM_SHOWN, COUNT_CAP, back_to, page_of
-from staff.views.slips import login_url
+from staff.views.slips import login_url, slips_done
 from surveys.models import Survey
-
 
 
 @staff_view()
@@ -44,8 +48,9 @@ def people_search(request, slug):
 @staff_view("can_manage_people")
 def people_act(request, slug, action=None):
     """Do an action (the URL's, or the ``action`` posted) to the people chosen (``respondent`` ids ticked here or
-    on another page, or ``everyone`` the posted search finds): first a page that lists who, whose button posts it
-    all again with ``confirm``; only that changes anything. Slips come back as a PDF, or a job when many."""
+    on another page, ``everyone`` the posted search finds, or a ``kept`` choice: those just given new codes): first
+    a page that lists who, and who is left out and why, whose button posts it all again with ``confirm``; only that
+    changes anything. Slips come back as a PDF, or a job when many."""
     survey = get_object_or_404(Survey, slug=slug)
     back = back_to(request, reverse("staff:survey", args=[survey.slug]))
     data = (request.POST if request.method == "POST" else request.GET).copy()
@@ -58,26 +63,31 @@ def people_act(request, slug, action=None):
         errors = [error for errors in [*form.errors.values(), *search_form.errors.values()] for error in errors]
         messages.error(request, " ".join(errors))
         return redirect(back)
-    action, everyone = form.cleaned_data["action"], form.cleaned_data["everyone"]
-    people = respondents_for_action(scope=request.scope, survey=survey, action=action,
-                                    respondent_ids=form.cleaned_data["respondent"],
-                                    search=search if everyone else None)
-    ids = list(people.values_list("pk", flat=True)[:SELECTION_MAX + 1])
-    if len(ids) > SELECTION_MAX:
+    action, everyone, kept = form.cleaned_data["action"], form.cleaned_data["everyone"], form.cleaned_data["kept"]
+    ticked = form.cleaned_data["respondent"]
+    if kept:
+        ticked = kept_choice(request, survey, kept)
+        if ticked is None:
+            messages.error(request, _("That list of people is no longer kept: find them again."))
+            return redirect("staff:people", slug=survey.slug)
+    chosen = people_chosen(scope=request.scope, survey=survey, action=action, respondent_ids=ticked,
+                           search=search if everyone and not kept else None, limit=SELECTION_MAX)
+    if chosen is None:
         messages.error(request, _("The search finds more than %(max)s people: narrow it (a school, a grade, a "
                                   "status) and choose again.") % {"max": f"{SELECTION_MAX:,}"})
         return redirect(back)
     # "Everyone found" acts only on the number its confirm page listed: a confirmation that names none (not posted
     # by that page) or another is shown the confirm page again.
     confirmed, expected = ConfirmForm.confirmed(request), form.cleaned_data["expected"]
-    changed = everyone and confirmed and expected != len(ids)
-    if not confirmed or changed or not ids:
+    changed = everyone and not kept and confirmed and expected != len(chosen.ids)
+    if not confirmed or changed or not chosen.ids:
         if changed and expected is not None:
             messages.warning(request, _("The search finds %(now)s now, not %(then)s as before: check who, and "
-                                        "confirm again.") % {"now": people_count(len(ids)),
+                                        "confirm again.") % {"now": people_count(len(chosen.ids)),
                                                               "then": expected})
-        return _confirm(request, survey, action, people, ids, data=data, everyone=everyone, back=back)
-    return _act(request, survey, action, ids, back=back)
+        return _confirm(request, survey, action, chosen, data=data, everyone=everyone and not kept, kept=kept,
+                        ticked=ticked, search=search, back=back)
+    return _act(request, survey, action, chosen.ids, back=back)
 
 
 # The confirm page's question and button, by action.
@@ -89,17 +99,29 @@ CONFIRM_WORDS = {
 }
 
 
-def _confirm(request, survey, action, people, ids, *, data, everyone, back):
-    chosen = ([("everyone", "on"), ("expected", len(ids))] + [(name, data.get(name, "")) for name in RespondentSearchForm.base_fields]
-              if everyone else [("respondent", pk) for pk in ids])
+def _confirm(request, survey, action, chosen, *, data, everyone, kept, ticked, search, back):
+    if kept:
+        hidden = [("kept", kept)]
+    elif everyone:
+        hidden = [("everyone", "on"), ("expected", len(chosen.ids)),
+                  *((name, data.get(name, "")) for name in RespondentSearchForm.base_fields)]
+    else:
+        hidden = [("respondent", pk) for pk in chosen.ids]
+    chosen_of = {"scope": request.scope, "survey": survey, "action": action, "respondent_ids": ticked,
+                 "search": search if everyone else None}
+    people = respondents_for_action(**chosen_of)  # those of chosen.ids, read as the search reads them
     question, button = CONFIRM_WORDS[PeopleAction(action)]
     return render(request, "staff/confirm_people.html", {
-        "survey": survey, "action": action, "action_label": PeopleAction(action).label, "ids": ids,
-        "people": people[:CONFIRM_SHOWN], "back": back, "question": question % {"people": people_count(len(ids))},
-        "left_out": 0 if everyone else len(set(data.getlist("respondent"))) - len(ids),
-        "hidden": [("action", action), *chosen, ("next", back)],
-        "slips_inline_max": settings.SLIPS_INLINE_MAX,
-        "button": button % {"people": people_count(len(ids))}})
+        "survey": survey, "action": action, "action_label": PeopleAction(action).label, "ids": chosen.ids,
+        "people": people[:CONFIRM_SHOWN], "back": back,
+        "question": question % {"people": people_count(len(chosen.ids))},
+        "chosen": chosen, "left_out_said": left_out_said(chosen),
+        "left_out": left_out_people(chosen, **chosen_of),
+        "hidden": [("action", action), *hidden, ("next", back)],
+        "slips_inline_max": settings.SLIPS_INLINE_MAX, "download_done": slips_done(len(chosen.ids)),
+        "button": button % {"people": people_count(len(chosen.ids))}})
+
+
 def _act(request, survey, action, ids, *, back):
     scope = request.scope
     if action == PeopleAction.SLIPS:
@@ -110,18 +132,82 @@ def _act(request, survey, action, ids, *, back):
         response = attachment(PDF, f"{slugify(survey.slug)}-{len(ids)}-people-slips.pdf")
         slips_print_people(scope=scope, survey=survey, respondent_ids=ids, login_url=login_url(request),
                            stream=response)
-        return response
+        return download_done(request, response)
     if action == PeopleAction.REISSUE:
         count = respondents_reissue_codes(scope=scope, survey=survey, respondent_ids=ids)
         messages.success(request, _("%(count)s given new codes: their old codes no longer work; answers are kept. "
                                     "Print their slips again.") % {"count": count})
-    else:
-        change = respondent_withdraw if action == PeopleAction.WITHDRAW else respondent_restore
-        count = change(scope=scope, survey=survey, respondent_ids=ids)
-        messages.success(request, (_("%(count)s withdrawn: their codes no longer log in.")
-                                   if action == PeopleAction.WITHDRAW else
-                                   _("%(count)s restored: their codes log in again.")) % {"count": count})
+        # The same people stay chosen, their slips one click away (a code search would not find them again).
+        token = choice_keep(request, survey, ids)
+        return redirect(f"{reverse('staff:people-kept', args=[survey.slug, token])}?{urlencode({'next': back})}")
+    change = respondent_withdraw if action == PeopleAction.WITHDRAW else respondent_restore
+    count = change(scope=scope, survey=survey, respondent_ids=ids)
+    messages.success(request, (_("%(count)s withdrawn: their codes no longer log in.")
+                               if action == PeopleAction.WITHDRAW else
+                               _("%(count)s restored: their codes log in again.")) % {"count": count})
     return redirect(back)
+
+
+@staff_view("can_manage_people")
+def people_kept(request, slug, token):
+    """The people just given new codes, still chosen: who they are, and their slips one click away (what the PDF
+    will hold said beside the button)."""
+    survey = get_object_or_404(Survey, slug=slug)
+    ids = kept_choice(request, survey, token)
+    if ids is None:
+        messages.error(request, _("That list of people is no longer kept: find them again."))
+        return redirect("staff:people", slug=survey.slug)
+    back = back_to(request, reverse("staff:people", args=[survey.slug]))
+    slips = people_chosen(scope=request.scope, survey=survey, action=PeopleAction.SLIPS, respondent_ids=ids,
+                          limit=len(ids))
+    people = respondents_search(scope=request.scope, survey=survey, search=PeopleSearch()).filter(pk__in=ids)
+    return render(request, "staff/people_kept.html", {
+        "survey": survey, "token": token, "back": back, "people": people[:CONFIRM_SHOWN], "kept": len(ids),
+        "count": len(slips.ids), "chosen": slips, "left_out_said": left_out_said(slips),
+        "left_out": left_out_people(slips, scope=request.scope, survey=survey, action=PeopleAction.SLIPS,
+                                    respondent_ids=ids),
+        "slips_inline_max": settings.SLIPS_INLINE_MAX, "download_done": slips_done(len(slips.ids)),
+        "print_fields": [("action", PeopleAction.SLIPS), ("kept", token), ("next", request.get_full_path())]})
+
+
+# How many choices a session keeps (several tabs may each have one; up to SELECTION_MAX ids each): the oldest goes
+# first.
+KEPT_CHOICES = 3
+SESSION_KEY = "staff_people_kept"
+
+
+def choice_keep(request, survey, ids):
+    """Keep ``ids`` (people of ``survey``) in the session under a new token; return the token."""
+    kept = {key: value for key, value in request.session.get(SESSION_KEY, {}).items()}
+    while len(kept) >= KEPT_CHOICES:
+        kept.pop(next(iter(kept)))
+    token = secrets.token_urlsafe(9)
+    kept[token] = {"survey": survey.pk, "ids": list(ids)}
+    request.session[SESSION_KEY] = kept
+    return token
+
+
+def kept_choice(request, survey, token):
+    """The ids kept under ``token`` for ``survey`` (``choice_keep``), or None: another survey's, or no longer
+    kept. The actions filter them by the scope again."""
+    kept = request.session.get(SESSION_KEY, {}).get(token)
+    return kept["ids"] if kept and kept["survey"] == survey.pk else None
+
+
+def left_out_said(chosen):
+    """"119 of 120 people: 1 withdrawn left out" (nobody left out: "")."""
+    if not chosen.left_out_count:
+        return ""
+    reasons = ", ".join(f"{count} {LeftOut(reason).label}" for reason, count in chosen.left_out.items())
+    return _("%(acted)s of %(chosen)s: %(reasons)s left out") % {
+        "acted": len(chosen.ids), "chosen": people_count(chosen.chosen), "reasons": reasons}
+
+
+def left_out_people(chosen, **chosen_of):
+    """The first of those ``chosen`` left out that the scope reaches, each with why: [(Respondent, reason)]."""
+    if not chosen.left_out_count:
+        return []
+    return [(person, LeftOut(person.left_out).label) for person in people_left_out(**chosen_of)[:CONFIRM_SHOWN]]
 
 
 def people_count(count):

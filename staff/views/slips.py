@@ -5,12 +5,13 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from rosters.slips import codes_write_csv, respondent_slip_print, slips_count, slips_job_start, slips_jobs, slips_print
 from rosters.tasks import slips_job_task
 from staff.access import staff_view
-from staff.views.downloads import CSV, PDF, attachment, school_file_name, stored_file
+from staff.views.downloads import CSV, PDF, attachment, download_done, school_file_name, stored_file
 from staff.views.jobs import SurveyJobs
 from surveys.models import Survey
 
@@ -28,7 +29,7 @@ def school_slips_pdf(request, slug, school_code):
     response = attachment(PDF, school_file_name(survey, school, grade, "slips.pdf"))
     slips_print(scope=request.scope, survey=survey, school=school, grade=grade, login_url=login_url(request),
                 stream=response)
-    return response
+    return download_done(request, response)
 
 
 @require_POST
@@ -42,9 +43,16 @@ def slips_new(request, slug, school_code):
     return redirect("staff:slips", slug=survey.slug, job_id=job.pk)
 
 
+class SlipsJobs(SurveyJobs):
+    """Slips jobs: their page also says once the PDF is downloaded (``download_done``)."""
+
+    def context(self, request, survey, job):
+        return {"download_done": slips_done(job.slips_done)}
+
+
 # A big school's slips, printed by Celery: a progress bar counting the slips, then the PDF to download.
-SLIPS = SurveyJobs(permission="can_manage_people", url_name="staff:slips", template="staff/slips_detail.html",
-                   unit="slips", jobs=lambda scope, survey: slips_jobs(scope=scope).filter(survey=survey))
+SLIPS = SlipsJobs(permission="can_manage_people", url_name="staff:slips", template="staff/slips_detail.html",
+                  unit="slips", jobs=lambda scope, survey: slips_jobs(scope=scope).filter(survey=survey))
 slips_detail, slips_progress = SLIPS.page_view(), SLIPS.progress_view()
 
 
@@ -53,7 +61,7 @@ def slips_download(request, slug, job_id):
     _, job = SLIPS.get(request, slug, job_id)
     if job.status != job.Status.DONE:
         return redirect("staff:slips", slug=slug, job_id=job.pk)
-    return stored_file(job.file, PDF)
+    return download_done(request, stored_file(job.file, PDF))
 
 
 @staff_view("can_manage_people")
@@ -65,7 +73,7 @@ def respondent_slip_pdf(request, slug, respondent_id):
     response = attachment(PDF, f"{survey.slug}-{slugify(respondent.external_id or respondent.pk)}-slip.pdf")
     respondent_slip_print(scope=request.scope, survey=survey, respondent_id=respondent.pk,
                           login_url=login_url(request), stream=response)
-    return response
+    return download_done(request, response)
 
 
 @staff_view("can_see_codes")
@@ -77,6 +85,13 @@ def school_codes_csv(request, slug, school_code):
     codes_write_csv(scope=request.scope, survey=survey, school=school, login_url=login_url(request),
                     stream=response)
     return response
+
+
+def slips_done(count):
+    """What a page says once the PDF of ``count`` slips it asked for is downloaded (staff.js)."""
+    return ngettext("Done: the PDF of %(count)s slip is downloaded. Hand it to its person only.",
+                    "Done: the PDF of %(count)s slips is downloaded. Hand each to its person only.",
+                    count) % {"count": count}
 
 
 def login_url(request):
