@@ -297,14 +297,6 @@ def _question_result(question: QuestionDefinition, figures: Mapping[tuple[str, s
     return QuestionResult(**base, answered=total, cells=tuple(cells), mean=shown_mean, several=several)
 
 
-def question_charts(results: SurveyResults) -> list[dict[str, object]]:
-    """The charts' data (for ``json_script``): each question's counts, a suppressed bar as null (never drawn) and
-    labelled so; none for a question counted only or with too few answers."""
-    return [{"code": q.code, "labels": [c.label + (" (suppressed)" if c.suppressed else "") for c in q.cells],
-             "values": [c.count for c in q.cells]}
-            for q in results.questions if q.cells]
-
-
 # ---------------------------------------------------------------- the question index, stale counts, text answers
 
 
