@@ -1,13 +1,13 @@
 """Small-cell suppression: which figures of the results are hidden, so that no small group's answers can be read
 from one selection, or worked out by subtracting one selection's figures from another's.
 
-``figures_hidden`` is the one function every figure shown to staff passes through (the results page now; an API and
-the reports later): it takes the figures of every selection a viewer can make (a place: the state, a district, a
-school, the schools of a coordinator's scope; within it a grade, a role, both or neither) and how they add up, and
-returns those to hide. docs/architecture.md ("Small-cell suppression") gives the rule and its reasons.
+``figures_suppressed`` is the one function every figure shown to staff passes through (the results page now; an API
+and the reports later): it takes the figures of every selection a viewer can make (a place: the state, a district,
+a school, the schools of a coordinator's scope; within it a grade, a role, both or neither) and how they add up, and
+returns them all with those to hide. docs/architecture.md ("Small-cell suppression") gives the rule and its reasons.
 """
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TypeVar
@@ -51,19 +51,10 @@ CELL_ALL = {Adding.VALUES: "answered", Adding.CHOICES: "answered", Adding.NOTHIN
 PARTS = {Adding.VALUES: "value", Adding.CHOICES: "value", Adding.PEOPLE: "respondents"}
 
 
-@dataclass(frozen=True)
-class Relation:
-    """``total`` is ``parts`` added up: a viewer who sees all of them but one can work that one out."""
-
-    total: Hashable
-    parts: tuple[Hashable, ...]
-
-
 @dataclass
 class Places:
     """The places of a solve and how they nest: ``children[p]`` add up to ``p``; ``unseen`` are places nobody is
-    shown; ``fixed`` are places whose figures another solve decided (a coordinator's scope is solved over the
-    schools' figures as the whole state's solve left them)."""
+    shown (the respondents with no school)."""
 
     children: dict[Node, list[Node]] = field(default_factory=dict)
     unseen: frozenset[Node] = frozenset()
@@ -227,7 +218,7 @@ def _bottom_up(places: Places) -> list[Node]:
 
 def _solve(weights: Sequence[int], relations: Sequence[Sequence[int]], unseen: Sequence[bool],
            fixed: Mapping[int, bool], threshold: int) -> list[int]:
-    """The indices of the cells to hide (rules 1-3 of ``figures_hidden``), unseen ones included."""
+    """The indices of the cells to hide (rules 1-3 of ``figures_suppressed``), unseen ones included."""
     count = len(weights)
     member_of: list[list[int]] = [[] for _ in range(count)]
     for r, relation in enumerate(relations):
