@@ -8,6 +8,7 @@ fold to é) is refused: it could otherwise be taken for, or matched with, anothe
 ("The staff area") says why.
 """
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 import idna
@@ -84,13 +85,22 @@ def _lookalikes(text: str, *, folded_only: bool = False) -> str:
     return ", ".join(found)
 
 
-def user_email_normalize(sender: type, instance: User, **kwargs: Any) -> None:
-    """Store a user's email in the normal form, whoever saves it (``createsuperuser``, /admin/, a test's factory);
-    one that has none is left as it is: nothing can match it (each place an address is entered refuses it)."""
+def email_normal_or_as_given(text: str) -> str:
+    """``text`` in the normal form, or as it is where it has none (its rules, where it was entered, say why): nothing
+    can match it then."""
     try:
-        instance.email = email_normalize(instance.email or "")
+        return email_normalize(text)
     except ValidationError:
-        pass
+        return text
+
+
+def user_email_normalize(sender: type, instance: User, update_fields: Iterable[str] | None = None,
+                         **kwargs: Any) -> None:
+    """Store a user's email in the normal form, whoever saves it (``createsuperuser``, /admin/, a test's factory);
+    one that has none is left as it is. A save of other columns (a sign-in's ``last_login``) is left alone."""
+    if update_fields is not None and "email" not in update_fields:
+        return
+    instance.email = email_normal_or_as_given(instance.email or "")
 
 
 class EmailAddressField(forms.CharField):

@@ -24,7 +24,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record, audit_record_each
-from accounts.emails import email_normalize
+from accounts.emails import email_normal_or_as_given, email_normalize
 from accounts.models import NAME_MAX, SignOnIdentity, StaffMember
 from accounts.passwords import sign_in_annotated, sign_in_filter, staff_accounts_created_send
 from accounts.scopes import Scope
@@ -97,6 +97,11 @@ class AccountLimits:
     untouchable: str = ""
     superuser_only: bool = False
 
+    @property
+    def locked(self) -> bool:
+        """Whether the scope may not change the account's sign-in (nor, so, deactivate or reactivate it)."""
+        return bool(self.untouchable) or self.superuser_only
+
 
 def account_limits(*, scope: Scope, holder: Holder) -> AccountLimits:
     """What ``scope`` may not change of ``holder``'s account: the staff area never changes a superuser's (only
@@ -112,15 +117,6 @@ def account_limits(*, scope: Scope, holder: Holder) -> AccountLimits:
     administrator = holder.is_superuser or holder.role == Role.STATE_ADMIN
     return AccountLimits(untouchable=untouchable, superuser_only=(
         administrator and holder.user_id != scope.user_id and not scope.can_change_administrators))
-
-
-def changeable_by(scope: Scope) -> Q:
-    """The staff accounts (a StaffMember filter) whose email, role and sign-in ``scope`` may change
-    (``account_limits``)."""
-    changeable = Q(user__is_superuser=False)
-    if not scope.can_change_administrators:
-        changeable &= ~Q(role=Role.STATE_ADMIN) | Q(user_id=scope.user_id)
-    return changeable
 
 
 @dataclass
@@ -208,7 +204,7 @@ def account_problems(*, scope: Scope, account: StaffAccount, lookups: AccountLoo
     their own role or account. A required field left empty is the form's or file's to say. ``others_named``: the
     accounts whose emails the caller checks itself (a file's rows, against each other)."""
     problems: defaultdict[str, list[str]] = defaultdict(list)
-    holder = None
+    holder, limits = None, AccountLimits()
     if user_id is not None:
         holder = lookups.by_id.get(user_id) or Holder(user_id, account.username)
         limits = account_limits(scope=scope, holder=holder)
@@ -238,7 +234,7 @@ def account_problems(*, scope: Scope, account: StaffAccount, lookups: AccountLoo
                 problems["email"].append(f"This email is another account's: {', '.join(held)}.")
     elif user_id is None and (password_by_email or not password) and settings.STAFF_LOCAL_PASSWORDS:
         problems["email"].append("A new account needs an email: the link to set its password is sent there.")
-    if holder is not None and account_limits(scope=scope, holder=holder).superuser_only:
+    if holder is not None and limits.superuser_only:
         if email is not None and email != holder.email:
             problems["email"].append(SUPERUSER_ONLY.format(what="email"))
         if account.role and account.role != holder.role:
@@ -354,8 +350,7 @@ def staff_accounts_set_active(*, scope: Scope, user_ids: Collection[int], active
         found = list(User.objects.select_for_update().filter(pk__in=list(user_ids), staff_member__isnull=False)
                      .order_by("username").values_list(*_HOLDER_COLUMNS))
         refused = [holder.username for holder in (Holder(*columns) for columns in found)
-                   if account_limits(scope=scope, holder=holder).untouchable
-                   or account_limits(scope=scope, holder=holder).superuser_only]
+                   if account_limits(scope=scope, holder=holder).locked]
         if refused:
             raise ValidationError(f"Only a superuser changes these accounts (superusers, in /admin/; other state "
                                   f"administrators): {', '.join(refused)}. Nothing was changed.")
@@ -433,14 +428,8 @@ def _lowered(texts: Iterable[str]) -> set[str]:
 
 
 def _normalised(emails: Iterable[str]) -> set[str]:
-    """The emails as stored (``email_normalize``), those that cannot be left out (their rules say why)."""
-    found = set()
-    for email in emails:
-        try:
-            found.add(email_normalize(email))
-        except ValidationError:
-            pass
-    return found - {""}
+    """The emails as stored (``email_normal_or_as_given``)."""
+    return {email_normal_or_as_given(email) for email in emails} - {""}
 
 
 def _chunks(values: Collection[_Value]) -> Iterator[list[_Value]]:

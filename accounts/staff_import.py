@@ -29,12 +29,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connection, transaction
-from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.audit import Action, audit_record, audit_record_each
-from accounts.emails import email_normalize
+from accounts.emails import email_normal_or_as_given
 from accounts.models import StaffMember, StaffUpload
 from accounts.passwords import staff_accounts_created_send
 from accounts.scopes import COMMAND_LINE, Scope
@@ -256,11 +255,7 @@ def _read(table: Table, problems: list[Problem]) -> list[AccountRow]:
         if row["role"] and not bad and row["role"] not in Role.values:
             problems.append(Problem(number, "role", row["role"],
                                     f"not a role: {', '.join(Role.values)}"))
-        email = row["email"]
-        try:
-            email = email_normalize(email)
-        except ValidationError:
-            pass  # (account_problems says why)
+        email = email_normal_or_as_given(row["email"])  # (account_problems says why one has no normal form)
         for column, value, key in (("username", row["username"], row["username"].lower()),
                                    ("email", row["email"], email)):
             if value:

@@ -20,15 +20,22 @@ SUPERUSER_FIELDS = ("is_superuser", "is_staff", "groups", "user_permissions")
 
 
 def _scope(request):
-    return admin_scope(user=request.user, address=client_ip(request))
+    """The scope of the admin's user, worked out once a request."""
+    if not hasattr(request, "_admin_scope"):
+        request._admin_scope = admin_scope(user=request.user, address=client_ip(request))
+    return request._admin_scope
 
 
 def _superuser_only(request, user):
-    """Whether only a superuser may change ``user`` (a superuser, another state administrator)."""
-    member = StaffMember.objects.select_related("user").filter(user=user).first()
-    holder = (Holder.of_member(member) if member else
-              Holder(user.pk, user.get_username(), user.email, user.is_active, user.is_superuser))
-    return account_limits(scope=_scope(request), holder=holder).superuser_only
+    """Whether only a superuser may change ``user`` (a superuser, another state administrator); once a request and
+    user (the admin asks again for every link and button of a page)."""
+    answers = request.__dict__.setdefault("_superuser_only", {})
+    if user.pk not in answers:
+        member = StaffMember.objects.select_related("user").filter(user=user).first()
+        holder = (Holder.of_member(member) if member else
+                  Holder(user.pk, user.get_username(), user.email, user.is_active, user.is_superuser))
+        answers[user.pk] = account_limits(scope=_scope(request), holder=holder).superuser_only
+    return answers[user.pk]
 
 
 @admin.register(StaffMember)

@@ -2,20 +2,16 @@
 in any case ("Lee@Agency.Example") are found as those entered since. An address that cannot be normalised (no
 address at all, or with characters standing for other letters) is left as it is: nothing matches it."""
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import migrations
 
-from accounts.emails import email_normalize
+from accounts.emails import email_normal_or_as_given
 
 
 def normalise(apps, schema_editor):
     User = apps.get_model(*settings.AUTH_USER_MODEL.split("."))
     changed = []
     for user in User.objects.exclude(email="").only("pk", "email").iterator(chunk_size=2000):
-        try:
-            email = email_normalize(user.email)
-        except ValidationError:
-            continue
+        email = email_normal_or_as_given(user.email)
         if email != user.email:
             user.email = email
             changed.append(user)

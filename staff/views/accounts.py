@@ -18,7 +18,6 @@ from accounts.staff_accounts import (
     SUPERUSER_ONLY,
     Holder,
     account_limits,
-    changeable_by,
     sign_on_identities,
     sign_on_identity_unlink,
     staff_account_problems,
@@ -210,9 +209,10 @@ def _set_active(request, *, active):
     # Those the service would change: staff accounts not so already, that the scope may change (account_limits),
     # never the administrator's own.
     others = staff_accounts(scope=request.scope).filter(user_id__in=chosen).exclude(user_id=request.scope.user_id)
-    members = others.filter(changeable_by(request.scope), user__is_active=not active)
-    protected = others.exclude(changeable_by(request.scope)).count()
-    ids = list(members.values_list("user_id", flat=True))
+    locked = {m.user_id for m in others if account_limits(scope=request.scope, holder=Holder.of_member(m)).locked}
+    members = [m for m in others if m.user_id not in locked and m.user.is_active != active]
+    protected = len(locked)
+    ids = [m.user_id for m in members]
     if ConfirmForm.confirmed(request):
         try:
             changed = staff_accounts_set_active(scope=request.scope, user_ids=ids, active=active)

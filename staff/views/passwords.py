@@ -59,7 +59,7 @@ class PasswordSetView(_LocalPasswordsOnly, auth_views.PasswordResetConfirmView):
 
     def get_user(self, uidb64):
         user = super().get_user(uidb64)
-        if user is None or not user.is_active or sign_on_only(users=[user]):
+        if user is None or sign_on_only(users=[user]):  # (a deactivated account's tokens never check: PasswordTokens)
             return None
         return user
 
