@@ -90,7 +90,7 @@ def test_the_data_migration_normalises_the_emails_of_existing_accounts():
     for user, email in zip(users, ["Lee@Agency.Example", "lee@XN--BCHER-KVA.example", "lıee@agency.example", ""],
                            strict=True):
         User.objects.filter(pk=user.pk).update(email=email)  # as stored before (no pre_save)
-    migration = importlib.import_module("accounts.migrations.0007_user_emails_stored_normalised")
+    migration = importlib.import_module("accounts.migrations.0006_user_emails_stored_normalised")
     migration.normalise(apps, None)
     assert list(User.objects.order_by("username").values_list("email", flat=True)) == [
         "lee@agency.example", "lee@bücher.example", "lıee@agency.example", ""]

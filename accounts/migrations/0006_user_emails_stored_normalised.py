@@ -21,7 +21,7 @@ def normalise(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("accounts", "0006_audit_sign_on_unlinked_email_change_told"),
+        ("accounts", "0005_audit_actions_of_issue_33"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,4 +1,4 @@
-# The audit log names the pages of text answers a staff member reads (results, issue 33).
+# The audit actions issue 33 added: a respondent login limit lifted, a single sign-on link removed, an old address told of an email change, text answers read.
 
 from django.db import migrations, models
 
@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0007_user_emails_stored_normalised'),
+        ('accounts', '0004_staff_name_and_uploads'),
     ]
 
     operations = [
