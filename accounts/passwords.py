@@ -84,12 +84,14 @@ def sign_in_choices() -> list[SignIn]:
 
 
 def sign_in_annotated(members: QuerySet[StaffMember]) -> QuerySet[StaffMember]:
-    """``members`` with ``signs_on`` (linked to single sign-on) and ``password_never_set`` (no usable password),
-    computed in their own query."""
+    """``members`` with ``signs_on`` (linked to single sign-on), ``password_never_set`` (no usable password) and
+    ``may_be_invited`` (``invitation_refused`` finds nothing), computed in their own query."""
+    never_set = Q(user__password__startswith=UNUSABLE_PASSWORD_PREFIX)
+    signs_on = Exists(SignOnIdentity.objects.filter(user_id=OuterRef("user_id")))
     return members.annotate(
-        signs_on=Exists(SignOnIdentity.objects.filter(user_id=OuterRef("user_id"))),
-        password_never_set=ExpressionWrapper(Q(user__password__startswith=UNUSABLE_PASSWORD_PREFIX),
-                                             output_field=BooleanField()))
+        signs_on=signs_on, password_never_set=ExpressionWrapper(never_set, output_field=BooleanField()),
+        may_be_invited=ExpressionWrapper(never_set & ~Q(signs_on=True) & Q(user__is_active=True)
+                                         & ~Q(user__email=""), output_field=BooleanField()))
 
 
 def sign_in_filter(state: str) -> Q:
@@ -129,8 +131,7 @@ def sign_on_only(*, users: Sequence[User]) -> list[User]:
     unless ``PASSWORD_RESET_SIGN_ON_ACCOUNTS``."""
     if settings.PASSWORD_RESET_SIGN_ON_ACCOUNTS or not users:
         return []
-    linked = set(SignOnIdentity.objects.filter(user_id__in=[user.pk for user in users])
-                 .values_list("user_id", flat=True))
+    linked = linked_ids(users)
     return [user for user in users if user.pk in linked]
 
 
@@ -167,6 +168,22 @@ def password_mails_sent_record(*, scope: Scope, users: Iterable[User], left_out:
           for user in limited)])
 
 
+def linked_ids(users: Iterable[User]) -> set[int]:
+    """The ids of ``users`` linked to single sign-on (``SignOnIdentity``)."""
+    return set(SignOnIdentity.objects.filter(user_id__in=[user.pk for user in users]).values_list("user_id", flat=True))
+
+
+def invitation_refused(user: User, *, linked: bool) -> str:
+    """Why ``user`` is not to be sent the "set your password" email ("" where it is): deactivated, linked to single
+    sign-on (it signs in with the provider already: a first password is not its, even where
+    PASSWORD_RESET_SIGN_ON_ACCOUNTS lets it reset one), a password already, or no email address.
+    ``sign_in_annotated``'s ``may_be_invited`` is the same rule in SQL, for the lists."""
+    return ("deactivated" if not user.is_active else
+            "signs in with single sign-on" if linked else
+            "has a password" if user.has_usable_password() else
+            "has no email address" if not user.email else "")
+
+
 @dataclass(frozen=True)
 class Invitations:
     """Which of the accounts chosen may be sent their "set your password" email again (``waiting``), and the user
@@ -183,17 +200,11 @@ def password_invitations(*, scope: Scope, user_ids: Iterable[int]) -> Invitation
     scope.require("can_manage_staff")
     users = list(get_user_model().objects.filter(pk__in=list(user_ids), staff_member__isnull=False)
                  .order_by("username"))
-    # Linked accounts sign in already, with the provider: an invitation to set a first password is not theirs, even
-    # where PASSWORD_RESET_SIGN_ON_ACCOUNTS lets them reset one.
-    linked = set(SignOnIdentity.objects.filter(user_id__in=[user.pk for user in users])
-                 .values_list("user_id", flat=True))
+    linked = linked_ids(users)
     waiting: list[User] = []
     left_out: dict[str, list[str]] = {}
     for user in users:
-        reason = ("deactivated" if not user.is_active else
-                  "signs in with single sign-on" if user.pk in linked else
-                  "has a password" if user.has_usable_password() else
-                  "has no email address" if not user.email else "")
+        reason = invitation_refused(user, linked=user.pk in linked)
         if reason:
             left_out.setdefault(reason, []).append(user.get_username())
         else:

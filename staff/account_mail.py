@@ -5,16 +5,14 @@ from templates in ``staff/templates/staff/email/``."""
 from datetime import datetime
 
 from django.conf import settings
-from django.core.mail import EmailMultiAlternatives, get_connection
+from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
 
 from accounts.scopes import Scope
 from accounts.staff_accounts import email_change_notices_record
-
-SEND_BATCH = 200  # messages per SMTP connection
-
+from staff.password_mail import messages_send_batched
 
 def email_change_message(change, *, by, connection=None):
     """The email to ``change["old"]`` saying that its account's address became ``change["new"]``, changed by ``by``
@@ -29,11 +27,7 @@ def email_change_message(change, *, by, connection=None):
 def email_change_notices_send(*, scope: Scope, changes):
     """Tell the old address of each of ``changes`` (``staff_emails_changed``'s) what changed, by whom and when, a
     batch per SMTP connection; audited per account. Return how many were sent."""
-    changes = [change for change in changes if change["old"]]
-    for start in range(0, len(changes), SEND_BATCH):
-        batch = changes[start:start + SEND_BATCH]
-        with get_connection() as connection:
-            connection.send_messages([email_change_message(change, by=scope.username, connection=connection)
-                                      for change in batch])
-        email_change_notices_record(scope=scope, changes=batch)
-    return len(changes)
+    return messages_send_batched(
+        [change for change in changes if change["old"]],
+        message=lambda change, connection: email_change_message(change, by=scope.username, connection=connection),
+        record=lambda batch: email_change_notices_record(scope=scope, changes=batch))

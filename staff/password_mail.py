@@ -14,6 +14,8 @@ from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import ngettext
 
 from accounts.passwords import (
+    invitation_refused,
+    linked_ids,
     password_mails_sent_record,
     password_reset_asked_record,
     password_reset_recipients,
@@ -58,22 +60,31 @@ def password_message(user, *, kind, connection=None):
     return EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email], connection=connection)
 
 
-def password_mails_send(*, scope: Scope, user_ids, again=False):
-    """Send each account of ``user_ids`` still without a usable password its "set your password" email (an account
-    given one meanwhile, or linked to single sign-on, is left alone), a batch per SMTP connection; audited per
-    account (``again``: sent again from the staff list). Return how many were sent."""
-    users = list(get_user_model().objects.filter(pk__in=user_ids, is_active=True).order_by("pk"))
-    linked = set(sign_on_only(users=users))
-    waiting = [user for user in users if not user.has_usable_password() and user not in linked]
-    with_address = [user for user in waiting if user.email]
-    sent = 0
-    for start in range(0, len(with_address), SEND_BATCH):
-        batch = with_address[start:start + SEND_BATCH]
+def messages_send_batched(items, *, message, record):
+    """Send ``message(item, connection)`` of each of ``items``, a batch of SEND_BATCH per SMTP connection, and
+    ``record(batch)`` each batch once it is sent (its audit entries)."""
+    items = list(items)
+    for start in range(0, len(items), SEND_BATCH):
+        batch = items[start:start + SEND_BATCH]
         with get_connection() as connection:
-            connection.send_messages([password_message(user, kind="set", connection=connection) for user in batch])
-        password_mails_sent_record(scope=scope, users=batch, again=again)
-        sent += len(batch)
-    left_out = [user for user in waiting if not user.email]
+            connection.send_messages([message(item, connection) for item in batch])
+        record(batch)
+    return len(items)
+
+
+def password_mails_send(*, scope: Scope, user_ids, again=False):
+    """Send each account of ``user_ids`` still to be invited its "set your password" email (``invitation_refused``:
+    an account given a password meanwhile, or linked to single sign-on, is left alone), a batch per SMTP
+    connection; audited per account (``again``: sent again from the staff list), and those without an address.
+    Return how many were sent."""
+    users = list(get_user_model().objects.filter(pk__in=user_ids, is_active=True).order_by("pk"))
+    linked = linked_ids(users)
+    refused = {user.pk: invitation_refused(user, linked=user.pk in linked) for user in users}
+    sent = messages_send_batched(
+        [user for user in users if not refused[user.pk]],
+        message=lambda user, connection: password_message(user, kind="set", connection=connection),
+        record=lambda batch: password_mails_sent_record(scope=scope, users=batch, again=again))
+    left_out = [user for user in users if refused[user.pk] == "has no email address"]
     if left_out:
         password_mails_sent_record(scope=scope, users=[], left_out=left_out)
     return sent
