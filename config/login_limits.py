@@ -70,7 +70,6 @@ not applied (logins go on) rather than turned into errors: the stack's
 nginx's ``limit_req`` is the coarse outer guard either way
 (deploy/templates/nginx.conf).
 """
-import hashlib
 import math
 import secrets
 import time
@@ -84,7 +83,13 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from respondents.login_limits import address_login_failed, address_login_succeeded, address_logins
+from respondents.login_limits import (
+    address_login_failed,
+    address_login_refused,
+    address_logins,
+    address_login_succeeded,
+    digest,
+)
 
 STAFF_DEVICE_COOKIE = "staff_device"
 STAFF_DEVICE_SALT = "config.login_limits.staff-device"
@@ -116,6 +121,7 @@ def _respondent_logins(request):
 def respondent_login_wait(request):
     """Return the seconds this client must wait before its next login attempt, or 0 if it may try now."""
     logins = _respondent_logins(request)
+    address_login_refused(logins=logins)  # a hit the database could not take at the failure: recorded now
     return logins.wait if logins else 0
 
 
@@ -348,13 +354,8 @@ def _window():
     return int(settings.STAFF_LOGIN_FAILURE_WINDOW.total_seconds())
 
 
-def _digest(value):
-    # Names and addresses as typed: hashed, so that any text makes a short, valid cache key.
-    return hashlib.sha256(value.encode()).hexdigest()[:32]
-
-
 def _counted(username, address):
-    account, address = _digest(username), _digest(address)
+    account, address = digest(username), digest(address)
     return (
         _Counted("account", settings.STAFF_LOGIN_SLOW_AFTER_ACCOUNT_FAILURES, f"staff-login:account:{account}", address),
         _Counted("address", settings.STAFF_LOGIN_SLOW_AFTER_ADDRESS_FAILURES, f"staff-login:address:{address}", account),
@@ -362,7 +363,7 @@ def _counted(username, address):
 
 
 def _device_key(nonce):
-    return f"staff-login:device:{_digest(nonce)}"
+    return f"staff-login:device:{digest(nonce)}"
 
 
 def _trusted_device(request, username):

@@ -8,12 +8,14 @@ the pages of the schools whose respondents logged in from the address, where it 
 costs: docs/architecture.md, "Login limits"; config/login_limits.py calls this with the client's address.
 """
 import hashlib
+import logging
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import BaseCache, caches
+from django.db import DatabaseError
 from django.utils import timezone
 from django_ratelimit.core import get_usage
 
@@ -24,6 +26,8 @@ FAILURES_GROUP = "respondent-login-failures"
 # Which schools logged in from an address: a few ids, kept a day after the last new one.
 SCHOOLS_SECONDS = 24 * 3600
 SCHOOLS_KEPT = 50
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -67,24 +71,29 @@ def address_login_failed(*, logins: AddressLogins | None) -> None:
     """Count a code from ``logins.address`` that found nobody; record the window's hit when it reaches the ceiling."""
     if logins is None:
         return
-    counted = _counted(logins.address, increment=True, known=logins)
-    if counted is None or not counted.wait:
+    address_login_refused(logins=_counted(logins.address, increment=True, known=logins))
+
+
+def address_login_refused(*, logins: AddressLogins | None) -> None:
+    """Record the window's ``LoginLimitHit`` of an address at its ceiling, once a window (the key lives as long as
+    it) unless a lift forgot it. A hit the database cannot take (away for a moment) is logged and left to the next
+    refused attempt: the login is answered as it would be, never with a 500."""
+    if logins is None or not logins.wait:
         return
     counters = _counters()
-    # Once a window (the key lives as long as it), unless a lift forgot it.
-    hit = _key("hit", counted.address)
-    if not counters.add(hit, 1, timeout=max(1, counted.seconds_left)):
+    hit = _key("hit", logins.address)
+    if not counters.add(hit, 1, timeout=max(1, logins.seconds_left)):
         return
     now = timezone.now()
     try:
         login_limit_hit_record(
-            address=counted.address, limited_at=now, limited_until=now + timedelta(seconds=counted.seconds_left),
-            failures=counted.failures - counted.forgiven, valid_logins=counted.valid, ceiling=counted.ceiling,
-            school_ids=counters.get(_key("schools", counted.address)) or [],
+            address=logins.address, limited_at=now, limited_until=now + timedelta(seconds=logins.seconds_left),
+            failures=logins.failures - logins.forgiven, valid_logins=logins.valid, ceiling=logins.ceiling,
+            school_ids=counters.get(_key("schools", logins.address)) or [],
         )
-    except Exception:
-        counters.delete(hit)  # not recorded (the database away for a moment): the next failure tries again
-        raise
+    except DatabaseError:
+        counters.delete(hit)
+        logger.exception("login limit hit of an address not recorded; the next refused attempt tries again")
 
 
 def address_login_succeeded(*, logins: AddressLogins | None, respondent_id: int, school_id: int | None) -> None:
@@ -145,6 +154,11 @@ def _counters() -> BaseCache:
     return caches[settings.RATELIMIT_USE_CACHE]
 
 
+def digest(value: str) -> str:
+    """A name or an address as typed or as the client's hops give it, hashed: any text makes a short, valid cache
+    key."""
+    return hashlib.sha256(value.encode()).hexdigest()[:32]
+
+
 def _key(kind: str, address: str) -> str:
-    # An address as the client's hops name it: hashed, so that any text makes a short, valid cache key.
-    return f"respondent-login:{kind}:{hashlib.sha256(address.encode()).hexdigest()[:32]}"
+    return f"respondent-login:{kind}:{digest(address)}"

@@ -182,3 +182,30 @@ def test_a_login_costs_what_it_did_plus_three_counter_calls_for_a_respondent_new
     del counter_calls[:]
     fail(SCHOOL)  # at the rate's count: one read more, of what raises the ceiling
     assert counter_calls == ["add", "get", "add", "incr", "get_many"]
+
+
+def test_a_hit_the_database_cannot_take_is_recorded_by_the_next_refusal_and_the_login_refused_meanwhile(
+        settings, one_window, monkeypatch, client):
+    """The database away at the failure that reaches the ceiling: that failure is refused as any (429, never a 500),
+    and the next refused attempt records the hit."""
+    from django.db import DatabaseError
+
+    from respondents import login_limits
+
+    settings.RESPONDENT_LOGIN_FAILURE_RATE = "3/10m"
+    school = make_school("LIN", "Lincoln")
+    log_in("127.0.0.1", 1, school.pk)
+    real = login_limits.login_limit_hit_record
+
+    def away(**kwargs):
+        raise DatabaseError("the database is away")
+
+    monkeypatch.setattr(login_limits, "login_limit_hit_record", away)
+    for _ in range(4):  # the fourth reaches the ceiling (3, and 1 for the respondent who logged in), answered as any
+        assert client.post("/", {"access_code": "ZZZZZ-ZZZZZ"}).status_code == 400
+    assert client.post("/", {"access_code": "ZZZZZ-ZZZZZ"}).status_code == 429
+    assert not LoginLimitHit.objects.exists()
+    monkeypatch.setattr(login_limits, "login_limit_hit_record", real)
+    assert client.post("/", {"access_code": "ZZZZZ-ZZZZZ"}).status_code == 429
+    [hit] = LoginLimitHit.objects.all()
+    assert (hit.address, list(hit.schools.all())) == ("127.0.0.1", [school])
