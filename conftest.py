@@ -1,6 +1,9 @@
 """Fixtures shared by every app's tests."""
+import importlib.util
 import os
 import shutil
+import sys
+from pathlib import Path
 
 # The fixtures import the project's modules inside themselves: pytest imports this file before pytest-django
 # sets Django up, and models cannot be imported before that.
@@ -51,7 +54,7 @@ def _test_code_reads_the_master():
     Views still route as in production: the pinning middleware unpins the
     thread when a request starts.
     """
-    from config.db_router import read_from_master
+    from infra.db_router import read_from_master
 
     with read_from_master():
         yield
@@ -74,6 +77,16 @@ def _no_login_failures_counted():
 
     caches["ratelimit"].clear()
     yield
+
+
+@pytest.fixture
+def one_window(monkeypatch):
+    """Keep every respondent login-limit count in one window ending 5 minutes from now (django-ratelimit's windows are
+    fixed slots of the clock: a test crossing a slot's end would see its count start again)."""
+    import time
+
+    end = int(time.time()) + 300
+    monkeypatch.setattr("django_ratelimit.core._get_window", lambda value, period: end)
 
 
 @pytest.fixture
@@ -177,3 +190,34 @@ def coordinator(lincoln):
     from respondents.tests.factories import make_staff
 
     return make_staff(StaffMember.Role.SCHOOL_COORDINATOR, schools=[lincoln], username="lin-coord")
+
+
+ROOT = Path(__file__).resolve().parent
+# What production.py requires of the environment; values only parsed, never connected to.
+SETTINGS_ENVIRONMENT = {
+    "DJANGO_SECRET_KEY": "settings-test-key",
+    "DJANGO_ALLOWED_HOSTS": "survey.example.org",
+    "DATABASE_URL": "postgres://survey:survey@127.0.0.1:1/survey",
+    "STAFF_SITE_URL": "https://survey.example.org",
+    "SURVEY_PUBLIC_URL": "https://survey.example.org/",
+}
+
+
+@pytest.fixture
+def load_settings(monkeypatch):
+    """Return a function that runs a settings module (config/settings/NAME.py) afresh and returns its names, leaving sys.modules as it was."""
+    for name, value in SETTINGS_ENVIRONMENT.items():
+        monkeypatch.setenv(name, os.environ.get(name) or value)
+    before = set(sys.modules)
+
+    def load(name):
+        # A copy under another name: the module Django runs with stays as it is.
+        spec = importlib.util.spec_from_file_location(f"loaded_settings.{name}", ROOT / "config" / "settings" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return vars(module)
+
+    yield load
+    for name in set(sys.modules) - before:
+        if name.startswith("config.settings."):
+            del sys.modules[name]

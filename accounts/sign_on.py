@@ -16,7 +16,7 @@ claims never give an account a role of their own accord:
 4. Otherwise nobody: ``SignOnRefused``, whose message the sign-in page shows, and the audit log keeps.
 
 A deactivated account stays out, however it is matched. The staff login
-limits (config/login_limits.py) do not apply: the provider has its own.
+limits (staff/sign_in_limits.py, respondents/login_limits.py) do not apply: the provider has its own.
 """
 from collections.abc import Mapping
 from dataclasses import dataclass, field

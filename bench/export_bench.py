@@ -27,7 +27,7 @@ from django.db import connection
 
 from bench.stack import ROOT, manage_measured
 from bench.survey_document import bench_document
-from config.db_router import master_wal_position, read_from_master, replicas_caught_up
+from infra.db_router import master_wal_position, read_from_master, replicas_caught_up
 from exports.writers import DATA_SUFFIXES
 from respondents.models import Respondent, School
 from rosters.directory import schools_ensure

@@ -30,7 +30,7 @@ from urllib.parse import quote, urlencode
 
 
 from bench import stack
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from respondents.answer_values import stored_answer_problems
 from respondents.models import Answer
 from surveys.models import Survey

@@ -7,7 +7,7 @@
 Three runs of jmeter/plans/survey_taking.jmx through the stack, each of the same
 length and threads: alone; while ``--flooders`` clients each POST made-up
 usernames to /admin/login/ ``--flood-rate`` times a second with the login limits
-off (the app's, config/login_limits.py, and nginx's limit_req on staff logins);
+off (the app's, staff/sign_in_limits.py, and nginx's limit_req on staff logins);
 and the same flood with the limits on. The flood comes from one address and
 names a new account each time, so of the app's limits it meets the address's
 growing wait (from its 20th failure one attempt is checked per wait, 1 s

@@ -18,8 +18,8 @@ from django.test import RequestFactory
 from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 
 from bench.survey_document import bench_document
-from config.csp import CSPMiddleware
-from config.db_router import read_from_master
+from infra.csp import CSPMiddleware
+from infra.db_router import read_from_master
 from respondents.login_limits import address_login_failed, address_login_succeeded, address_logins
 from rosters.services import RosterEntry, roster_create
 from surveys.selectors import page_definition
@@ -48,7 +48,7 @@ def main(argv=None):
                for n in range(1, 5)]
     print(f"page fragment render (Jinja2, with the answers read): {sum(renders) / len(renders):.3f} ms")
 
-    for engine in ("config.sessions", "django.contrib.sessions.backends.signed_cookies"):
+    for engine in ("infra.sessions", "django.contrib.sessions.backends.signed_cookies"):
         store_class = import_module(engine).SessionStore
         store = store_class()
         store.update({"respondent_id": respondent.pk, "survey_id": survey.pk})
@@ -77,8 +77,8 @@ def main(argv=None):
             "POST", "/", data, content_type=content_type).POST["nav"], 5000)
         print(f"page save body {kind:<10} ({len(data)} B): request and POST parsed {ms:.3f} ms")
 
-    # The Content-Security-Policy header: django-csp's middleware, and ours (built once: config/csp.py).
-    for name, middleware in (("django-csp", DjangoCSP(HttpResponse)), ("config.csp", CSPMiddleware(HttpResponse))):
+    # The Content-Security-Policy header: django-csp's middleware, and ours (built once: infra/csp.py).
+    for name, middleware in (("django-csp", DjangoCSP(HttpResponse)), ("infra.csp", CSPMiddleware(HttpResponse))):
         def respond(middleware=middleware):
             csp_request = factory.get("/take/")
             middleware.process_request(csp_request)

@@ -31,7 +31,7 @@ from django.db import connection
 from accounts.models import StaffMember
 from bench.stack import ROOT, nginx_port
 from bench.survey_document import bench_document
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from monitoring.summaries import completion_summary_refresh
 from respondents.models import School
 from rosters.directory import schools_ensure

@@ -118,7 +118,7 @@ class Lab:
     name = "the lab"
 
     def up(self):
-        from config.tests import lab
+        from deploy import lab_hosts as lab
         self.lab = lab
         if not lab.cluster():
             sys.exit("restore drill: the lab does not answer: deploy/lab up first")

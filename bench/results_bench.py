@@ -35,7 +35,7 @@ from accounts.models import StaffMember
 from bench.monitoring_bench import WARM_UP, latency
 from bench.stack import ROOT
 from bench.survey_document import LAST_QUESTION, bench_document
-from config.db_router import master_wal_position, read_from_master, replica_alias, replicas_caught_up
+from infra.db_router import master_wal_position, read_from_master, replica_alias, replicas_caught_up
 from respondents.models import Respondent
 from results.aggregates import answer_counts_refresh
 from rosters.directory import schools_ensure

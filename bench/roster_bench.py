@@ -28,7 +28,7 @@ from django.db import connections
 
 from bench.stack import ROOT, manage_measured
 from bench.survey_document import bench_document
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from respondents.models import Nav, Respondent
 from respondents.services import page_save
 from rosters import importing

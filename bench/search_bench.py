@@ -30,7 +30,7 @@ from accounts.models import StaffMember
 from bench.monitoring_bench import latency
 from bench.stack import ROOT
 from bench.survey_document import bench_document
-from config.db_router import master_wal_position, read_from_master, replicas_caught_up
+from infra.db_router import master_wal_position, read_from_master, replicas_caught_up
 from respondents import access_codes
 from respondents.models import Respondent, School
 from rosters.directory import schools_ensure

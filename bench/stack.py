@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Count
 
-from config.db_router import LAG_SQL
+from infra.db_router import LAG_SQL
 from respondents.models import Answer, Respondent
 from surveys.models import Question
 
@@ -72,7 +72,7 @@ def manage(*args):
 
 
 def forget_login_failures():
-    """Clear the login limits' counters (config/login_limits.py), which a tool's wrong codes or flood ran up."""
+    """Clear the login limits' counters (staff/sign_in_limits.py, respondents/login_limits.py), which a tool's wrong codes or flood ran up."""
     caches["ratelimit"].clear()
 
 

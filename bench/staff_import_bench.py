@@ -55,7 +55,7 @@ def child(action, argv):
 
     from accounts.scopes import COMMAND_LINE
     from accounts.staff_import import staff_import
-    from config.db_router import read_from_master
+    from infra.db_router import read_from_master
     from respondents.models import School
     from rosters.directory import schools_ensure
 
@@ -84,7 +84,7 @@ def own_database(env):
     when missing; return its name."""
     from django.db import connection
 
-    from config.db_router import read_from_master
+    from infra.db_router import read_from_master
 
     name = f"{connection.settings_dict['NAME']}_staffbench"
     for variable in ("DATABASE_URL", "REPLICA_DATABASE_URL"):

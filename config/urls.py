@@ -2,13 +2,13 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from config import errors
+from infra import errors
 from config.views import ping
 
-handler400 = "config.errors.bad_request"
-handler403 = "config.errors.permission_denied"
-handler404 = "config.errors.page_not_found"
-handler500 = "config.errors.server_error"
+handler400 = "infra.errors.bad_request"
+handler403 = "infra.errors.permission_denied"
+handler404 = "infra.errors.page_not_found"
+handler500 = "infra.errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

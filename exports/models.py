@@ -3,7 +3,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from config.jobs import JobProgress
+from infra.jobs import JobProgress
 from exports.filters import ExportFilter
 from surveys.models import Survey
 

@@ -572,7 +572,7 @@ def responses_write_csv(*, survey: Survey, stream: "SupportsWrite[str]", using: 
     number of respondents.
 
     ``using`` names the database to read answers from: exports read a replica
-    (``config.db_router.replica_alias()``) so they never load the master. No
+    (``infra.db_router.replica_alias()``) so they never load the master. No
     codebook: ``export_write`` writes one beside its files.
     """
     options, plan, selection = _prepare(survey=survey, options=options, using=using, school_ids=school_ids,

@@ -1,7 +1,7 @@
 """Celery tasks of monitoring (named as they were in ``respondents.tasks``; the beat schedule names them)."""
 from celery import shared_task
 
-from config.db_router import read_from_master, replica_alias
+from infra.db_router import read_from_master, replica_alias
 from monitoring.summaries import completion_summaries_refresh
 
 

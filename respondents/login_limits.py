@@ -5,9 +5,8 @@ A code that found nobody counts against the client's address in a fixed window (
 ceiling: the rate's count, plus ``RESPONDENT_LOGIN_FAILURES_PER_LOGIN`` for each respondent who logged in from it in
 the window, at most ``RESPONDENT_LOGIN_FAILURE_MAX``. The first refusal of a window is a ``LoginLimitHit``, shown on
 the pages of the schools whose respondents logged in from the address, where it can be lifted. Why and what each
-costs: docs/architecture.md, "Login limits"; config/login_limits.py calls this with the client's address.
+costs: docs/architecture.md, "Login limits"; taking/login_limits.py calls this with the client's address.
 """
-import hashlib
 import logging
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -19,9 +18,10 @@ from django.db import DatabaseError
 from django.utils import timezone
 from django_ratelimit.core import get_usage
 
+from infra.clients import digest
 from respondents.services import login_limit_hit_record
 
-# django-ratelimit's group, as it was when config/login_limits.py counted alone: counts carry over a deploy.
+# django-ratelimit's group, as it was when the config package counted alone: counts carry over a deploy.
 FAILURES_GROUP = "respondent-login-failures"
 # Which schools logged in from an address: a few ids, kept a day after the last new one.
 SCHOOLS_SECONDS = 24 * 3600
@@ -152,12 +152,6 @@ def _counted(address: str, *, increment: bool, known: AddressLogins | None = Non
 
 def _counters() -> BaseCache:
     return caches[settings.RATELIMIT_USE_CACHE]
-
-
-def digest(value: str) -> str:
-    """A name or an address as typed or as the client's hops give it, hashed: any text makes a short, valid cache
-    key."""
-    return hashlib.sha256(value.encode()).hexdigest()[:32]
 
 
 def _key(kind: str, address: str) -> str:

@@ -79,7 +79,7 @@ def page_save(*, respondent_id: int, definition: PageDefinition, values: Mapping
     moves: dict[str, int] = {Nav.BACK: route.previous, Nav.NEXT: route.next}
     next_page = moves.get(nav, number)
     # Read the definition before the transaction: inside it every read goes to
-    # the master (config/db_router.py), and the transaction stays short.
+    # the master (infra/db_router.py), and the transaction stays short.
     required = required_questions(survey=definition.survey) if nav == Nav.FINISH else None
     flow = survey_flow(survey=definition.survey) if nav == Nav.FINISH else None
     now = timezone.now()
@@ -209,7 +209,7 @@ def _replay(*, respondent_id: int, definition: PageDefinition, save_id: UUID,
             access_code: str | None = None) -> PageSaveResult:
     """Answer a save that changed nothing: a save_id used before, or a save that is refused.
 
-    Runs inside a transaction, so it reads the master (config/db_router.py).
+    Runs inside a transaction, so it reads the master (infra/db_router.py).
     """
     first = PageSave.objects.filter(respondent_id=respondent_id, save_id=save_id).first()
     if first is None:

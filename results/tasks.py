@@ -1,7 +1,7 @@
 """Celery tasks of results."""
 from celery import shared_task
 
-from config.db_router import read_from_master, replica_alias
+from infra.db_router import read_from_master, replica_alias
 from results.aggregates import answer_counts_refresh_open
 
 

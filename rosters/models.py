@@ -3,7 +3,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from config.jobs import JobProgress
+from infra.jobs import JobProgress
 from fileformats.checked_files import CheckedFile
 from respondents import access_codes
 from respondents.models import School

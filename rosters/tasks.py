@@ -2,7 +2,7 @@
 in ``respondents.tasks``, so that a queued task survives the release that moved them."""
 from celery import shared_task
 
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from rosters.importing import roster_apply, roster_check
 from rosters.slips import slips_job_run
 

@@ -6,7 +6,7 @@ from django.core.exceptions import PermissionDenied
 from django.views.decorators.cache import never_cache
 
 from accounts.scopes import NotStaff, staff_scope
-from config.login_limits import client_ip
+from infra.clients import client_ip
 
 
 def staff_view(permission=None):

@@ -12,7 +12,7 @@ from accounts.emails import EmailAddressField
 from accounts.models import StaffMember
 from accounts.scopes import admin_scope
 from accounts.staff_accounts import EmailChange, Holder, account_emails_changed, account_limits
-from config.login_limits import client_ip
+from infra.clients import client_ip
 
 User = get_user_model()
 # What only a superuser sets in /admin/: who is one, who enters /admin/, and what they may do there.

@@ -15,7 +15,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import admin_scope
-from config.login_limits import client_ip
+from infra.clients import client_ip
 
 VERBS = {ADDITION: "added", CHANGE: "changed", DELETION: "deleted"}
 

@@ -17,7 +17,7 @@ from accounts.emails import EmailAddressField
 from accounts.models import NAME_MAX, AuditEntry, StaffMember
 from accounts.passwords import sign_in_choices
 from accounts.staff_accounts import StaffAccount
-from config.login_limits import client_ip
+from infra.clients import client_ip
 from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
 from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob

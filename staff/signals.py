@@ -1,5 +1,5 @@
 """Staff sign-ins, failed ones and sign-outs go to the audit log (accounts/audit.py), each with what the login
-limits made of it (config/login_limits.py): counted, paused, slowed, refused unchecked, a trusted browser. Accounts
+limits made of it (staff/sign_in_limits.py, respondents/login_limits.py): counted, paused, slowed, refused unchecked, a trusted browser. Accounts
 made without a password, and accounts whose email changed, are emailed in the background (staff/tasks.py)."""
 from axes.signals import user_locked_out
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
@@ -9,7 +9,8 @@ from accounts.audit import audit_sign_in
 from accounts.passwords import staff_accounts_created
 from accounts.staff_accounts import staff_emails_changed
 from staff.tasks import email_change_notices_send_task, password_mails_send_task
-from config.login_limits import client_ip, staff_sign_in_failed, staff_sign_in_paused, staff_signed_in
+from infra.clients import client_ip
+from staff.sign_in_limits import staff_sign_in_failed, staff_sign_in_paused, staff_signed_in
 
 
 def _address(request):

@@ -19,7 +19,7 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
 from accounts.sign_on import SignOnClaims, SignOnRefused, SignOnRules, sign_on_account
-from config.login_limits import client_ip
+from infra.clients import client_ip
 
 
 def sign_on_rules() -> SignOnRules:

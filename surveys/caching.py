@@ -46,7 +46,7 @@ from caching.base import CachingManager, CachingMixin, CachingQuerySet
 from django.apps import apps
 from django.core.cache import cache
 
-from config.db_router import replicas_caught_up
+from infra.db_router import replicas_caught_up
 
 if TYPE_CHECKING:  # the models import this module
     from surveys.models import Choice, Page, Question, Survey

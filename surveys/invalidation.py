@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import transaction
 
-from config.db_router import master_wal_position, replica_aliases, replicas_caught_up
+from infra.db_router import master_wal_position, replica_aliases, replicas_caught_up
 from surveys.caching import definition_ref, forget_definitions, new_definitions_version
 from surveys.tasks import definitions_invalidate_when_replicated
 

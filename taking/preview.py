@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from accounts.scopes import NotStaff, staff_scope
-from config.login_limits import client_ip
+from infra.clients import client_ip
 from respondents.models import Nav
 from surveys.languages import has_interface, is_right_to_left, language_name
 from surveys.models import Question, Survey

@@ -29,8 +29,8 @@ from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from config.errors import ajax_error, is_ajax, try_again
-from config.faults import RETRY_AFTER_SECONDS
+from infra.errors import ajax_error, is_ajax, try_again
+from infra.faults import RETRY_AFTER_SECONDS
 from respondents.selectors import respondent_get
 from surveys.languages import is_language
 from surveys.selectors import page_count, survey_get
@@ -59,7 +59,7 @@ def session_start(request, respondent, *, language):
     request.session[LANGUAGE_KEY] = language
     request.session[SEEN_KEY] = int(time.time())
     # cycle_key stores the data under the new key at once, so whether the store
-    # took it is known here (config/sessions.py marks a Redis outage `unavailable`).
+    # took it is known here (infra/sessions.py marks a Redis outage `unavailable`).
     request.session.cycle_key()
     return not getattr(request.session, "unavailable", False)
 

@@ -20,10 +20,10 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from config.db_router import uses_forced_read_router
-from config.errors import ajax_error, is_ajax
-from config.faults import RETRY_AFTER_SECONDS
-from config.login_limits import respondent_logged_in, respondent_login_failed, respondent_login_wait
+from infra.db_router import uses_forced_read_router
+from infra.errors import ajax_error, is_ajax
+from infra.faults import RETRY_AFTER_SECONDS
+from taking.login_limits import respondent_logged_in, respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_answers, respondent_for_code
 from respondents.models import Nav
 from respondents.services import PageSaveRefused, page_save, respondent_set_language

@@ -36,7 +36,9 @@ INSTALLED_APPS = [
     "compressor",
     "csp",
     "axes",
-    # The domain, from the bottom up (config/tests/test_layout.py checks that imports run this way).
+    # What every app stands on (infra/), then the domain from the bottom up (config/tests/test_layout.py checks that
+    # imports run this way).
+    "infra",
     "surveys",
     "respondents",
     "accounts",
@@ -52,7 +54,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "config.request_guard.RequestGuardMiddleware",
+    "infra.request_guard.RequestGuardMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -61,12 +63,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # django-csp's, with the header built once per process (config/csp.py).
-    "config.csp.CSPMiddleware",
+    # django-csp's, with the header built once per process (infra/csp.py).
+    "infra.csp.CSPMiddleware",
     # Gives up a staff sign-in's claims on the login limits and sets the device cookie of a successful one.
-    "config.login_limits.StaffSignInMiddleware",
+    "staff.sign_in_limits.StaffSignInMiddleware",
     # Innermost but axes: a database or Redis away for a moment is answered 503, not 500.
-    "config.faults.RetryableFaultMiddleware",
+    "infra.faults.RetryableFaultMiddleware",
     # Last, as django-axes asks: turns a refused staff sign-in into its lockout answer.
     "axes.middleware.AxesMiddleware",
 ]
@@ -94,7 +96,7 @@ TEMPLATES = [
         "NAME": "jinja2",
         "DIRS": [],
         "APP_DIRS": True,
-        "OPTIONS": {"environment": "config.jinja2.environment", "autoescape": True},
+        "OPTIONS": {"environment": "infra.jinja2.environment", "autoescape": True},
     },
 ]
 
@@ -108,7 +110,7 @@ DATABASES = {
 # django-cache-machine stores the survey-definition models in the default cache.
 CACHES = {
     "default": env.cache("CACHE_URL", default="locmemcache://survey-definitions"),
-    # Login-limit counters (config/login_limits.py): apart from the definition
+    # Login-limit counters (staff/sign_in_limits.py, respondents/login_limits.py): apart from the definition
     # cache, which clearing definitions empties.
     "ratelimit": env.cache("RATELIMIT_CACHE_URL", default="locmemcache://login-limits"),
 }
@@ -121,7 +123,7 @@ CACHE_INVALIDATE_ON_CREATE = "whole-model"
 # count() results cannot be invalidated: never cache them.
 CACHE_COUNT_TIMEOUT = -1
 
-# --- Replica routing (used when a replica is configured; see config/db_router.py)
+# --- Replica routing (used when a replica is configured; see infra/db_router.py)
 MASTER_DATABASE = "default"
 MASTER_PINNING_KEY = "master_pinned"
 MASTER_PINNING_SECONDS = env.int("MASTER_PINNING_SECONDS", default=5)
@@ -173,7 +175,7 @@ LOGIN_REDIRECT_URL = "staff:home"
 # The login limits' backends first: they refuse a paused or slowed sign-in before the password is hashed.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "config.login_limits.StaffSignInDelayBackend",
+    "staff.sign_in_limits.StaffSignInDelayBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
@@ -252,7 +254,7 @@ if SINGLE_SIGN_ON and OIDC_OP_LOGOUT_ENDPOINT:
     CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"] = [
         *CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"], f"{_provider.scheme}://{_provider.netloc}"]
 
-# --- Login limits (config/login_limits.py)
+# --- Login limits (staff/sign_in_limits.py, respondents/login_limits.py)
 # How many proxies of our own stand in front of Django (nginx on the stack: 1).
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 LOGIN_LIMITS_ENABLED = env.bool("LOGIN_LIMITS_ENABLED", default=True)
@@ -274,12 +276,12 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_FAILURE_LIMIT = env.int("STAFF_LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("STAFF_LOGIN_COOLOFF_MINUTES", default=15))
 # A browser that signed in before (its device cookie) is not paused by others' failures.
-AXES_WHITELIST_CALLABLE = "config.login_limits.staff_device_trusted"
+AXES_WHITELIST_CALLABLE = "staff.sign_in_limits.staff_device_trusted"
 # A lockout ends when its time is up, however many attempts come meanwhile.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "config.login_limits.client_ip"
-AXES_LOCKOUT_CALLABLE = "config.login_limits.staff_locked_out"
+AXES_CLIENT_IP_CALLABLE = "infra.clients.client_ip"
+AXES_LOCKOUT_CALLABLE = "staff.sign_in_limits.staff_locked_out"
 # Sign-ins go to the staff audit log; axes' own access log would write the database.
 AXES_DISABLE_ACCESS_LOG = True
 AXES_VERBOSE = False
@@ -297,7 +299,7 @@ STAFF_DEVICE_COOKIE_AGE = timedelta(days=env.int("STAFF_DEVICE_COOKIE_DAYS", def
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("es", "Spanish")]
 # The respondent interface's catalogues live in its apps (taking/locale, surveys/locale); config/locale holds
-# the error pages' (config/errors.py, login limits). `make messages` extracts and compiles them.
+# the error pages' (infra/errors.py, login limits). `make messages` extracts and compiles them.
 LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
 TIME_ZONE = env("DJANGO_TIME_ZONE", default="America/Chicago")
 USE_I18N = True
@@ -388,7 +390,7 @@ BENCH_FLOOR_VIEWS = env.bool("BENCH_FLOOR_VIEWS", default=False)
 # --- Request bodies
 # Largest accepted request body: a page has a handful of questions. nginx's
 # client_max_body_size is the same number (deploy/stack.conf), so an oversized
-# body gets one clear 413 from either (config/request_guard.py).
+# body gets one clear 413 from either (infra/request_guard.py).
 REQUEST_BODY_MAX_BYTES = env.int("REQUEST_BODY_MAX_BYTES", default=256 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 400

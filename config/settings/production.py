@@ -34,7 +34,7 @@ DATABASES = {"default": env.db("DATABASE_URL")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=None)
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 
-# --- Read replica (optional): reads go to it, writes to the master; see config/db_router.py.
+# --- Read replica (optional): reads go to it, writes to the master; see infra/db_router.py.
 if env("REPLICA_DATABASE_URL", default=""):
     DATABASES["replica"] = {
         **env.db("REPLICA_DATABASE_URL"),
@@ -46,15 +46,15 @@ if env("REPLICA_DATABASE_URL", default=""):
         # which streaming replication fills from the master.
         "TEST": {"MIRROR": "default"},
     }
-    DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+    DATABASE_ROUTERS = ["infra.db_router.ReplicaRouter"]
     DATABASE_POOL = {"replica": 1}
     # Right after SecurityMiddleware: before anything that may read a database.
     _after = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1
-    MIDDLEWARE = [*MIDDLEWARE[:_after], "config.db_router.MasterPinningMiddleware", *MIDDLEWARE[_after:]]
+    MIDDLEWARE = [*MIDDLEWARE[:_after], "infra.db_router.MasterPinningMiddleware", *MIDDLEWARE[_after:]]
 
 # --- Redis: sessions (db 0), Celery's broker (db 1) and the login-limit counters (db 3)
 # Each by URL (one server: the one-box stack), or, with REDIS_SENTINELS, on whichever server the Sentinels name
-# master, so that a primary's loss is a promotion, not an outage (config/sessions.py).
+# master, so that a primary's loss is a promotion, not an outage (infra/sessions.py).
 _REDIS_TIMEOUTS = {"socket_connect_timeout": 1, "socket_timeout": 1}
 _redis_sentinels = []
 for _address in filter(None, (item.strip() for item in env.list("REDIS_SENTINELS", default=[]))):
@@ -94,19 +94,19 @@ CACHES = {
         "OPTIONS": {"no_delay": True, "ignore_exc": True, "connect_timeout": 0.5, "timeout": 0.5},
     },
     "sessions": {
-        "BACKEND": "config.sessions.RedisCache",
+        "BACKEND": "infra.sessions.RedisCache",
         "LOCATION": _sessions_location,
         "OPTIONS": dict(_redis_options),
     },
-    # Login-limit counters, shared by every app server (config/login_limits.py).
+    # Login-limit counters, shared by every app server (staff/sign_in_limits.py, respondents/login_limits.py).
     "ratelimit": {
-        "BACKEND": "config.sessions.CountersRedisCache",
+        "BACKEND": "infra.sessions.CountersRedisCache",
         "LOCATION": _ratelimit_location,
         "OPTIONS": dict(_redis_options),
     },
 }
-# Redis sessions that turn an outage into "please log in again" (config/sessions.py).
-SESSION_ENGINE = "config.sessions"
+# Redis sessions that turn an outage into "please log in again" (infra/sessions.py).
+SESSION_ENGINE = "infra.sessions"
 SESSION_CACHE_ALIAS = "sessions"
 
 # --- Security (TLS terminates at the load balancer or nginx)
@@ -132,7 +132,7 @@ if AWS_STORAGE_BUCKET_NAME:
     AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=None)
     # Where browsers reach the object store, when not at the endpoint: a proxy that passes each request on
     # unchanged with the endpoint's Host (the one-box stack's and the web hosts' nginx). Presigned links are signed
-    # for the endpoint and name this address (config/storages.py).
+    # for the endpoint and name this address (infra/storages.py).
     AWS_S3_PUBLIC_URL = env("AWS_S3_PUBLIC_URL", default=AWS_S3_ENDPOINT_URL)
     AWS_S3_REGION_NAME = env("AWS_S3_REGION_NAME", default="us-east-1")
     AWS_S3_ADDRESSING_STYLE = env("AWS_S3_ADDRESSING_STYLE", default="path")
@@ -160,7 +160,7 @@ if AWS_STORAGE_BUCKET_NAME:
         # Uploads (rosters), slip PDFs and exports: private; url() is a presigned link
         # that works EXPORT_LINK_SECONDS. Names are never overwritten, as on a file system.
         "default": {
-            "BACKEND": "config.storages.MediaS3Storage",
+            "BACKEND": "infra.storages.MediaS3Storage",
             "OPTIONS": {
                 "bucket_name": AWS_STORAGE_BUCKET_NAME,
                 "querystring_auth": True,
@@ -168,10 +168,10 @@ if AWS_STORAGE_BUCKET_NAME:
                 "file_overwrite": False,
             },
         },
-        # collectstatic: hashed names (config/storages.py says why a local copy is kept).
-        "staticfiles": {"BACKEND": "config.storages.ManifestStaticS3Storage", "OPTIONS": _static_options},
+        # collectstatic: hashed names (infra/storages.py says why a local copy is kept).
+        "staticfiles": {"BACKEND": "infra.storages.ManifestStaticS3Storage", "OPTIONS": _static_options},
         # django-compressor's output (CACHE/css/output.<hash>.css), in the same bucket.
-        "compressor": {"BACKEND": "config.storages.StaticS3Storage", "OPTIONS": _static_options},
+        "compressor": {"BACKEND": "infra.storages.StaticS3Storage", "OPTIONS": _static_options},
     }
 
 # --- django-compressor: one minified CSS and one JavaScript file per page,

@@ -1,7 +1,9 @@
 """The apps' imports run one way, from the screens down to the domain, and from each capability down to what it
 stands on:
 
+    config                             the wiring: settings, URLs, WSGI, Celery; imported by no app
     bench                              load and measurement tools: anything below, taking's public functions
+    deploy                             the deploy and lab scripts' Python: imports nothing of the project
     taking, staff                      the screens (staff: every capability below)
     demo                               seeds the demo: every capability below
     publishing, rosters, exports,      one capability each, side by side: none imports another
@@ -10,9 +12,14 @@ stands on:
     respondents                        people, answers, the page save
     surveys                            the definitions
     fileformats                        CSV, XLSX and PDF files: no models, imports nothing of the project
+    infra                              what every app stands on (router, sessions, storages, errors...):
+                                       every app may import it; it imports no app
+
+Every top-level package is in the table (a new one fails until it is placed).
 
 The domain apps hold no HTTP code: no views, requests, responses, URLs or
-templates. Checked on the source, tests and migrations left out. A model may
+templates. Checked on the source, tests and migrations left out (but no
+migration may import ``config`` either: a migration outlives the wiring). A model may
 name a model above it by a string (``Respondent.roster`` is "rosters.Roster"):
 that is a reference in the database, not an import.
 """
@@ -26,6 +33,7 @@ CAPABILITIES = {"publishing", "rosters", "exports", "monitoring", "results"}
 DOMAIN = {"fileformats", "surveys", "respondents", "accounts", *CAPABILITIES, "demo"}
 # What each app may import of the project's apps.
 ALLOWED = {
+    "infra": set(),
     "fileformats": set(),
     "surveys": {"fileformats"},
     "respondents": {"surveys"},
@@ -34,15 +42,20 @@ ALLOWED = {
     "demo": DOMAIN - {"demo"},
     "taking": {"respondents", "surveys", "accounts"},  # accounts: the door of a survey's preview for staff
     "staff": DOMAIN - {"demo"},
-    "bench": DOMAIN | {"taking"},
+    "bench": DOMAIN | {"taking", "deploy"},
+    "deploy": set(),
 }
+# The wiring: it may import any app, and none may import it.
+WIRING = "config"
+# Every app stands on infra: it is below all of them.
+ALLOWED = {app: allowed | ({"infra"} if app != "infra" else set()) for app, allowed in ALLOWED.items()}
 HTTP = ("django.http", "django.shortcuts", "django.views", "django.urls", "django.template")
 
 
-def modules(app):
+def modules(app, *, migrations=False):
     for path in sorted((ROOT / app).rglob("*.py")):
         parts = path.relative_to(ROOT / app).parts
-        if "tests" not in parts and "migrations" not in parts:
+        if "tests" not in parts and (migrations or "migrations" not in parts):
             yield path
 
 
@@ -56,11 +69,23 @@ def imported(path):
 
 @pytest.mark.parametrize("app", sorted(ALLOWED))
 def test_an_app_imports_only_the_apps_below_it(app):
-    if not (ROOT / app).is_dir():
-        pytest.skip(f"no {app}/ yet")
     wrong = sorted({f"{path.relative_to(ROOT)} imports {name}" for path in modules(app) for name in imported(path)
                     if name.split(".")[0] in ALLOWED and name.split(".")[0] not in ALLOWED[app] | {app}})
     assert not wrong, wrong
+
+
+@pytest.mark.parametrize("app", sorted(ALLOWED))
+def test_no_app_imports_the_wiring(app):
+    """Settings, URLs and Celery are config/'s; what an app needs of the infrastructure is infra/'s."""
+    wrong = sorted({f"{path.relative_to(ROOT)} imports {name}" for path in modules(app, migrations=True)
+                    for name in imported(path) if name.split(".")[0] == WIRING})
+    assert not wrong, wrong
+
+
+def test_every_top_level_package_is_placed_in_the_layout():
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert packages - {WIRING} <= set(ALLOWED), f"place {sorted(packages - {WIRING} - set(ALLOWED))} in ALLOWED"
+    assert set(ALLOWED) <= packages, f"{sorted(set(ALLOWED) - packages)} in ALLOWED are no package"
 
 
 @pytest.mark.parametrize("app", sorted(DOMAIN))

@@ -6,7 +6,7 @@ still running the old code reads and writes the same tables while this one
 rolls out. ``respondents`` 0015 removes the models from its own state and
 moves their content types (and so their permissions) here.
 """
-import config.jobs
+import infra.jobs
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
@@ -46,7 +46,7 @@ class Migration(migrations.Migration):
                     options={
                         'db_table': 'respondents_exportjob',
                     },
-                    bases=(config.jobs.JobProgress, models.Model),
+                    bases=(infra.jobs.JobProgress, models.Model),
                 ),
         ]),
     ]

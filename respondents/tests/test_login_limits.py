@@ -16,14 +16,6 @@ pytestmark = pytest.mark.django_db
 SCHOOL = "198.51.100.20"
 
 
-@pytest.fixture
-def one_window(monkeypatch):
-    """Keep every count in one window ending 5 minutes from now (django-ratelimit's windows are fixed slots of the
-    clock: a test crossing a slot's end would see its count start again)."""
-    end = int(time.time()) + 300
-    monkeypatch.setattr("django_ratelimit.core._get_window", lambda value, period: end)
-
-
 def fail(address, times=1):
     for _ in range(times):
         address_login_failed(logins=address_logins(address=address))

@@ -1,7 +1,7 @@
 """Staff passwords by email, on the embedded default (Django's in-memory outbox, Celery in-process): the "set your
 password" email of a new account, the reset (asked in the request, answered by a task), the two kinds of link and
 their lifetimes, their limits and audit entries. The same through a real SMTP server and a browser:
-config/tests/test_stack_email_and_sign_on.py."""
+staff/tests/test_stack_email_and_sign_on.py."""
 import re
 from datetime import datetime, timedelta
 

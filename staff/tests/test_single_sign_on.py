@@ -1,6 +1,6 @@
 """The staff area's side of single sign-on without a provider: its pages when it is off, the sign-in page's button
 when it is on, and signing out of the provider after a single sign-on. Signing in at a real provider (Keycloak on
-the stack) is config/tests/test_stack_email_and_sign_on.py."""
+the stack) is staff/tests/test_stack_email_and_sign_on.py."""
 from urllib.parse import parse_qs, urlsplit
 
 import pytest

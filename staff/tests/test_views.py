@@ -429,7 +429,7 @@ def test_an_analyst_asks_for_an_export_watches_it_and_downloads_it_through_a_sho
     assert "Download the export" in client.get(response.url).content.decode()
     link = client.get(f"/staff/surveys/{survey.slug}/exports/{job.pk}/download/")
     if not isinstance(default_storage, FileSystemStorage):
-        # On the stack: a presigned S3 URL (config/tests/test_stack_s3.py follows it into MinIO).
+        # On the stack: a presigned S3 URL (infra/tests/test_stack_s3.py follows it into MinIO).
         assert link.status_code == 302 and link.url.startswith(settings.AWS_S3_PUBLIC_URL + "/")
         return
     assert link.status_code == 302 and link.url.startswith("/staff/exports/file/")

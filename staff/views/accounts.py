@@ -33,7 +33,7 @@ from accounts.staff_import import (
     staff_upload_discard,
     staff_uploads,
 )
-from config.request_guard import accepts_uploads
+from infra.request_guard import accepts_uploads
 from respondents.code_lists import join_codes
 from staff.access import staff_view
 from staff.forms import ConfirmForm, StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm

@@ -9,7 +9,7 @@ from surveys.models import Survey
 
 
 class SignInView(auth_views.LoginView):
-    """Django's sign-in, through the login limits (config/login_limits.py): repeated failures pause an account
+    """Django's sign-in, through the login limits (staff/sign_in_limits.py, respondents/login_limits.py): repeated failures pause an account
     at one address and slow an account or address; a browser that signed in before is trusted."""
 
     template_name = "staff/sign_in.html"

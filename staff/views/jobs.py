@@ -22,7 +22,7 @@ class SurveyJobs:
     ``-progress``) and ``id_name`` the job's id in both; ``context_name`` the job's name in ``template``;
     ``jobs(scope=, survey=)`` returns the survey's jobs of the kind that the scope reaches (any other id is
     answered 404). A job has ``status``, ``is_running``, ``progress_percent``, ``progress_done`` and
-    ``progress_total`` (config/jobs.py's ``JobProgress``), the last two counting ``unit``; a kind that shows
+    ``progress_total`` (infra/jobs.py's ``JobProgress``), the last two counting ``unit``; a kind that shows
     more, or counts otherwise, is a subclass.
     """
 

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.audit import audit_entries, audit_write_csv
-from config.request_guard import accepts_uploads
+from infra.request_guard import accepts_uploads
 from publishing.services import survey_close_now, survey_dates_change, survey_load, survey_open
 from rosters.directory import (
     DirectoryNotReady,

@@ -10,7 +10,7 @@ from django.utils.decorators import method_decorator
 from django_ratelimit.core import get_usage
 
 from accounts.passwords import password_reset_tokens, password_set_record, password_set_tokens, sign_on_only
-from config.login_limits import client_ip
+from infra.clients import client_ip
 from staff.forms import StaffPasswordResetForm
 from staff.password_mail import lifetime_text
 

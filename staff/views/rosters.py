@@ -5,7 +5,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from config.request_guard import accepts_uploads
+from infra.request_guard import accepts_uploads
 from fileformats.tables import TableError
 from rosters.importing import (
     RosterNotReady,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.db import connection
 
-from config.db_router import master_wal_position, replica_aliases, replicas_caught_up
+from infra.db_router import master_wal_position, replica_aliases, replicas_caught_up
 from surveys.services import survey_create
 
 DEMO_DOCUMENT = Path(__file__).resolve().parents[1] / "demo" / "school_climate.json"

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import StaffMember
 from accounts.scopes import staff_scope
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from exports.jobs import export_job_start
 from exports.models import ExportJob
 from exports.tasks import export_job_task

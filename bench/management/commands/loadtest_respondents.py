@@ -4,7 +4,7 @@ import csv
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from respondents.models import Respondent
 from rosters.directory import schools_ensure
 from rosters.services import RosterEntry, roster_create

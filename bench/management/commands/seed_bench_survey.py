@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from bench.survey_document import bench_document
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from surveys.documents import DocumentError
 from surveys.services import survey_create
 

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 import surveys
 from accounts.models import StaffMember
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from respondents.models import Respondent, School
 from rosters.directory import schools_ensure
 from rosters.services import RosterEntry, roster_create

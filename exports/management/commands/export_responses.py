@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import COMMAND_LINE
-from config.db_router import read_from_master, replica_alias
+from infra.db_router import read_from_master, replica_alias
 from exports.filters import PARTS, STATUSES, ExportFilter, ExportFilterError, export_filter_make
 from exports.variables import ROSTER_FIELDS
 from exports.writers import (

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from respondents.models import School
 from rosters.slips import slips_print
 from surveys.models import Survey

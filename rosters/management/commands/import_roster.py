@@ -6,7 +6,7 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from fileformats.tables import TableError
 from rosters.importing import (
     OPTIONAL,

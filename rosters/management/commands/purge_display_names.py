@@ -3,7 +3,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from rosters.services import display_names_purge_closed
 
 

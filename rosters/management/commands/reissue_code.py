@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
-from config.db_router import read_from_master
+from infra.db_router import read_from_master
 from respondents import access_codes
 from respondents.models import Respondent
 from rosters.services import respondent_reissue_code

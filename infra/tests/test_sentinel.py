@@ -17,7 +17,7 @@ from django.core.cache import caches
 from kombu import Connection
 from kombu.exceptions import OperationalError
 
-from config.sessions import SessionStore
+from infra.sessions import SessionStore
 
 REDIS_SERVER = Path("/usr/bin/redis-server")
 REDIS_SENTINEL = Path("/usr/bin/redis-sentinel")

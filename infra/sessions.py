@@ -4,7 +4,7 @@ and a Redis cache for counters that may be lost (the login limits').
 Django's cache session store raises whatever the cache raises, so a Redis
 outage would turn every request into a 500. This store reads it as an empty
 session marked ``unavailable``, and keeps the session key: nothing is written,
-the cookie stays, and the survey views answer 503 "try again" (config/faults.py),
+the cookie stays, and the survey views answer 503 "try again" (infra/faults.py),
 which survey.js retries, so when Redis is back a second later the same session
 is read again and nobody is logged out. No answer is lost either way: answers
 live in PostgreSQL, and a page is saved only for a known respondent.
@@ -18,7 +18,7 @@ names only the database (``redis:///0``: a host there is not used),
 asked with the socket timeouts of ``OPTIONS`` and no password. Reads go to the
 master too. A lost primary is then the outage above, for the seconds until
 the Sentinels promote its replica (about 2.5 s with a 1 s
-down-after-milliseconds, in config/tests/test_sentinel.py): its address
+down-after-milliseconds, in infra/tests/test_sentinel.py): its address
 refuses or times out, then the Sentinels name no master
 (``MasterNotFoundError``), all ``RedisError``. redis-py's
 ``SentinelConnectionPool`` asks the Sentinels for the master on every new
@@ -146,7 +146,7 @@ class RedisCache(DjangoRedisCache):
 
 
 class CountersRedisCache(RedisCache):
-    """The reused-client Redis cache for counters that may be lost: the login limits' (config/login_limits.py).
+    """The reused-client Redis cache for counters that may be lost: the login limits' (staff/sign_in_limits.py, respondents/login_limits.py).
 
     An unreachable Redis reads as "nothing counted" instead of raising, so
     django-ratelimit and django-axes let logins through rather than answer 500

@@ -1,5 +1,5 @@
-"""Login limits (config/login_limits.py): failed respondent codes per address; staff sign-ins paused per account
-and address, slowed per account and per address, a browser that signed in before trusted; all before hashing."""
+"""Staff sign-in limits (staff/sign_in_limits.py): paused per account and address, slowed per account and per
+address, a browser that signed in before trusted; all before the password is hashed."""
 import time
 
 import pytest
@@ -9,110 +9,11 @@ from django.http import HttpResponse
 from django.test import Client, RequestFactory, override_settings
 
 from accounts.models import AuditEntry, StaffMember
-from config.login_limits import StaffSignInDelayBackend, StaffSignInMiddleware, client_ip
-from respondents.models import LoginLimitHit
+from staff.sign_in_limits import StaffSignInDelayBackend, StaffSignInMiddleware
 from respondents.tests.factories import make_respondents, make_school, make_staff
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.mark.parametrize("proxies, forwarded, expected", [
-    (0, "", "10.0.0.9"),
-    (0, "203.0.113.7", "10.0.0.9"),            # no proxy of ours: a client's header is not believed
-    (1, "203.0.113.7", "203.0.113.7"),         # nginx appended the real address
-    (1, "1.2.3.4, 203.0.113.7", "203.0.113.7"),  # what the client wrote itself comes first and is ignored
-    (2, "1.2.3.4, 203.0.113.7, 10.1.1.1", "203.0.113.7"),
-    (1, "", "10.0.0.9"),
-])
-def test_the_client_address_trusts_only_the_hops_our_own_proxies_add(settings, proxies, forwarded, expected):
-    settings.TRUSTED_PROXY_COUNT = proxies
-    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
-    assert client_ip(request) == expected
-
-
-@pytest.fixture(autouse=True)
-def one_window(monkeypatch):
-    """Keep every count in one window ending 5 minutes from now: django-ratelimit's windows are fixed slots
-    of the clock, and a test that crossed a slot's end would see its count start again."""
-    import time
-
-    end = int(time.time()) + 300
-    monkeypatch.setattr("django_ratelimit.core._get_window", lambda value, period: end)
-
-
-def wrong_code(client, **extra):
-    return client.post("/", {"access_code": "ZZZZZ-ZZZZZ"}, **extra)
-
-
-def test_the_default_allows_100_failed_codes_from_an_address_then_answers_429(client, respondent):
-    assert [wrong_code(client).status_code for _ in range(100)] == [400] * 100
-    blocked = client.post("/", {"access_code": respondent.access_code})  # even a right code: no lookup
-    assert blocked.status_code == 429
-    assert 295 <= int(blocked["Retry-After"]) <= 300
-    assert "Please wait 5 minutes, then try again" in blocked.content.decode()
-    assert "respondent_id" not in client.session
-
-
-@override_settings(RESPONDENT_LOGIN_FAILURE_RATE="3/10m")
-def test_successful_logins_never_count(respondent):
-    for _ in range(10):
-        assert Client().post("/", {"access_code": respondent.access_code}).status_code == 302
-
-
-@override_settings(RESPONDENT_LOGIN_FAILURE_RATE="3/10m")
-def test_a_blank_submission_is_not_a_failed_code(client, respondent):
-    for _ in range(5):
-        assert client.post("/", {"access_code": ""}).status_code == 400
-    assert client.post("/", {"access_code": respondent.access_code}).status_code == 302
-
-
-@override_settings(RESPONDENT_LOGIN_FAILURE_RATE="3/10m", TRUSTED_PROXY_COUNT=1)
-def test_another_school_behind_another_address_is_not_held_up(client, respondent):
-    for _ in range(3):
-        wrong_code(client, HTTP_X_FORWARDED_FOR="198.51.100.1")
-    assert wrong_code(client, HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 429
-    other = client.post("/", {"access_code": respondent.access_code}, HTTP_X_FORWARDED_FOR="198.51.100.2")
-    assert other.status_code == 302
-
-
-def test_a_school_address_that_logged_in_500_pupils_has_room_for_600_failed_codes_and_a_guesser_keeps_100(
-        lincoln):
-    survey = make_survey()
-    school, guesser = "198.51.100.30", "203.0.113.30"
-    for pupil in make_respondents(survey, 500, school=lincoln, grade="7"):
-        assert Client().post("/", {"access_code": pupil.access_code}, REMOTE_ADDR=school).status_code == 302
-    assert {wrong_code(Client(), REMOTE_ADDR=school).status_code for _ in range(600)} == {400}
-    refused = wrong_code(Client(), REMOTE_ADDR=school)
-    assert refused.status_code == 429 and "Too many codes that did not work" in refused.content.decode()
-    assert [wrong_code(Client(), REMOTE_ADDR=guesser).status_code for _ in range(101)] == [400] * 100 + [429]
-    hits = {hit.address: hit for hit in LoginLimitHit.objects.all()}
-    assert (hits[school].failures, hits[school].valid_logins, hits[school].ceiling) == (600, 500, 600)
-    assert list(hits[school].schools.all()) == [lincoln]
-    assert (hits[guesser].failures, hits[guesser].valid_logins, list(hits[guesser].schools.all())) == (100, 0, [])
-
-
-@override_settings(RESPONDENT_LOGIN_FAILURE_RATE="3/10m")
-def test_a_guesser_logging_in_again_and_again_with_their_own_code_gains_one_guess(respondent):
-    for _ in range(20):
-        assert Client().post("/", {"access_code": respondent.access_code}).status_code == 302
-    assert [wrong_code(Client()).status_code for _ in range(5)] == [400] * 4 + [429]
-
-
-@override_settings(RESPONDENT_LOGIN_FAILURE_RATE="3/10m")
-def test_an_address_refused_is_refused_even_a_right_code_until_it_is_forgiven(respondent):
-    from respondents.login_limits import address_login_forgive
-
-    for _ in range(3):
-        wrong_code(Client())
-    assert Client().post("/", {"access_code": respondent.access_code}).status_code == 429
-    address_login_forgive(address="127.0.0.1")
-    assert Client().post("/", {"access_code": respondent.access_code}).status_code == 302
-
-
-@override_settings(LOGIN_LIMITS_ENABLED=False, RATELIMIT_ENABLE=False)
-def test_the_limit_can_be_switched_off_for_a_measurement(client):
-    assert all(wrong_code(client).status_code == 400 for _ in range(120))
 
 
 @pytest.fixture
@@ -130,7 +31,11 @@ def admin_login(client, username, password="wrong", **extra):
 
 
 PASSWORD = "a long staff passphrase"  # factories.make_staff's
+
+
 OWNER = "192.0.2.10"  # the account owner's own address
+
+
 GUESSER = "203.0.113.66"
 
 
@@ -149,7 +54,7 @@ def clock(monkeypatch):
             self.now += seconds
 
     clock = Clock()
-    monkeypatch.setattr("config.login_limits._now", lambda: clock.now)
+    monkeypatch.setattr("staff.sign_in_limits._now", lambda: clock.now)
     return clock
 
 
@@ -350,13 +255,13 @@ def test_a_successful_staff_sign_in_is_not_held_up_by_its_own_earlier_typos(clie
 
 def test_counters_that_cannot_be_reached_let_logins_through_instead_of_failing(client, settings):
     settings.CACHES = {**settings.CACHES, "ratelimit": {
-        "BACKEND": "config.sessions.CountersRedisCache", "LOCATION": "redis://127.0.0.1:1/0",
+        "BACKEND": "infra.sessions.CountersRedisCache", "LOCATION": "redis://127.0.0.1:1/0",
         "OPTIONS": {"socket_connect_timeout": 0.2},
     }}
     from django.core.cache import caches
 
     respondent = make_respondents(make_survey(), school=make_school("UNR", "Unreached"))
-    assert wrong_code(client).status_code == 400
+    assert client.post("/", {"access_code": "ZZZZZ-ZZZZZ"}).status_code == 400
     assert client.post("/", {"access_code": respondent.access_code}).status_code == 302
     assert caches["ratelimit"].get_many(["respondent-login:valid:x"]) == {}  # what raises a ceiling: nothing
     assert admin_login(Client(), "nobody").status_code == 200

@@ -6,7 +6,7 @@ PostgreSQL and Redis; the tests stop a real component while the person saves.
 import pytest
 from playwright.sync_api import expect
 
-from config.tests import stack
+from deploy.tests import stack
 from respondents.models import Answer, PageSave, Respondent
 from respondents.tests.factories import make_respondents
 from surveys.tests.factories import make_survey

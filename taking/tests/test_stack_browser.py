@@ -11,7 +11,7 @@ import psycopg2
 import pytest
 from playwright.sync_api import expect
 
-from config.tests import stack
+from deploy.tests import stack
 from taking.tests.helpers import answer_page, expect_page
 
 pytestmark = [pytest.mark.stack, pytest.mark.browser]

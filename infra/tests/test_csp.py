@@ -1,4 +1,4 @@
-"""config/csp.py: the policy header is built once, and is the header django-csp itself builds."""
+"""infra/csp.py: the policy header is built once, and is the header django-csp itself builds."""
 import pytest
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.decorators import csp_update
@@ -6,7 +6,7 @@ from csp.middleware import CSPMiddleware as BaseCSPMiddleware
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from config.csp import CSPMiddleware, _built
+from infra.csp import CSPMiddleware, _built
 
 
 def answer(middleware, response=None, *, nonce=False):

@@ -17,7 +17,7 @@ declared charset instead of applying it, and ``RequestGuardMiddleware``, first
 in the chain, answers a charset that is not UTF-8 with a clear 400 and a body
 over ``REQUEST_BODY_MAX_BYTES`` (nginx's ``client_max_body_size`` is the same
 number) with a 413, before the session, CSRF or a view touch the body. The
-answers are those of ``config.errors``: JSON for Ajax, a page otherwise.
+answers are those of ``infra.errors``: JSON for Ajax, a page otherwise.
 
 The staff views that take a file (``@accepts_uploads``: a roster, the school
 directory) accept up to ``UPLOAD_MAX_BYTES`` instead; nginx lets bodies that
@@ -29,7 +29,7 @@ from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.http.multipartparser import parse_header_parameters
 
-from config import errors
+from infra import errors
 
 # ASCII is a subset of UTF-8: decoding it as UTF-8 gives the same text.
 UTF8_ALIASES = {"utf-8", "utf8", "us-ascii", "ascii"}

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from config.tests import stack
+from deploy.tests import stack
 
 pytestmark = pytest.mark.stack
 

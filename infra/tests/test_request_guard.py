@@ -1,4 +1,4 @@
-"""Malformed requests get a clear 4xx, never a 500, and save nothing (config/request_guard.py, config/errors.py)."""
+"""Malformed requests get a clear 4xx, never a 500, and save nothing (infra/request_guard.py, infra/errors.py)."""
 import io
 import uuid
 

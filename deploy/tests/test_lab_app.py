@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from bench.cpu_profile import page_answers
-from config.tests import stack
-from config.tests.lab import (
+from deploy.tests import stack
+from deploy.lab_hosts import (
     ROOT, cluster, hosts, lab, leader, load_balancer_url, missing_rows, redis_role, sentinel_primary, wait_for,
 )
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from config.tests.lab import (
+from deploy.lab_hosts import (
     ROOT, SECRETS, cluster, connects, hosts, in_host, lab, leader, missing_rows, redis_role, sentinel_primary,
     superuser_query, wait_for,
 )

@@ -22,8 +22,8 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage, storages
 
-from config.storages import MediaS3Storage
-from config.tests import stack
+from infra.storages import MediaS3Storage
+from deploy.tests import stack
 
 pytestmark = [pytest.mark.stack]
 

@@ -1,75 +1,7 @@
-"""Login limits: failed respondent codes per client address; staff sign-ins paused per account at one address
-and slowed per account and per address, never locked for their owner.
-
-Respondents log in with a code, and a whole school may sit behind one public
-address, so what is limited is *failed* attempts, never people: a code that
-found nobody counts against the client's address (django-ratelimit's fixed
-window, ``RESPONDENT_LOGIN_FAILURE_RATE``, 100 per 10 minutes by default); a
-successful login never counts, and each respondent who logged in from the
-address in the window gives it room for ``RESPONDENT_LOGIN_FAILURES_PER_LOGIN``
-more, up to ``RESPONDENT_LOGIN_FAILURE_MAX`` (respondents/login_limits.py, which
-counts by address and records the hits the school pages show). Past the
-ceiling every attempt from that address gets 429 with ``Retry-After`` until the
-window ends, without looking the code up (a lookup would tell a guesser whether
-the code was right).
-
-Staff and ``/admin/`` sign-ins (both through ``authenticate``, so through the
-same backends) follow OWASP's advice on slowing online guessing without
-handing a guesser a way to lock the owner out:
-
-- *Paused for one account at one address.* django-axes counts failures per
-  account and address together (``AXES_LOCKOUT_PARAMETERS``) and pauses that
-  pair after ``AXES_FAILURE_LIMIT`` (10) for ``AXES_COOLOFF_TIME`` (15
-  minutes). A guesser pauses only itself: the owner at their own address, and
-  the guesser's neighbours on other accounts, sign in as before.
-- *Slowed per account, never locked.* A guesser with many addresses (a botnet
-  has one per guess) is held back by counting failures per account from any
-  address (``StaffSignInDelayBackend``): once they came from two addresses or
-  more, from the ``STAFF_LOGIN_SLOW_AFTER_ACCOUNT_FAILURES``-th (5) on, an
-  attempt must come ``staff_login_delay`` after the account's last failure:
-  1 s, doubling with each further failure, at most
-  ``STAFF_LOGIN_DELAY_MAX_SECONDS`` (60). That leaves about one guess a minute
-  per account, against passwords the validators keep off the common lists,
-  while the owner waits at most the cap: a delay bounds both, where a lockout
-  per account is the very denial of service this replaces. Failures that all
-  came from one address slow nothing: the pause of that pair already holds
-  that address to 10 guesses per 15 minutes, and the owner elsewhere signs in
-  at once. Failures from one address on two accounts or more slow that
-  address the same way from the ``STAFF_LOGIN_SLOW_AFTER_ADDRESS_FAILURES``-th
-  (20) on: a spray of a few guesses at each of many accounts, which neither
-  count above sees. An attempt that must wait is answered 429 with
-  ``Retry-After`` before ``ModelBackend`` runs the password hasher (~0.3 s of
-  CPU) and is not counted, so waiting attempts cost no CPU and do not push
-  the wait on. Once
-  slowed, an account or address has one attempt checked at a time (a claim
-  in the cache), so a burst at the moment a wait ends gets one guess, not one
-  per worker. Failures are forgotten ``STAFF_LOGIN_FAILURE_WINDOW`` (1 hour)
-  after the last; an account's also when its owner signs in (an address's
-  not: one account signing in says nothing of the others guessed from there).
-- *A browser that signed in before is trusted* (OWASP's device cookie): a
-  successful sign-in sets ``staff_device``, signed, naming the account and a
-  random nonce, for ``STAFF_DEVICE_COOKIE_AGE`` (90 days). With it, sign-ins
-  to that account are neither slowed nor paused by anyone's failures (axes'
-  whitelist callable, ``staff_device_trusted``); the browser's own failures
-  count against its nonce and end its trust at ``AXES_FAILURE_LIMIT``. This
-  is what keeps the owner signing in at once during a sustained flood: an
-  untrusted browser is told to wait at most the cap, but then competes with
-  the guessers for the one attempt each wait allows.
-
-``staff_locked_out`` is the 429 answer to a pause and to a wait (django-axes'
-middleware gives it: a slowed attempt is marked as axes marks its own
-refusals, so axes does not count it either). staff/signals.py audits every
-attempt with what the limits did (``staff_sign_in_failed``,
-``staff_signed_in``, ``staff_sign_in_paused``).
-
-Counters live in the ``ratelimit`` cache: Redis on the stack, the process's
-memory on the embedded default. If Redis cannot be reached, the limits are
-not applied (logins go on) rather than turned into errors: the stack's
-``CountersRedisCache`` reads an unreachable Redis as "nothing counted"
-(config/sessions.py), and ``RATELIMIT_FAIL_OPEN`` lets django-ratelimit agree.
-nginx's ``limit_req`` is the coarse outer guard either way
-(deploy/templates/nginx.conf).
-"""
+"""Staff and ``/admin/`` sign-in limits: paused per account at one address (django-axes), slowed per account and
+per address (``StaffSignInDelayBackend``), never locked for their owner, and a browser that signed in before trusted
+(the device cookie). Why, and what each costs: docs/architecture.md, "Login limits"; staff/signals.py audits every
+attempt with what the limits did."""
 import math
 import secrets
 import time
@@ -83,57 +15,13 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from respondents.login_limits import (
-    address_login_failed,
-    address_login_refused,
-    address_logins,
-    address_login_succeeded,
-    digest,
-)
+from infra.clients import client_ip, digest
 
 STAFF_DEVICE_COOKIE = "staff_device"
+# The salt as it was when this lived in config/login_limits.py: another would sign every trusted browser out.
 STAFF_DEVICE_SALT = "config.login_limits.staff-device"
 # Longer than any password check: the claim of a request that died is given up after this.
 CLAIM_SECONDS = 10
-
-
-def client_ip(request):
-    """Return the client's address: the last ``TRUSTED_PROXY_COUNT`` hops of X-Forwarded-For are our own proxies.
-
-    Anything a client writes into X-Forwarded-For itself stands before the
-    hops the proxies append, so it is never taken for the address.
-    """
-    proxies = settings.TRUSTED_PROXY_COUNT
-    if proxies:
-        hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
-        if len(hops) >= proxies:
-            return hops[-proxies]
-    return request.META.get("REMOTE_ADDR", "")
-
-
-def _respondent_logins(request):
-    """How the client's address stands in the respondent login limits' window, read once a request."""
-    if not hasattr(request, "respondent_logins"):
-        request.respondent_logins = address_logins(address=client_ip(request))
-    return request.respondent_logins
-
-
-def respondent_login_wait(request):
-    """Return the seconds this client must wait before its next login attempt, or 0 if it may try now."""
-    logins = _respondent_logins(request)
-    address_login_refused(logins=logins)  # a hit the database could not take at the failure: recorded now
-    return logins.wait if logins else 0
-
-
-def respondent_login_failed(request):
-    """Count one code from this client that found nobody."""
-    address_login_failed(logins=_respondent_logins(request))
-
-
-def respondent_logged_in(request, respondent):
-    """Count a respondent who logged in from this client's address: it gives the address room for more typos."""
-    address_login_succeeded(logins=_respondent_logins(request), respondent_id=respondent.pk,
-                            school_id=respondent.school_id)
 
 
 def staff_locked_out(request, original_response=None, credentials=None):

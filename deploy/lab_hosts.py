@@ -1,4 +1,4 @@
-"""What the lab tests share (config/tests/test_lab*.py): the lab's commands, its hosts, and what they answer."""
+"""What the lab tests share (deploy/tests/test_lab*.py): the lab's commands, its hosts, and what they answer."""
 import functools
 import json
 import subprocess
@@ -6,7 +6,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 LAB = ROOT / "deploy" / "lab"
 SECRETS = ROOT / ".lab" / "controller" / "secrets"
 

@@ -1,8 +1,8 @@
-"""The router's write detection (config/db_router.py ``_note_writes``): what pins a client to the master."""
+"""The router's write detection (infra/db_router.py ``_note_writes``): what pins a client to the master."""
 import pytest
 from balancer import pinning
 
-from config.db_router import _note_writes
+from infra.db_router import _note_writes
 
 
 @pytest.mark.parametrize(("sql", "writes"), [

@@ -1,10 +1,16 @@
-"""Control of the live stack's components from tests, through the project's own scripts."""
+"""What the live stack's tests share: control of its components through the project's own scripts, and what the
+app asked of each database."""
 import os
 import subprocess
 import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from django.db import OperationalError, connections
+from django.test.utils import CaptureQueriesContext
+
+from infra.db_router import replica_health
+from respondents.models import Answer
 
 ROOT = Path(__file__).resolve().parents[2]
 STACK = ROOT / "deploy" / "stack"
@@ -216,3 +222,36 @@ def app_manage(*args):
 def forget_login_failures():
     """Empty the running app's login-limit counters (Redis db 3), so one test's failures hold up nobody after it."""
     redis_cli("-n", "3", "FLUSHDB")
+
+
+
+AJAX = {"X-Requested-With": "XMLHttpRequest"}
+# The router's own bookkeeping on the replica, not the app's reads.
+BOOKKEEPING = ("pg_is_in_recovery", "pg_last_wal_replay_lsn", "pg_current_wal_lsn")
+
+
+@contextmanager
+def by_database():
+    """Capture the app's SQL per database: ``(master, replica)`` lists of statements.
+
+    BEGIN and COMMIT are counted: through pgbouncer each is a round trip. A
+    stopped replica is not captured (capturing would connect to it).
+    """
+    replica_health.forget()
+    replica_up = replica_health.is_healthy("replica")  # the check itself is not what is measured
+    seen = ([], [])
+    with ExitStack() as stack_:
+        captures = [(stack_.enter_context(CaptureQueriesContext(connections["default"])), seen[0])]
+        if replica_up:
+            captures.append((stack_.enter_context(CaptureQueriesContext(connections["replica"])), seen[1]))
+        yield seen
+    for captured, into in captures:
+        into.extend(q["sql"] for q in captured.captured_queries if not any(b in q["sql"] for b in BOOKKEEPING))
+
+
+def tables(statements):
+    return " ".join(statements)
+
+
+def answers_on_master(respondent):
+    return dict(Answer.objects.using("default").filter(respondent=respondent).values_list("question__code", "value"))

@@ -11,7 +11,7 @@ import psycopg2
 import pytest
 from django.conf import settings
 
-from config.tests import stack
+from deploy.tests import stack
 
 pytestmark = [pytest.mark.stack]
 

@@ -15,7 +15,7 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from config.tests import stack
+from deploy.tests import stack
 from deploy.keycloak_realm import KeycloakAdmin
 
 pytestmark = [pytest.mark.stack, pytest.mark.browser]

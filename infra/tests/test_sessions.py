@@ -2,7 +2,7 @@ import pytest
 from redis import exceptions
 from redis.sentinel import MasterNotFoundError, SentinelConnectionPool
 
-from config.sessions import UNREACHABLE, RedisCache
+from infra.sessions import UNREACHABLE, RedisCache
 
 
 def test_the_redis_cache_reuses_one_client_per_connection_pool():

@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from config.tests import stack
+from deploy.tests import stack
 
 pytestmark = [pytest.mark.stack]
 

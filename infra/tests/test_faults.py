@@ -1,4 +1,4 @@
-"""A backing service away for a moment is answered 503 with Retry-After, never 500 (config/faults.py)."""
+"""A backing service away for a moment is answered 503 with Retry-After, never 500 (infra/faults.py)."""
 import pytest
 from django.db import InterfaceError, OperationalError
 from django.test import Client
@@ -82,9 +82,9 @@ def test_other_errors_are_still_errors(taker, monkeypatch):
 
 
 def test_a_session_store_that_cannot_be_reached_answers_login_with_503_and_retry_after(settings, respondent):
-    settings.SESSION_ENGINE = "config.sessions"
+    settings.SESSION_ENGINE = "infra.sessions"
     settings.CACHES = {**settings.CACHES, "sessions": {
-        "BACKEND": "config.sessions.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
+        "BACKEND": "infra.sessions.RedisCache", "LOCATION": "redis://127.0.0.1:1/0",
         "OPTIONS": {"socket_connect_timeout": 0.2},
     }}
     settings.SESSION_CACHE_ALIAS = "sessions"

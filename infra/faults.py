@@ -8,7 +8,7 @@ with the same ``save_id`` (the page-save log applies a save once, so a save
 whose COMMIT may or may not have happened is safe to send again), and a calm
 page otherwise. The connection the fault broke is closed at once, and the
 next request opens a new one. A session store that cannot be reached is
-the same kind of fault: see ``config/sessions.py`` and ``respondent_required``.
+the same kind of fault: see ``infra/sessions.py`` and ``respondent_required``.
 So is S3 (MinIO on the stack) that cannot be reached while a roster is
 uploaded or a slips PDF or export is read: botocore's connection errors. And
 so is Celery's broker away while a staff action queues a task (kombu's
@@ -28,7 +28,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from psycopg2.errors import ReadOnlySqlTransaction
 from redis.exceptions import RedisError
 
-from config import errors
+from infra import errors
 
 log = logging.getLogger(__name__)
 
