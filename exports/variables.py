@@ -262,7 +262,7 @@ def _definition_version(survey: Survey, variables: Iterable[Variable]) -> str:
     """Return the definition's identity: ``Survey.version``, and a digest of what the export's variables say.
 
     ``Survey.version`` counts the versions a survey was given after it was
-    created (``surveys.services.survey_revise``: wording, translations, new
+    created (``publishing.services.survey_revise``: wording, translations, new
     questions); the digest of codes, kinds, prompts, pages and choices also
     tells apart a definition changed another way (the admin site).
     """
