@@ -21,7 +21,8 @@ from exports.jobs import export_job_run, export_job_start
 from exports.management.commands.export_responses import Command
 from exports.models import ExportJob
 from exports.tests.helpers import xlsx_rows
-from exports.writers import ExportOptions, export_write
+from exports.options import ExportOptions
+from exports.writers import export_write
 from respondents.models import District, Respondent, School
 from respondents.tests.factories import make_respondents, make_school, make_staff, scope_of
 from surveys.tests.factories import make_survey

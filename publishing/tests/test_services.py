@@ -95,7 +95,8 @@ def test_a_change_that_would_strand_answers_is_refused_with_the_reason_and_nothi
 
 def test_the_codebook_names_the_version(answered, tmp_path):
     from exports.tests.helpers import xlsx_rows
-    from exports.writers import ExportOptions, export_write
+    from exports.options import ExportOptions
+    from exports.writers import export_write
     survey = new_version(revised(lambda d: d.update(title="Small survey, revised")))
     result = export_write(survey=survey, format="csv", options=ExportOptions(), directory=tmp_path)
     _, about = xlsx_rows(result.codebook, "About")

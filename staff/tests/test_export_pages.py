@@ -10,7 +10,7 @@ from accounts.models import AuditEntry, StaffMember
 from exports.filters import ExportFilter
 from exports.jobs import export_job_start
 from exports.models import ExportJob
-from exports.writers import ExportOptions
+from exports.options import ExportOptions
 from respondents.models import District, Respondent
 from respondents.tests.factories import make_respondents, make_staff, scope_of
 from respondents.tests.factories import staff_signed_in as signed_in

@@ -16,7 +16,7 @@ from config.db_router import read_from_master
 from exports.jobs import export_job_start
 from exports.models import ExportJob
 from exports.tasks import export_job_task
-from exports.writers import ExportOptions
+from exports.options import ExportOptions
 from surveys.models import Survey
 
 DRILL_ADMIN = "lab-drill-exports"
