@@ -49,6 +49,7 @@ from accounts.staff_accounts import (
 )
 from fileformats.checked_files import CheckedFileNotReady, checked_file_discard, problem_rows
 from fileformats.tables import Problem, StrPath, Table, TableError, formula_problem, open_table
+from infra import sql
 from respondents.code_lists import join_codes, split_codes
 
 COLUMNS = ["username", "email", "name", "role", "district_codes", "school_codes"]
@@ -389,7 +390,7 @@ def _lock_staff() -> None:
     write)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(f"LOCK TABLE {StaffMember._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
+            cursor.execute(f"LOCK TABLE {sql.table(StaffMember)} IN SHARE ROW EXCLUSIVE MODE")
 
 
 def _apply(scope: Scope, source: str, plan: _Plan, lookups: AccountLookups, result: StaffImportResult) -> None:

@@ -4,7 +4,7 @@ Writes JSON files shaped to cost the most memory per byte (a megabyte of
 empty pages, of empty questions, of empty lists, of short strings; the
 most objects and the most text that the document's value count still lets
 the parser build; a sixty-page survey as a yardstick) and loads each in a child process through the staff area's path
-(``surveys.services.survey_check``, a dry run: nothing is written, so the
+(``surveys.services.document_check``, a dry run: nothing is written, so the
 embedded default's settings serve). Prints each file's size, the child's
 resident memory once Django is set up, its peak during the load (Linux:
 the peak is reset through /proc/self/clear_refs first, so that Django's own
@@ -26,7 +26,7 @@ from pathlib import Path
 from bench.stack import ROOT
 from bench.survey_document import bench_document
 from surveys.documents import DocumentError
-from surveys.services import survey_check
+from surveys.services import document_check
 
 MB = 1_000_000
 
@@ -42,7 +42,7 @@ def child(path):
     before = memory("VmRSS")
     try:
         with open(path, "rb") as source:
-            survey_check(source=source, filename=Path(path).name)
+            document_check(source=source, filename=Path(path).name)
         outcome = "accepted"
     except DocumentError as error:
         outcome = f"refused, {len(error.problems):,} problems: {error.problems[0][:90]}"

@@ -25,11 +25,12 @@ from pathlib import Path
 
 from django.db import connection
 
-from bench.stack import ROOT, manage_measured
+from bench.stack import ROOT, manage_measured, survey_forget
 from bench.survey_document import bench_document
-from infra.db_router import master_wal_position, read_from_master, replicas_caught_up
 from exports.writers import DATA_SUFFIXES
-from respondents.models import Respondent, School
+from infra.db_router import master_wal_position, read_from_master, replicas_caught_up
+from infra.sql import table
+from respondents.models import Answer, Respondent, School
 from rosters.directory import schools_ensure
 from surveys.models import Choice, Survey
 from surveys.selectors import answerable_questions
@@ -72,10 +73,10 @@ def seed(survey, *, respondents, schools):
     with connection.cursor() as cursor:
         for start in range(0, respondents, CHUNK):
             stop = min(respondents, start + CHUNK)
-            cursor.execute("SELECT coalesce(max(id), 0) FROM respondents_respondent")
+            cursor.execute(f"SELECT coalesce(max(id), 0) FROM {table(Respondent)}")
             before = cursor.fetchone()[0]
-            cursor.execute("""
-                INSERT INTO respondents_respondent (survey_id, external_id, access_code, school_id, grade, role,
+            cursor.execute(f"""
+                INSERT INTO {table(Respondent)} (survey_id, external_id, access_code, school_id, grade, role,
                     language, display_name, status, current_page, started_at, last_saved_at, completed_at)
                 SELECT %(survey)s, 'X' || n, 'X0' || lpad(n::text, 8, '0'), %(first)s + n %% %(schools)s,
                        (3 + n %% 10)::text, 'student', 'en', '', 'completed', %(pages)s,
@@ -83,18 +84,18 @@ def seed(survey, *, respondents, schools):
                 FROM generate_series(%(start)s, %(stop)s - 1) AS n
             """, {"survey": survey.pk, "first": first_school, "schools": schools, "pages": PAGES,
                   "start": start, "stop": stop})
-            cursor.execute("""
+            cursor.execute(f"""
                 WITH q(question_id, vals) AS (SELECT * FROM unnest(%(ids)s::bigint[], %(vals)s::text[]) )
-                INSERT INTO respondents_answer (respondent_id, question_id, value, saved_at)
+                INSERT INTO {table(Answer)} (respondent_id, question_id, value, saved_at)
                 SELECT r.id, v.question_id, v.vals[1 + (r.id + v.question_id) %% array_length(v.vals, 1)], now()
-                FROM respondents_respondent r
+                FROM {table(Respondent)} r
                 CROSS JOIN (SELECT question_id, string_to_array(vals, '|') AS vals FROM q) v
                 WHERE r.survey_id = %(survey)s AND r.id > %(before)s
             """, {"ids": list(values), "vals": ["|".join(v) for v in values.values()], "survey": survey.pk,
                   "before": before})
             print(f"  seeded {stop} of {respondents}", flush=True)
-        cursor.execute("ANALYZE respondents_respondent")
-        cursor.execute("ANALYZE respondents_answer")
+        cursor.execute(f"ANALYZE {table(Respondent)}")
+        cursor.execute(f"ANALYZE {table(Answer)}")
     return len(values)
 
 
@@ -125,7 +126,7 @@ def main(argv=None):
     with read_from_master():
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:
-            forget(survey)  # a run stopped half-way
+            survey_forget(survey)  # a run stopped half-way
             survey = None
         if survey is None:
             schools_ensure([(f"XD{n % 40:02d}", f"Export district {n % 40}", f"X{n:05d}", f"Export school {n}")
@@ -159,17 +160,9 @@ def main(argv=None):
     finally:
         if args.drop:
             with read_from_master():
-                forget(survey)
+                survey_forget(survey)
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(figures, indent=2))
     print(f"written to {args.output}")
 
-
-def forget(survey):
-    """Delete the bench survey, its people and their answers: plain DELETEs, not Django's collector."""
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM respondents_answer WHERE respondent_id IN "
-                       "(SELECT id FROM respondents_respondent WHERE survey_id = %s)", [survey.pk])
-        cursor.execute("DELETE FROM respondents_respondent WHERE survey_id = %s", [survey.pk])
-    survey.delete()
 

@@ -34,10 +34,21 @@ import urllib.request
 
 from bench import stack
 from bench.drill import (
-    MODES, PGBENCH_CLIENTS, drill_arguments, faults_under_load, free_udp_port, judge, pgbench_page_saves,
-    print_summary, stop_jmeter,
+    MODES,
+    PGBENCH_CLIENTS,
+    drill_arguments,
+    faults_under_load,
+    free_udp_port,
+    judge,
+    pgbench_page_saves,
+    print_summary,
+    stop_jmeter,
 )
 from bench.restore_drill import EXPECTED_SQL, STORED_SQL, Lab, with_retries
+from exports.models import ExportJob
+from infra.sql import table
+from respondents.models import Answer, PageSave, Respondent
+from surveys.models import Survey
 
 FAULTS = ["leader-kill", "leader-partition", "replica-kill", "web1", "redis-primary", "memcached", "worker1",
           "web2-from-lb1"]
@@ -45,12 +56,12 @@ LEADER_FAULTS = ("leader-kill", "leader-partition")
 DOWN_SECONDS = 5
 COUNTS_SQL = {
     "stored": STORED_SQL,
-    "logged": """SELECT r.access_code, ps.page, count(*) FROM respondents_pagesave ps
-        JOIN respondents_respondent r ON r.id = ps.respondent_id JOIN surveys_survey s ON s.id = r.survey_id
-        WHERE s.slug = '{slug}' GROUP BY 1, 2""",
-    "doubled": """SELECT r.access_code, sum(n - 1) FROM (SELECT respondent_id, question_id, count(*) AS n
-        FROM respondents_answer GROUP BY 1, 2 HAVING count(*) > 1) d JOIN respondents_respondent r ON r.id = d.respondent_id
-        JOIN surveys_survey s ON s.id = r.survey_id WHERE s.slug = '{slug}' GROUP BY 1""",
+    "logged": f"""SELECT r.access_code, ps.page, count(*) FROM {table(PageSave)} ps
+        JOIN {table(Respondent)} r ON r.id = ps.respondent_id JOIN {table(Survey)} s ON s.id = r.survey_id
+        WHERE s.slug = '{{slug}}' GROUP BY 1, 2""",
+    "doubled": f"""SELECT r.access_code, sum(n - 1) FROM (SELECT respondent_id, question_id, count(*) AS n
+        FROM {table(Answer)} GROUP BY 1, 2 HAVING count(*) > 1) d JOIN {table(Respondent)} r ON r.id = d.respondent_id
+        JOIN {table(Survey)} s ON s.id = r.survey_id WHERE s.slug = '{{slug}}' GROUP BY 1""",
 }
 
 
@@ -277,7 +288,7 @@ def start_export(lab):
 
 
 def export_status(lab, job):
-    rows = lab.sql(f"SELECT status FROM respondents_exportjob WHERE id = {int(job)}")
+    rows = lab.sql(f"SELECT status FROM {table(ExportJob)} WHERE id = {int(job)}")
     return rows[0][0] if rows else None
 
 

@@ -29,11 +29,12 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from accounts.models import StaffMember
-from bench.stack import ROOT, nginx_port
+from bench.stack import ROOT, nginx_port, survey_forget
 from bench.survey_document import bench_document
 from infra.db_router import read_from_master
+from infra.sql import table
 from monitoring.summaries import completion_summary_refresh
-from respondents.models import School
+from respondents.models import Respondent, School
 from rosters.directory import schools_ensure
 from surveys.models import Survey
 from surveys.services import survey_create
@@ -46,8 +47,8 @@ def seed(survey, *, respondents, schools):
     """Insert the respondents in one statement; their codes start with 0, which real codes never contain."""
     first_school = School.objects.get(code="M00000").pk
     with connection.cursor() as cursor:
-        cursor.execute("""
-            INSERT INTO respondents_respondent (survey_id, external_id, access_code, school_id, grade, role,
+        cursor.execute(f"""
+            INSERT INTO {table(Respondent)} (survey_id, external_id, access_code, school_id, grade, role,
                 language, display_name, status, current_page, started_at, last_saved_at, completed_at, withdrawn_at)
             SELECT %(survey)s, 'M' || n, '0' || lpad(n::text, 9, '0'), %(first)s + n %% %(schools)s,
                    (3 + n %% 10)::text, (ARRAY['student','student','student','teacher','parent','staff'])[1 + n %% 6],
@@ -60,14 +61,7 @@ def seed(survey, *, respondents, schools):
                                  CASE WHEN n %% 10 < 7 THEN now() - make_interval(mins => ((n::bigint * 7919) %% 14400)::int) END
                                      AS at) AS s
         """, {"survey": survey.pk, "first": first_school, "schools": schools, "count": respondents})
-        cursor.execute("ANALYZE respondents_respondent")
-
-
-def forget(survey):
-    """Delete the bench survey and its people (who have no answers): one DELETE, not Django's collector."""
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM respondents_respondent WHERE survey_id = %s", [survey.pk])
-    survey.delete()
+        cursor.execute(f"ANALYZE {table(Respondent)}")
 
 
 def signed_in_opener(base, username):
@@ -119,7 +113,7 @@ def main(argv=None):
     figures = {"respondents": args.respondents, "schools": args.schools}
     with read_from_master():
         for old in Survey.objects.filter(slug__startswith=PREFIX):  # a run that was stopped half-way
-            forget(old)
+            survey_forget(old)
         schools = schools_ensure([(f"MD{n % 40:02d}", f"Monitoring district {n % 40}", f"M{n:05d}",
                                    f"Monitoring school {n}") for n in range(args.schools)])
         survey = survey_create(document=bench_document(slug=f"{PREFIX}{time.time_ns()}", pages=2))
@@ -160,7 +154,7 @@ def main(argv=None):
         if not args.keep:
             with read_from_master():
                 started = time.monotonic()
-                forget(survey)
+                survey_forget(survey)
                 users.filter(username__in=["bench-state", "bench-district"]).delete()  # known passwords
                 print(f"bench survey deleted in {time.monotonic() - started:.0f} s")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)

@@ -30,24 +30,35 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import stack
-from bench.drill import PGBENCH_CLIENTS, bench_conf, free_udp_port, pgbench_page_saves, read_jtl, stop_jmeter, wait_for_first_sample
+from bench.drill import (
+    PGBENCH_CLIENTS,
+    bench_conf,
+    free_udp_port,
+    pgbench_page_saves,
+    read_jtl,
+    stop_jmeter,
+    wait_for_first_sample,
+)
+from infra.sql import table
+from respondents.models import Answer, Respondent
+from surveys.models import Page, Question, Survey
 
 ROOT = stack.ROOT
 DESTROY = {
-    "drop-answers": "DROP TABLE respondents_answer CASCADE",
-    "delete-answers": "DELETE FROM respondents_answer",
+    "drop-answers": f"DROP TABLE {table(Answer)} CASCADE",
+    "delete-answers": f"DELETE FROM {table(Answer)}",
 }
 # Answers a survey's questions can have per page (grids store one answer per row, not per question: left out, as
 # the one-box drill does).
-EXPECTED_SQL = """
-SELECT p.position, count(*) FROM surveys_question q JOIN surveys_page p ON p.id = q.page_id
-JOIN surveys_survey s ON s.id = q.survey_id WHERE s.slug = '{slug}' AND q.kind <> 'grid' GROUP BY p.position
+EXPECTED_SQL = f"""
+SELECT p.position, count(*) FROM {table(Question)} q JOIN {table(Page)} p ON p.id = q.page_id
+JOIN {table(Survey)} s ON s.id = q.survey_id WHERE s.slug = '{{slug}}' AND q.kind <> 'grid' GROUP BY p.position
 """
-STORED_SQL = """
-SELECT r.access_code, p.position, count(*) FROM respondents_answer a
-JOIN respondents_respondent r ON r.id = a.respondent_id JOIN surveys_question q ON q.id = a.question_id
-JOIN surveys_page p ON p.id = q.page_id JOIN surveys_survey s ON s.id = r.survey_id
-WHERE s.slug = '{slug}' GROUP BY r.access_code, p.position
+STORED_SQL = f"""
+SELECT r.access_code, p.position, count(*) FROM {table(Answer)} a
+JOIN {table(Respondent)} r ON r.id = a.respondent_id JOIN {table(Question)} q ON q.id = a.question_id
+JOIN {table(Page)} p ON p.id = q.page_id JOIN {table(Survey)} s ON s.id = r.survey_id
+WHERE s.slug = '{{slug}}' GROUP BY r.access_code, p.position
 """
 
 

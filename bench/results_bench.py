@@ -26,17 +26,18 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.staticfiles.storage import staticfiles_storage
 from django.db import connection, connections
 from django.test import Client
-from django.contrib.staticfiles.storage import staticfiles_storage
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import StaffMember
 from bench.monitoring_bench import WARM_UP, latency
-from bench.stack import ROOT
+from bench.stack import ROOT, survey_forget
 from bench.survey_document import LAST_QUESTION, bench_document
 from infra.db_router import master_wal_position, read_from_master, replica_alias, replicas_caught_up
-from respondents.models import Respondent
+from infra.sql import table
+from respondents.models import Answer, Respondent
 from results.aggregates import answer_counts_refresh
 from rosters.directory import schools_ensure
 from surveys.models import Choice, Survey
@@ -102,10 +103,10 @@ def seed(survey, *, respondents, schools, schools_by_code):
     with connection.cursor() as cursor:
         for start in range(0, respondents, CHUNK):
             stop = min(respondents, start + CHUNK)
-            cursor.execute("SELECT coalesce(max(id), 0) FROM respondents_respondent")
+            cursor.execute(f"SELECT coalesce(max(id), 0) FROM {table(Respondent)}")
             before = cursor.fetchone()[0]
-            cursor.execute("""
-                INSERT INTO respondents_respondent (survey_id, external_id, access_code, school_id, grade, role,
+            cursor.execute(f"""
+                INSERT INTO {table(Respondent)} (survey_id, external_id, access_code, school_id, grade, role,
                     language, display_name, status, current_page, started_at, last_saved_at, completed_at,
                     withdrawn_at)
                 SELECT %(survey)s, 'R' || n, 'R0' || lpad(n::text, 8, '0'), (%(ids)s::bigint[])[1 + n %% %(schools)s],
@@ -125,29 +126,19 @@ def seed(survey, *, respondents, schools, schools_by_code):
             """, {"survey": survey.pk, "ids": school_ids, "schools": schools, "start": start, "stop": stop})
             for page, statuses in ((1, ["completed", "in_progress"]), (2, ["completed"])):
                 answers = by_page[page]
-                cursor.execute("""
+                cursor.execute(f"""
                     WITH q(question_id, vals) AS (SELECT * FROM unnest(%(ids)s::bigint[], %(vals)s::text[]))
-                    INSERT INTO respondents_answer (respondent_id, question_id, value, saved_at)
+                    INSERT INTO {table(Answer)} (respondent_id, question_id, value, saved_at)
                     SELECT r.id, v.question_id,
                            v.vals[1 + ((r.id * 7919 + v.question_id * 104729) %% array_length(v.vals, 1))], now()
-                    FROM respondents_respondent r
+                    FROM {table(Respondent)} r
                     CROSS JOIN (SELECT question_id, string_to_array(vals, '|') AS vals FROM q) v
                     WHERE r.survey_id = %(survey)s AND r.id > %(before)s AND r.status = ANY(%(statuses)s)
                 """, {"ids": list(answers), "vals": ["|".join(v) for v in answers.values()], "survey": survey.pk,
                       "before": before, "statuses": statuses})
             print(f"  seeded {stop} of {respondents}", flush=True)
-        cursor.execute("ANALYZE respondents_respondent")
-        cursor.execute("ANALYZE respondents_answer")
-
-
-def forget(survey):
-    """Delete the bench survey, its counts, people and answers: plain DELETEs, not Django's collector."""
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM results_answercount WHERE survey_id = %s", [survey.pk])
-        cursor.execute("DELETE FROM respondents_answer WHERE respondent_id IN "
-                       "(SELECT id FROM respondents_respondent WHERE survey_id = %s)", [survey.pk])
-        cursor.execute("DELETE FROM respondents_respondent WHERE survey_id = %s", [survey.pk])
-    survey.delete()
+        cursor.execute(f"ANALYZE {table(Respondent)}")
+        cursor.execute(f"ANALYZE {table(Answer)}")
 
 
 def time_page(client, url, *, runs):
@@ -194,10 +185,10 @@ def main(argv=None):
         schools = schools_ensure([(f"RD{n % 40:02d}", f"Results district {n % 40}", f"R{n:05d}",
                                    f"Results school {n}") for n in range(args.schools)])
         for other in Survey.objects.filter(slug__startswith=PREFIX).exclude(slug=slug):
-            forget(other)  # another size's seed: their access codes would clash
+            survey_forget(other)  # another size's seed: their access codes would clash
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:
-            forget(survey)  # a run stopped half-way
+            survey_forget(survey)  # a run stopped half-way
             survey = None
         if survey is None:
             survey = survey_create(document=results_document(slug))
@@ -241,7 +232,7 @@ def main(argv=None):
             get_user_model().objects.filter(username__in=USERS).delete()
             if args.drop:
                 started = time.monotonic()
-                forget(survey)
+                survey_forget(survey)
                 print(f"bench survey deleted in {time.monotonic() - started:.0f} s")
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text(json.dumps(figures, indent=2))

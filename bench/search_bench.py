@@ -28,9 +28,10 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import StaffMember
 from bench.monitoring_bench import latency
-from bench.stack import ROOT
+from bench.stack import ROOT, survey_forget
 from bench.survey_document import bench_document
 from infra.db_router import master_wal_position, read_from_master, replicas_caught_up
+from infra.sql import table
 from respondents import access_codes
 from respondents.models import Respondent, School
 from rosters.directory import schools_ensure
@@ -91,7 +92,7 @@ def seed(survey, *, respondents, schools):
     given = f"({sql_array(GIVEN)})[1 + (n / 7) % {len(GIVEN)}]"
     with connection.cursor() as cursor:
         cursor.execute(f"""
-            INSERT INTO respondents_respondent (survey_id, external_id, access_code, school_id, grade, role,
+            INSERT INTO {table(Respondent)} (survey_id, external_id, access_code, school_id, grade, role,
                 language, display_name, status, current_page, started_at, last_saved_at, completed_at, withdrawn_at)
             SELECT %(survey)s, 'Q' || n, {sql_code(survey).replace('%', '%%')}, (%(school_ids)s::bigint[])[1 + n %% %(schools)s],
                    (3 + n %% 10)::text, (ARRAY['student','student','student','teacher','parent','staff'])[1 + n %% 6],
@@ -104,7 +105,7 @@ def seed(survey, *, respondents, schools):
                                  CASE WHEN n %% 10 < 7 THEN now() - make_interval(mins => ((n::bigint * 7919) %% 14400)::int) END
                                      AS at) AS s
         """, {"survey": survey.pk, "school_ids": school_ids, "schools": schools, "count": respondents})
-        cursor.execute("ANALYZE respondents_respondent")
+        cursor.execute(f"ANALYZE {table(Respondent)}")
 
 
 def build_indexes():
@@ -132,16 +133,8 @@ def build_indexes():
             cursor.execute("SELECT pg_relation_size(%s)", [name])
             sizes[name] = round(cursor.fetchone()[0] / 2 ** 20)
         cursor.execute(indexes.STATISTICS)
-        cursor.execute("ANALYZE respondents_respondent")
+        cursor.execute(f"ANALYZE {table(Respondent)}")
     return built, sizes
-
-
-def forget(survey):
-    """Delete the bench survey and its people: one DELETE, not Django's collector. The audit entries of the
-    codes its pages showed stay (the log is append-only)."""
-    with connection.cursor() as cursor:
-        cursor.execute("DELETE FROM respondents_respondent WHERE survey_id = %s", [survey.pk])
-    survey.delete()
 
 
 def staff(username, role, **scope):
@@ -196,7 +189,7 @@ def main(argv=None):
     with read_from_master():
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:
-            forget(survey)  # a run stopped half-way
+            survey_forget(survey)  # a run stopped half-way
             survey = None
         schools = schools_ensure([(f"QD{n % DISTRICTS:02d}", f"Search district {n % DISTRICTS}", f"Q{n:05d}",
                                    f"Search school {n} {['Lincoln', 'Adams', 'Roosevelt', 'Jefferson'][n % 4]}")
@@ -277,11 +270,11 @@ def main(argv=None):
     figures["pages"] = results
 
     with connection.cursor() as cursor:  # COUNT(*) over the survey against the capped count the pages use
-        for label, sql in [("count(*) everyone", "SELECT count(*) FROM respondents_respondent WHERE survey_id = %s"),
-                           ("count(*) completed", "SELECT count(*) FROM respondents_respondent WHERE survey_id = %s "
+        for label, sql in [("count(*) everyone", f"SELECT count(*) FROM {table(Respondent)} WHERE survey_id = %s"),
+                           ("count(*) completed", f"SELECT count(*) FROM {table(Respondent)} WHERE survey_id = %s "
                                                   "AND status = 'completed' AND withdrawn_at IS NULL"),
                            ("capped count (10,001) everyone", "SELECT count(*) FROM (SELECT 1 FROM "
-                            "respondents_respondent WHERE survey_id = %s LIMIT 10001) AS capped")]:
+                            f"{table(Respondent)} WHERE survey_id = %s LIMIT 10001) AS capped")]:
             times = []
             for _ in range(WARM_UP + 5):
                 started = time.perf_counter()
@@ -294,7 +287,7 @@ def main(argv=None):
 
     if args.drop:
         with read_from_master():
-            forget(survey)
+            survey_forget(survey)
             get_user_model().objects.filter(username__startswith="bench-search-").delete()
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -12,16 +12,17 @@ from collections import Counter, defaultdict
 from io import StringIO
 from pathlib import Path
 
-from pymemcache.client.base import Client as MemcacheClient
-from redis import Redis
-
 from django.core.cache import caches
 from django.core.management import call_command
 from django.db import InterfaceError, OperationalError, connections
 from django.db.models import Count
+from pymemcache.client.base import Client as MemcacheClient
+from redis import Redis
 
 from infra.db_router import LAG_SQL
-from respondents.models import Answer, Respondent
+from infra.sql import table
+from respondents.models import Answer, PageSave, Respondent
+from results.models import AnswerCount
 from surveys.models import Question
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -289,9 +290,19 @@ def master_wal_bytes():
     return reconnecting(read)
 
 
+def survey_forget(survey):
+    """Delete a bench survey with its results' counts, its people and their answers: plain DELETEs of what may be
+    millions of rows, not Django's collector, which would load them all first."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f"DELETE FROM {table(AnswerCount)} WHERE survey_id = %s", [survey.pk])
+        cursor.execute(f"DELETE FROM {table(Answer)} WHERE respondent_id IN "
+                       f"(SELECT id FROM {table(Respondent)} WHERE survey_id = %s)", [survey.pk])
+        cursor.execute(f"DELETE FROM {table(Respondent)} WHERE survey_id = %s", [survey.pk])
+    survey.delete()
+
+
 # The tables a respondent fills: one row each, one a page save, one an answer.
-FOOTPRINT_TABLES = {"respondent": "respondents_respondent", "page_save": "respondents_pagesave",
-                    "answer": "respondents_answer"}
+FOOTPRINT_TABLES = {"respondent": Respondent, "page_save": PageSave, "answer": Answer}
 
 
 def row_footprint():
@@ -300,8 +311,9 @@ def row_footprint():
     def read():
         sizes = {}
         with connections["default"].cursor() as cursor:
-            for name, table in FOOTPRINT_TABLES.items():
-                cursor.execute(f"SELECT pg_total_relation_size('{table}'), (SELECT count(*) FROM {table})")
+            for name, model in FOOTPRINT_TABLES.items():
+                cursor.execute(f"SELECT pg_total_relation_size(%s), (SELECT count(*) FROM {table(model)})",
+                               [table(model)])
                 size, rows = cursor.fetchone()
                 sizes[name] = round(size / rows, 1) if rows else None
         return sizes

@@ -5,7 +5,7 @@
 Generates each file (and legitimate large ones, as controls), then reads each
 in a fresh child process through the code the staff area uses: a roster or
 the school directory through ``fileformats.tables.open_table`` (every row
-read), a survey through ``surveys.services.survey_document_read``. The child
+read), a survey through ``surveys.services.document_read``. The child
 records its peak memory above its own baseline (VmHWM, reset before the read,
 less VmRSS then), wall and CPU seconds, and the outcome: refused, with the
 message a person sees, or the rows read; "error" is anything else, a 500 in
@@ -40,7 +40,7 @@ from fileformats.tables import TableError, open_table
 from rosters.directory import COLUMNS
 from rosters.importing import OPTIONAL, REQUIRED
 from surveys.documents import DocumentError
-from surveys.services import survey_document_read
+from surveys.services import document_read
 
 MEMORY_BOUND_MB = 256
 TIME_BOUND_SECONDS = 5
@@ -333,7 +333,7 @@ def child(reader, path):
     try:
         if reader == SURVEY:
             with open(path, "rb") as source:
-                survey_document_read(source=source, filename="survey.xlsx")
+                document_read(source=source, filename="survey.xlsx")
             outcome = "read"
         else:
             required, optional = (REQUIRED, OPTIONAL) if reader == ROSTER else (COLUMNS, ())

@@ -17,12 +17,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import xlsxwriter
-
 from django.conf import settings
 
+from exports.cells import DATA_ESCAPES, writes_numbers
 from exports.filters import STATUSES, ExportFilter, completion_bounds
+from exports.options import STATISTICS_FORMATS, ExportOptions
 from exports.variables import MISSING_CODES, NOT_ASKED_CELL, ROSTER_FIELDS, Variable, VariablePlan
-from exports.writers import DATA_ESCAPES, STATISTICS_FORMATS, ExportOptions, writes_numbers
 from fileformats.tables import moment_text
 from respondents.code_lists import join_codes
 from respondents.models import District, School

@@ -40,7 +40,8 @@ from accounts.audit import Action, audit_record
 from accounts.scopes import Scope, staff_scope
 from exports.filters import NO_FILTER, ExportFilter, export_filter_apply, export_filter_check
 from exports.models import ExportJob
-from exports.writers import ExportOptions, export_write, export_zip
+from exports.options import ExportOptions
+from exports.writers import export_write, export_zip
 from surveys.models import Survey
 
 logger = logging.getLogger(__name__)

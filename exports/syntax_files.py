@@ -2,8 +2,8 @@
 
 Both read the data file as it lies beside them (run them from that folder),
 so a survey of any size is read by the tool, never assembled in memory here.
-The file is tab-separated with its texts escaped (``exports/writers.py``
-says why): each reads it with no quote character and then undoes the escapes
+The file is tab-separated with its texts escaped (``exports/cells.py``;
+``exports/writers.py`` says why): each reads it with no quote character and then undoes the escapes
 of every string variable in the order of ``DATA_ESCAPES``, the backslash last,
 so every text is what the respondent typed (quotes, tabs, line breaks, a
 first ``=``, any script). Each declares, from the export's VariablePlan
@@ -23,8 +23,8 @@ takes one inside a string of a command.
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from exports.cells import DATA_ESCAPES
 from exports.variables import MISSING_CODES, NOMINAL, ORDINAL, SCALE, Variable, VariablePlan
-from exports.writers import DATA_ESCAPES
 from surveys.models import Survey
 
 SPSS_VARIABLE_LABEL_BYTES = 256

@@ -52,8 +52,8 @@ from typing import Any
 from django.db.models import Model
 
 from respondents.models import District, Respondent, School, text_max_length
-from surveys.models import Choice, Question, Survey
 from surveys.calculations import NUMBER
+from surveys.models import Choice, Question, Survey
 from surveys.rules import MAX_TEXT
 from surveys.selectors import answerable_questions, survey_flow, survey_pages
 from surveys.variable_names import NAME_MAX_LENGTH, ROSTER_PREFIX, is_reserved
@@ -262,7 +262,7 @@ def _definition_version(survey: Survey, variables: Iterable[Variable]) -> str:
     """Return the definition's identity: ``Survey.version``, and a digest of what the export's variables say.
 
     ``Survey.version`` counts the versions a survey was given after it was
-    created (``surveys.services.survey_revise``: wording, translations, new
+    created (``publishing.services.survey_revise``: wording, translations, new
     questions); the digest of codes, kinds, prompts, pages and choices also
     tells apart a definition changed another way (the admin site).
     """

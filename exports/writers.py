@@ -32,13 +32,13 @@ numeric column holds numbers only (a missing answer is an empty cell).
 **The SPSS and Stata data file** (``<stem>.dat``) must give those tools every
 value exactly and run nothing when someone opens it in a spreadsheet. It is
 UTF-8, tab-separated, one line per respondent after a line of names, with no
-quoting, and a text is written escaped (``data_text``): a backslash as ``\b``,
-a tab as ``\t``, a line feed as ``\n``, a carriage return as ``\r``, and a
-backslash before a first ``=``, ``+``, ``-``, ``@`` or ``"`` (not before a
-number such as ``-5``). The syntax files undo the escapes in the order of
-``DATA_ESCAPES``, the backslash last, which restores every text exactly: each
-backslash in the file starts a pair, so no pair is read across two. Why this
-and not the alternatives:
+quoting, and a text is written escaped (``exports.cells.data_text``): a
+backslash as ``\b``, a tab as ``\t``, a line feed as ``\n``, a carriage return
+as ``\r``, and a backslash before a first ``=``, ``+``, ``-``, ``@`` or ``"``
+(not before a number such as ``-5``). The syntax files undo the escapes in
+the order of ``exports.cells.DATA_ESCAPES``, the backslash last, which
+restores every text exactly: each backslash in the file starts a pair, so no
+pair is read across two. Why this and not the alternatives:
 
 - A CSV (the former ``.csv``) opens straight into Excel, LibreOffice or
   Numbers, which run ``=HYPERLINK(...)``; an apostrophe in front would change
@@ -97,19 +97,21 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 from django.utils import timezone
 
+from exports.cells import data_text, writes_numbers
+from exports.codebook import codebook_write, export_filter_rows
 from exports.filters import NO_FILTER, ExportFilter, export_filter_apply
+from exports.options import FORMATS, STATISTICS_FORMATS, ExportError, ExportOptions
+from exports.syntax_files import spss_syntax_write, stata_syntax_write
 from exports.variables import (
-    IDENTIFYING_FIELDS,
     LEFT_BLANK,
     NOT_ASKED,
     NOT_ASKED_CELL,
     NOT_SAVED,
-    ROSTER_FIELDS,
     Variable,
     VariablePlan,
     variables_plan,
 )
-from fileformats.tables import NUMBER, moment_text, spreadsheet_safe
+from fileformats.tables import moment_text, spreadsheet_safe
 from respondents.models import Answer, Respondent
 from surveys.models import Question, Survey
 from surveys.selectors import question_ids, survey_flow
@@ -117,75 +119,7 @@ from surveys.selectors import question_ids, survey_flow
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-FORMATS = ("csv", "xlsx", "spss", "stata")
-STATISTICS_FORMATS = ("spss", "stata")
-MULTIPLE_LAYOUTS = ("joined", "columns")
-# The roster fields of an export unless asked otherwise.
-RESPONDENT_COLUMNS = [
-    "respondent_id", "external_id", "school_code", "school_name", "grade", "role", "language",
-    "status", "started_at", "last_saved_at", "completed_at",
-]
 PROGRESS_EVERY = 1000
-
-# The escapes of a text in the SPSS and Stata data file, (as written, the text), in the order the syntax files undo
-# them: the backslash's last (see the module docstring).
-DATA_ESCAPES = (("\\t", "\t"), ("\\n", "\n"), ("\\r", "\r"), ("\\=", "="), ("\\+", "+"), ("\\-", "-"),
-                ("\\@", "@"), ('\\"', '"'), ("\\b", "\\"))
-_DATA_INSIDE = str.maketrans({"\\": "\\b", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-_DATA_FIRST = frozenset("=+-@\"")
-
-
-def data_text(text: str) -> str:
-    """Return ``text`` as the SPSS and Stata data file holds it: on one line, without a tab, and starting with
-    nothing a spreadsheet runs (see the module docstring)."""
-    if "\\" in text or "\t" in text or "\n" in text or "\r" in text:  # seldom: translate costs more than looking
-        text = text.translate(_DATA_INSIDE)
-    if text[:1] in _DATA_FIRST and not NUMBER.match(text):
-        return "\\" + text
-    return text
-
-
-class ExportError(ValueError):
-    """An export that cannot be made as asked: the message says why."""
-
-
-class UnknownRosterField(ExportError):
-    """A roster field that exports do not have."""
-
-
-@dataclass(frozen=True)
-class ExportOptions:
-    """What an export holds; see the module docstring."""
-
-    labels: bool = False
-    multiple: str = "joined"
-    roster_fields: tuple[str, ...] = tuple(RESPONDENT_COLUMNS)
-    deidentified: bool = False
-
-    def __post_init__(self) -> None:
-        if isinstance(self.roster_fields, str):
-            raise ExportError("roster_fields is a tuple of field names, not one string.")
-        object.__setattr__(self, "roster_fields", tuple(self.roster_fields))
-        if self.multiple not in MULTIPLE_LAYOUTS:
-            raise ExportError(f"multiple must be one of {', '.join(MULTIPLE_LAYOUTS)}, not {self.multiple!r}")
-        unknown = [field for field in self.roster_fields if field not in ROSTER_FIELDS]
-        if unknown:
-            raise UnknownRosterField(f"Unknown roster field(s): {', '.join(unknown)}. "
-                                     f"Allowed: {', '.join(ROSTER_FIELDS)}.")
-        if len(set(self.roster_fields)) != len(self.roster_fields):
-            raise ExportError("A roster field is named twice.")
-
-    @property
-    def exported_roster_fields(self) -> tuple[str, ...]:
-        """The roster fields the export holds: those asked for, less what identifies a person when de-identified."""
-        if not self.deidentified:
-            return self.roster_fields
-        return tuple(field for field in self.roster_fields if field not in IDENTIFYING_FIELDS)
-
-    def describe(self) -> str:
-        return (f"labels={'yes' if self.labels else 'no'}, multiple={self.multiple}, "
-                f"roster fields={','.join(self.exported_roster_fields) or '(none)'}, "
-                f"de-identified={'yes' if self.deidentified else 'no'}")
 
 
 @dataclass(frozen=True)
@@ -398,12 +332,6 @@ def _cell_maker(v: Variable, *, statistics: bool, labels: bool, typed: bool, dei
     else:
         not_asked = NOT_ASKED_CELL
     return lambda respondent, answers: not_asked if answers.get(qid) is _NOT_ASKED else make(respondent, answers)
-
-
-def writes_numbers(v: Variable, *, statistics: bool, typed: bool, labels: bool) -> bool:
-    """Whether the cells of ``v`` hold numbers only: in the SPSS/Stata data, or in XLSX (``typed``) unless they
-    hold choice labels. A missing answer there is a code or an empty cell, never text."""
-    return v.numeric and (statistics or (typed and not (labels and v.choices and v.choice_value is None)))
 
 
 def _escaped(make: CellMaker) -> CellMaker:
@@ -626,10 +554,6 @@ def export_write(*, survey: Survey, format: str, options: ExportOptions, directo
     directory that will not do; if anything fails, no file is left behind and
     files of an earlier export with the same names are untouched.
     """
-    # codebook and syntax_files read this module's cell rules: imported here, they make no cycle at import time.
-    from exports.codebook import codebook_write, export_filter_rows
-    from exports.syntax_files import spss_syntax_write, stata_syntax_write  # (the same cycle)
-
     if format not in FORMATS:
         raise ExportError(f"Unknown format {format!r}: one of {', '.join(FORMATS)}.")
     directory = Path(directory)

@@ -1,9 +1,7 @@
-"""Loading, publishing and revising surveys for staff, audited: above the definitions (``surveys``), the
+"""Importing, revising and publishing surveys for staff, audited: above the definitions (``surveys``), the
 answers (whether a question has any) and the audit log (``accounts``), so that ``surveys`` imports nothing of
 people or staff."""
-import os
 from datetime import datetime
-from typing import IO
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -13,42 +11,49 @@ from django.utils import timezone
 from accounts.audit import Action, audit_record
 from accounts.scopes import Scope
 from respondents.models import Answer
-from surveys.documents import SurveyDocument
 from surveys.models import Question, Survey
-from surveys.services import survey_document_read, survey_import, survey_publish, survey_revise
+from surveys.services import (
+    DocumentSource,
+    definition_update,
+    document_read,
+    status_open,
+    survey_create_from_file,
+)
 
 
-def survey_load(*, scope: Scope, source: str | os.PathLike[str] | IO[bytes], filename: str, new_version: bool = False,
-                publish: bool = False) -> Survey:
-    """Load the survey in ``source`` (JSON or an XLSForm workbook, ``surveys.services.survey_import``) for a state
-    administrator (the staff area, ``manage.py import_survey``): a new survey, or with ``new_version`` the next
-    version of the survey of the same slug; audited. Raise DocumentError listing every problem; nothing is
-    written then."""
+def survey_import(*, scope: Scope, source: DocumentSource, filename: str, publish: bool = False) -> Survey:
+    """Create the survey in ``source`` (JSON or an XLSForm workbook: ``surveys.services.survey_create_from_file``)
+    for a state administrator (the staff area, ``manage.py import_survey``); audited. Raise DocumentError listing
+    every problem; nothing is written then."""
     scope.require("can_manage_surveys")
-    if new_version:
-        survey = survey_version_create(document=survey_document_read(source=source, filename=filename))
-    else:
-        survey = survey_import(source=source, filename=filename, publish=publish)
-    action = Action.SURVEY_REVISED if new_version else Action.SURVEY_LOADED
-    audit_record(scope=scope, action=action, survey=survey, detail=f"{filename}: version {survey.version}")
+    survey = survey_create_from_file(source=source, filename=filename, publish=publish)
+    audit_record(scope=scope, action=Action.SURVEY_LOADED, survey=survey, detail=f"{filename}: version {survey.version}")
     return survey
 
 
-def survey_open(*, scope: Scope, survey: Survey) -> Survey:
-    """Publish ``survey`` for a state administrator (every text in every language: ``survey_publish``); audited."""
+def survey_revise(*, scope: Scope, source: DocumentSource, filename: str) -> Survey:
+    """Give the survey of the same slug as the one in ``source`` that definition, as its next version, applied at
+    once to everyone taking it, for a state administrator; audited. A change that would strand saved answers is
+    refused (``surveys.services.definition_update``, told which questions have answers): raise DocumentError
+    listing every problem; nothing is written then."""
     scope.require("can_manage_surveys")
-    survey = survey_publish(survey=survey)
-    audit_record(scope=scope, action=Action.SURVEY_PUBLISHED, survey=survey, detail=f"version {survey.version}")
-    return survey
-
-
-def survey_version_create(*, document: SurveyDocument) -> Survey:
-    """Revise the survey ``document`` names (by slug) with it: its next version, applied at once to everyone
-    taking it; a change that would strand saved answers is refused (``surveys.services.survey_revise``)."""
+    document = document_read(source=source, filename=filename)
     slug = document.get("slug") if isinstance(document, dict) else None
     answered = (Question.objects.filter(survey__slug=slug)
                 .filter(Exists(Answer.objects.filter(question=OuterRef("pk")))).values_list("code", flat=True))
-    return survey_revise(document=document, answered=set(answered))
+    survey = definition_update(document=document, answered=set(answered))
+    audit_record(scope=scope, action=Action.SURVEY_REVISED, survey=survey,
+                 detail=f"{filename}: version {survey.version}")
+    return survey
+
+
+def survey_publish(*, scope: Scope, survey: Survey) -> Survey:
+    """Open ``survey`` to respondents for a state administrator (every text in every language:
+    ``surveys.services.status_open``); audited."""
+    scope.require("can_manage_surveys")
+    survey = status_open(survey=survey)
+    audit_record(scope=scope, action=Action.SURVEY_PUBLISHED, survey=survey, detail=f"version {survey.version}")
+    return survey
 
 
 def survey_dates_change(*, scope: Scope, survey: Survey, opens_at: datetime | None,

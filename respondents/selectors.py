@@ -6,9 +6,9 @@ from typing import Protocol
 
 from django.db import connections, router
 
+from infra.sql import column, table
 from respondents import access_codes
 from respondents.models import Answer, Respondent
-from respondents.sql import column, table
 from surveys.flow import SurveyFlow
 from surveys.models import Question, Survey
 from surveys.selectors import question_ids, required_questions, survey_flow

@@ -12,9 +12,9 @@ from django.db.models import Exists, OuterRef, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from infra.sql import column, table
 from respondents.models import Answer, LoginLimitHit, Nav, PageSave, Respondent, School
 from respondents.selectors import QuestionKey, missing_required
-from respondents.sql import column, table
 from surveys.flow import Route, SurveyFlow
 from surveys.models import Question
 from surveys.selectors import PageDefinition, required_questions, survey_flow

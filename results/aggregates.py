@@ -34,8 +34,8 @@ import math
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import connections, router, transaction
@@ -43,10 +43,18 @@ from django.db.models import Count, F, FloatField, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Cast, Floor
 from django.utils import timezone
 
+from infra import sql
 from respondents.models import Answer, Respondent, School
 from results.models import AnswerCount, ResultsRefresh
 from results.suppression import (
-    NO_SCHOOL, STATE, Adding, Node, Places, district_node, figures_suppressed, school_node,
+    NO_SCHOOL,
+    STATE,
+    Adding,
+    Node,
+    Places,
+    district_node,
+    figures_suppressed,
+    school_node,
 )
 from results.suppression import Cell as FigureCell
 from surveys.flow import SurveyFlow
@@ -310,7 +318,6 @@ def _cells(question: Question, value: str, bins: Mapping[int, Bins]) -> Sequence
 
 
 # The table's columns in the order ``_write`` makes its rows.
-# The table's columns in the order ``_write`` makes its rows.
 COLUMNS = ("survey_id", "level", "district_id", "school_id", "grade", "every_grade", "role", "every_role",
            "question_id", "cell", "value", "count", "total", "hidden")
 Row = tuple[int, str, int | None, int | None, str, bool, str, bool, int | None, str, str, int, float | None, bool]
@@ -388,7 +395,7 @@ def _insert(rows: Sequence[Row]) -> None:
         data.write("\t".join(_copy_text(value) for value in row))
         data.write("\n")
     data.seek(0)
-    statement = f"COPY {AnswerCount._meta.db_table} ({', '.join(COLUMNS)}) FROM STDIN"
+    statement = f"COPY {sql.table(AnswerCount)} ({', '.join(COLUMNS)}) FROM STDIN"
     with connection.cursor() as cursor:
         raw = cursor.cursor
         if hasattr(raw, "copy_expert"):  # psycopg2

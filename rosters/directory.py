@@ -30,6 +30,7 @@ from accounts.audit import Action, audit_record
 from accounts.scopes import COMMAND_LINE, Scope
 from fileformats.checked_files import CheckedFileNotReady, checked_file_discard, problem_rows
 from fileformats.tables import Problem, StrPath, Table, TableError, formula_problem, open_table
+from infra import sql
 from respondents.models import District, School
 from rosters.models import DirectoryUpload
 
@@ -235,7 +236,7 @@ def _lock_directory() -> None:
     the foreign-key checks of respondents' writes pass through; SQLite locks the database at the first write)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(f"LOCK TABLE {District._meta.db_table}, {School._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
+            cursor.execute(f"LOCK TABLE {sql.table(District)}, {sql.table(School)} IN SHARE ROW EXCLUSIVE MODE")
 
 
 def _counts(districts: Mapping[str, str], schools: Mapping[str, SchoolRow]) -> dict[str, dict[str, int]]:

@@ -42,6 +42,7 @@ from django.utils import timezone
 from accounts.audit import Action, audit_record
 from accounts.scopes import COMMAND_LINE, NotStaff, Scope, staff_scope
 from fileformats.tables import Problem, Table, TableError, formula_problem, local_path, open_table, spreadsheet_safe
+from infra import sql
 from respondents import access_codes
 from respondents.models import Respondent, School, text_max_length
 from rosters.models import Roster, RosterProblem, RosterRow
@@ -223,7 +224,7 @@ def _write_batch(roster: Roster, rows: list[StagedRow], problems: list[Problem],
         text.seek(0)
         with connection.cursor() as cursor:
             cursor.cursor.copy_expert(
-                f"COPY respondents_rosterrow (roster_id, {', '.join(STAGED)}) FROM STDIN WITH (FORMAT csv)", text)
+                f"COPY {sql.table(RosterRow)} (roster_id, {', '.join(STAGED)}) FROM STDIN WITH (FORMAT csv)", text)
     else:
         RosterRow.objects.bulk_create([RosterRow(roster_id=roster.pk, **dict(zip(STAGED, row, strict=True)))
                                        for row in coded], batch_size=BATCH)
@@ -238,7 +239,7 @@ def _analyze_staged() -> None:
     and autovacuum's ANALYZE comes later; the whole-file checks and the upsert are planned on these."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("ANALYZE respondents_rosterrow")
+            cursor.execute(f"ANALYZE {sql.table(RosterRow)}")
 
 
 def _whole_file_problems(roster: Roster, scope: Scope) -> Errors:
@@ -277,8 +278,8 @@ def _counts(roster: Roster, errors: Errors) -> list[RosterCount]:
             f"SUM(CASE WHEN r.id IS NULL THEN 1 ELSE 0 END), "
             f"SUM(CASE WHEN r.id IS NOT NULL AND NOT ({same}) THEN 1 ELSE 0 END), "
             f"SUM(CASE WHEN r.id IS NOT NULL AND {same} THEN 1 ELSE 0 END) "
-            f"FROM respondents_rosterrow AS s JOIN respondents_school AS sc ON sc.id = s.school_id "
-            f"LEFT JOIN respondents_respondent AS r ON r.survey_id = %s AND r.external_id = s.external_id "
+            f"FROM {sql.table(RosterRow)} AS s JOIN {sql.table(School)} AS sc ON sc.id = s.school_id "
+            f"LEFT JOIN {sql.table(Respondent)} AS r ON r.survey_id = %s AND r.external_id = s.external_id "
             f"WHERE s.roster_id = %s GROUP BY sc.code, s.role",
             [roster.survey_id, roster.pk])
         summary = {(school, role): RosterNumbers(new=int(new), updated=int(updated), unchanged=int(unchanged),
@@ -406,7 +407,7 @@ def _lock_for_apply(roster: Roster) -> None:
     Roster.objects.filter(pk=roster.pk).update(status=Status.APPLYING)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT 1 FROM {Survey._meta.db_table} WHERE id = %s FOR NO KEY UPDATE",
+            cursor.execute(f"SELECT 1 FROM {sql.table(Survey)} WHERE id = %s FOR NO KEY UPDATE",
                            [roster.survey_id])
 
 
@@ -463,7 +464,7 @@ def _update_changed(roster: Roster, scope: Scope) -> int:
         parameters += list(scope.school_ids)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE respondents_respondent AS r SET {assignments} FROM respondents_rosterrow AS s "
+            f"UPDATE {sql.table(Respondent)} AS r SET {assignments} FROM {sql.table(RosterRow)} AS s "
             f"WHERE s.roster_id = %s AND r.survey_id = %s AND r.external_id = s.external_id AND ({differs}){within}",
             parameters)
         return cursor.rowcount
@@ -474,11 +475,11 @@ def _insert_new(roster: Roster) -> int:
     writer is skipped (ON CONFLICT), not taken over, and the count shows it."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO respondents_respondent (survey_id, roster_id, external_id, access_code, school_id, grade, "
+            f"INSERT INTO {sql.table(Respondent)} (survey_id, roster_id, external_id, access_code, school_id, grade, "
             "role, language, display_name, status, current_page) "
             "SELECT %s, %s, s.external_id, s.access_code, s.school_id, s.grade, s.role, s.language, s.display_name, "
-            "%s, 1 FROM respondents_rosterrow AS s WHERE s.roster_id = %s AND NOT EXISTS ("
-            "SELECT 1 FROM respondents_respondent AS r WHERE r.survey_id = %s AND r.external_id = s.external_id) "
+            f"%s, 1 FROM {sql.table(RosterRow)} AS s WHERE s.roster_id = %s AND NOT EXISTS ("
+            f"SELECT 1 FROM {sql.table(Respondent)} AS r WHERE r.survey_id = %s AND r.external_id = s.external_id) "
             "ON CONFLICT (survey_id, external_id) WHERE NOT (external_id = '') DO NOTHING",
             [roster.survey_id, roster.pk, Respondent.Status.NOT_STARTED, roster.pk, roster.survey_id])
         return cursor.rowcount

@@ -17,12 +17,12 @@ from accounts.emails import EmailAddressField
 from accounts.models import NAME_MAX, AuditEntry, StaffMember
 from accounts.passwords import sign_in_choices
 from accounts.staff_accounts import StaffAccount
-from infra.clients import client_ip
 from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
 from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
+from exports.options import ExportOptions
 from exports.variables import ROSTER_FIELDS
-from exports.writers import ExportOptions
+from infra.clients import client_ip
 from respondents.code_lists import split_codes
 from respondents.models import District, Respondent, School
 from rosters.directory import district_lookup, school_lookup
@@ -449,7 +449,7 @@ def place_entries(text):
 
 class ExportForm(forms.Form):
     """Which respondents an export holds (exports/filters.py: ExportFilter, checked against the scope) and what it
-    holds of them (exports/writers.py: ExportOptions)."""
+    holds of them (exports/options.py: ExportOptions)."""
 
     statuses = forms.MultipleChoiceField(
         label=_("Status"), required=False, widget=forms.CheckboxSelectMultiple,

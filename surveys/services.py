@@ -1,4 +1,5 @@
-"""Writes of survey definitions."""
+"""Writes of survey definitions: the parts of importing, revising and publishing a survey that need nothing but
+the definitions (the staff's scoped, audited operations are ``publishing.services``'s)."""
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -9,13 +10,20 @@ from django.db.models import ProtectedError
 
 from surveys import xlsform
 from surveys.documents import (
-    MAX_DOCUMENT_BYTES, CheckedQuestion, CheckedSurvey, DocumentError, SurveyDocument, parse_survey_document,
+    MAX_DOCUMENT_BYTES,
+    CheckedQuestion,
+    CheckedSurvey,
+    DocumentError,
+    SurveyDocument,
+    parse_survey_document,
     survey_document_loads,
 )
 from surveys.invalidation import definitions_changed
 from surveys.languages import language_name
 from surveys.models import Choice, Page, Question, Survey
 
+# Where a survey document is read from: a path or a binary file.
+DocumentSource = str | os.PathLike[str] | IO[bytes]
 # A question of a checked document, by code: (page number, its grid's code or None, position, its data).
 _Flat = tuple[int, str | None, int, CheckedQuestion]
 
@@ -68,7 +76,7 @@ def survey_create(*, document: SurveyDocument) -> Survey:
     return survey
 
 
-def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Survey:
+def definition_update(*, document: SurveyDocument, answered: Collection[str]) -> Survey:
     """Give the survey the document names (by slug) the document's definition, as its next version; return it.
 
     Wording, translations, rules, new questions and choices, and pages may
@@ -77,7 +85,7 @@ def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Sur
     refused, with the reason, for a question that has answers: removing it,
     changing its kind or its grid, removing or changing a choice value.
     ``answered`` holds the codes of the questions that have answers
-    (``respondents.services.survey_version_create`` reads them). Questions are
+    (``publishing.services.survey_revise`` reads them). Questions are
     matched by code, choices by value, pages by position. The survey keeps
     its status; an open one must have every text in every language.
     """
@@ -95,7 +103,7 @@ def survey_revise(*, document: SurveyDocument, answered: Collection[str]) -> Sur
         if problems:
             raise DocumentError(problems)
         try:
-            changed, deleted = _revise(survey, data, old, old_choices, new)
+            changed, deleted = _definition_write(survey, data, old, old_choices, new)
         except ProtectedError as error:
             # A question's first answers landed after ``answered`` was read: the same refusal as above.
             codes = {q.pk: code for code, q in old.items()}
@@ -157,10 +165,10 @@ _QUESTION_FIELDS = ["page", "grid", "position", "kind", "prompt", "help_text", "
                     "default_value", "calculation"]
 
 
-def _revise(survey: Survey, data: CheckedSurvey, old: Mapping[str, Question],
+def _definition_write(survey: Survey, data: CheckedSurvey, old: Mapping[str, Question],
             old_choices: Mapping[int, Mapping[str, Choice]],
             new: Mapping[str, _Flat]) -> tuple[list[Page | Question | Choice], list[Page | Question | Choice]]:
-    """Write the new definition over the old (inside survey_revise's transaction); return (changed, deleted).
+    """Write the new definition over the old (inside definition_update's transaction); return (changed, deleted).
 
     Bulk writes, as ``survey_create``'s: one invalidation for the whole change, not one per row.
     """
@@ -233,8 +241,7 @@ def _revise(survey: Survey, data: CheckedSurvey, old: Mapping[str, Question],
     return changed, deleted
 
 
-def survey_document_read(*, source: str | os.PathLike[str] | IO[bytes], filename: str,
-                         publish: bool = False) -> SurveyDocument:
+def document_read(*, source: DocumentSource, filename: str, publish: bool = False) -> SurveyDocument:
     """Return the survey document in ``source`` (a path or a binary file): our JSON (``.json``) or an XLSForm
     workbook (``.xlsx``, always a draft unless ``publish``); raise DocumentError listing every problem."""
     suffix = Path(filename).suffix.lower()
@@ -260,17 +267,16 @@ def survey_document_read(*, source: str | os.PathLike[str] | IO[bytes], filename
     return cast(SurveyDocument, document)  # any JSON yet: parse_survey_document checks it
 
 
-def survey_import(*, source: str | os.PathLike[str] | IO[bytes], filename: str, publish: bool = False) -> Survey:
-    """Check the survey in ``source`` (``survey_document_read``) and create it. Raise DocumentError listing every
+def survey_create_from_file(*, source: DocumentSource, filename: str, publish: bool = False) -> Survey:
+    """Check the survey in ``source`` (``document_read``) and create it. Raise DocumentError listing every
     problem; nothing is written then."""
-    return survey_create(document=survey_document_read(source=source, filename=filename, publish=publish))
+    return survey_create(document=document_read(source=source, filename=filename, publish=publish))
 
 
-def survey_check(*, source: str | os.PathLike[str] | IO[bytes], filename: str,
-                 publish: bool = False) -> CheckedSurvey:
-    """Check the survey in ``source`` as ``survey_import`` would, and return the checked document (a dry run):
-    nothing is written. Raise DocumentError listing every problem."""
-    return parse_survey_document(survey_document_read(source=source, filename=filename, publish=publish))
+def document_check(*, source: DocumentSource, filename: str, publish: bool = False) -> CheckedSurvey:
+    """Check the survey in ``source`` as ``survey_create_from_file`` would, and return the checked document (a dry
+    run): nothing is written. Raise DocumentError listing every problem."""
+    return parse_survey_document(document_read(source=source, filename=filename, publish=publish))
 
 
 def _question_fields(question: CheckedQuestion, position: int) -> dict[str, object]:
@@ -334,8 +340,8 @@ def survey_translation_gaps(*, survey: Survey) -> list[str]:
     return gaps
 
 
-def survey_publish(*, survey: Survey) -> Survey:
-    """Open ``survey`` to respondents; raise DocumentError listing every missing translation (nothing changes)."""
+def status_open(*, survey: Survey) -> Survey:
+    """Set ``survey``'s status to open; raise DocumentError listing every missing translation (nothing changes)."""
     with transaction.atomic(durable=True):
         survey = Survey.objects.select_for_update().get(pk=survey.pk)
         gaps = survey_translation_gaps(survey=survey)

@@ -1,4 +1,5 @@
-"""The bench's data check (bench/stack.py): an acknowledged save missing from the database is LOST."""
+"""What the bench tools share (bench/stack.py): the data check (an acknowledged save missing from the database is
+LOST), a bench survey's clean-up."""
 import argparse
 import json
 
@@ -7,9 +8,12 @@ from django.core.cache import caches
 from django.db import OperationalError
 
 from bench import stack
-from bench.tests.factories import jtl
+from bench.tests.factories import jtl, seeded_respondents
 from respondents.models import Answer, Respondent
 from respondents.tests.factories import login, make_respondents, save_page
+from results.aggregates import answer_counts_refresh
+from results.models import AnswerCount
+from surveys.models import Question, Survey
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db
@@ -124,3 +128,21 @@ def test_forgetting_login_failures_clears_the_login_limits_counters():
     caches["ratelimit"].set("rl:failures:192.0.2.7", 20)
     stack.forget_login_failures()
     assert caches["ratelimit"].get("rl:failures:192.0.2.7") is None
+
+
+def test_a_bench_survey_is_deleted_with_its_counts_people_and_answers_and_nothing_else():
+    """What each bench's clean-up (export, monitoring, results, search) deletes: ``survey_forget``."""
+    from django.utils import timezone
+
+    kept, bench = make_survey(slug="kept"), make_survey(slug="results-bench-1-1")
+    seeded_respondents(kept, 2, prefix="1")
+    people = seeded_respondents(bench, 3, prefix="X")
+    question = bench.questions.exclude(kind=Question.Kind.GRID).first()
+    Answer.objects.bulk_create(Answer(respondent=person, question=question, value="", saved_at=timezone.now())
+                               for person in people)
+    answer_counts_refresh(survey=bench)
+    assert AnswerCount.objects.filter(survey=bench).exists()
+    stack.survey_forget(bench)
+    assert list(Survey.objects.values_list("slug", flat=True)) == ["kept"]
+    assert Respondent.objects.count() == 2 and not Answer.objects.exists()
+    assert not AnswerCount.objects.exists()

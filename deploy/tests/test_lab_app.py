@@ -16,10 +16,21 @@ from pathlib import Path
 import pytest
 
 from bench.cpu_profile import page_answers
-from deploy.tests import stack
 from deploy.lab_hosts import (
-    ROOT, cluster, hosts, lab, leader, load_balancer_url, missing_rows, redis_role, sentinel_primary, wait_for,
+    ROOT,
+    cluster,
+    hosts,
+    lab,
+    leader,
+    load_balancer_url,
+    missing_rows,
+    redis_role,
+    sentinel_primary,
+    wait_for,
 )
+from deploy.tests import stack
+from infra.sql import table
+from respondents.models import PageSave
 
 pytestmark = pytest.mark.lab
 
@@ -103,7 +114,7 @@ class Walker:
 def missing_on_members(save_ids):
     """{Patroni member: the acknowledged saves it lacks}."""
     quoted = ",".join(f"'{save_id}'" for save_id in save_ids)
-    return missing_rows(f"SELECT save_id FROM respondents_pagesave WHERE save_id IN ({quoted})", set(save_ids))
+    return missing_rows(f"SELECT save_id FROM {table(PageSave)} WHERE save_id IN ({quoted})", set(save_ids))
 
 
 def assert_on_every_member(save_ids):

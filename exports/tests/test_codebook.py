@@ -1,8 +1,9 @@
 import pytest
 
 from exports.codebook import VARIABLE_COLUMNS
+from exports.options import ExportOptions
 from exports.tests.helpers import xlsx_rows
-from exports.writers import ExportOptions, export_write
+from exports.writers import export_write
 from respondents.tests.factories import make_respondents, make_school
 from surveys.tests.factories import make_survey
 

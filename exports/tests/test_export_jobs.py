@@ -11,10 +11,16 @@ from django.utils import timezone
 
 from accounts.models import AuditEntry, StaffMember
 from exports.jobs import (
-    WORKER_GONE, export_job_file, export_job_run, export_job_start, export_jobs, export_jobs_expire, export_jobs_sweep,
+    WORKER_GONE,
+    export_job_file,
+    export_job_run,
+    export_job_start,
+    export_jobs,
+    export_jobs_expire,
+    export_jobs_sweep,
 )
 from exports.models import ExportJob
-from exports.writers import ExportOptions
+from exports.options import ExportOptions
 from respondents.models import District, School
 from respondents.tests.factories import login, make_respondents, make_school, make_staff, save_page, scope_of
 from surveys.tests.factories import make_survey

@@ -20,8 +20,10 @@ from exports.filters import (
 from exports.jobs import export_job_run, export_job_start
 from exports.management.commands.export_responses import Command
 from exports.models import ExportJob
+from exports.options import ExportOptions
 from exports.tests.helpers import xlsx_rows
-from exports.writers import ExportOptions, export_write
+from exports.writers import export_write
+from infra.sql import table
 from respondents.models import District, Respondent, School
 from respondents.tests.factories import make_respondents, make_school, make_staff, scope_of
 from surveys.tests.factories import make_survey
@@ -225,7 +227,7 @@ def test_the_filter_is_in_the_query_so_only_the_kept_respondents_are_read(people
         rows = list(_respondent_answers(selection=selection, batch_size=2))
     assert sorted(r.external_id for r, _ in rows) == ["done-ada", "done-lin"]
     first = captured.captured_queries[0]["sql"]
-    assert '"withdrawn_at" IS NULL' in first and '"respondents_district"."code" IN' in first
+    assert '"withdrawn_at" IS NULL' in first and f'{table(District)}."code" IN' in first
 
 
 # ---------------------------------------------------------------- the files

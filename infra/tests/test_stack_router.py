@@ -9,12 +9,14 @@ from django.db import connections
 from django.test import Client
 from django.test.utils import override_settings
 
-from infra.db_router import ReplicaRouter, read_from_master, replica_alias, replica_health
 from deploy.tests import stack
 from deploy.tests.stack import AJAX, answers_on_master, by_database, tables
+from infra.db_router import ReplicaRouter, read_from_master, replica_alias, replica_health
+from infra.sql import table
 from respondents.models import Answer, Respondent
 from respondents.tests.factories import login, save_page
 from surveys.caching import clear_definition_cache
+from surveys.models import Page, Question
 
 pytestmark = [pytest.mark.stack, pytest.mark.django_db(transaction=True, databases="__all__")]
 
@@ -23,7 +25,7 @@ pytestmark = [pytest.mark.stack, pytest.mark.django_db(transaction=True, databas
 def test_a_client_reads_the_replica_until_it_writes_and_then_the_master(taker):
     with by_database() as (master, replica):
         assert taker.get("/take/").status_code == 200
-    assert "respondents_respondent" in tables(replica) and not master
+    assert table(Respondent) in tables(replica) and not master
 
     with by_database() as (master, replica):
         response = save_page(taker, 1, {"q-colour": "red"})
@@ -36,7 +38,7 @@ def test_a_client_reads_the_replica_until_it_writes_and_then_the_master(taker):
 
     with by_database() as (master, replica):
         html = taker.get("/take/page/1/", headers=AJAX).content.decode()
-    assert "respondents_respondent" in tables(master) and "respondents_answer" in tables(master)
+    assert table(Respondent) in tables(master) and table(Answer) in tables(master)
     assert "respondents_" not in tables(replica)
     assert 'value="red" checked' in html
 
@@ -46,15 +48,15 @@ def test_definitions_are_read_from_the_replica_inside_survey_views_even_when_pin
     clear_definition_cache()
     with by_database() as (master, replica):
         assert taker.get("/take/page/2/", headers=AJAX).status_code == 200
-    assert "surveys_page" in tables(replica) and "surveys_question" in tables(replica)
+    assert table(Page) in tables(replica) and table(Question) in tables(replica)
     assert "surveys_" not in tables(master)
-    assert "respondents_respondent" in tables(master)
+    assert table(Respondent) in tables(master)
 
 
 def test_a_login_reads_nothing_from_the_master(respondent):
     with by_database() as (master, replica):
         login(Client(), respondent)
-    assert not master and "respondents_respondent" in tables(replica)
+    assert not master and table(Respondent) in tables(replica)
 
 
 def test_the_router_falls_back_to_the_master_while_the_replica_is_stopped(taker, respondent):
@@ -65,7 +67,7 @@ def test_the_router_falls_back_to_the_master_while_the_replica_is_stopped(taker,
             assert taker.get("/take/").status_code == 200
             assert save_page(taker, 1, {"q-colour": "blue"}).json()["saved"] is True
             assert taker.get("/take/page/2/", headers=AJAX).status_code == 200
-        assert "respondents_respondent" in tables(master)
+        assert table(Respondent) in tables(master)
         assert replica_alias() == "default"
     finally:
         stack.start_missing()
@@ -112,7 +114,7 @@ def test_a_replica_lagging_past_the_threshold_is_not_read(taker):
     with override_settings(REPLICA_MAX_LAG_SECONDS=-1):  # any replica counts as too far behind
         with by_database() as (master, replica):
             assert taker.get("/take/").status_code == 200
-        assert "respondents_respondent" in tables(master) and not replica
+        assert table(Respondent) in tables(master) and not replica
         assert replica_alias() == "default"
     replica_health.forget()
 
@@ -128,7 +130,7 @@ def test_a_write_refused_by_a_read_only_server_is_the_fault_that_passes():
     with pytest.raises(InternalError) as refused, transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET TRANSACTION READ ONLY")
-            cursor.execute("UPDATE respondents_respondent SET status = status WHERE false")
+            cursor.execute(f"UPDATE {table(Respondent)} SET status = status WHERE false")
     assert read_only_server(refused.value)
 
 

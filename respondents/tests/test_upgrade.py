@@ -16,6 +16,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import AuditEntry, StaffMember
 from exports.models import ExportJob
+from infra.sql import table
 from monitoring.models import CompletionSummary
 from respondents.models import Answer, PageSave, Respondent, School
 from rosters.models import DirectoryUpload, Roster, RosterProblem, RosterRow, SlipsJob
@@ -171,4 +172,4 @@ def test_the_audit_log_is_still_append_only_in_the_database_after_the_upgrade(ol
     old_data(apps, survey)
     migrate(None)
     with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("UPDATE respondents_auditentry SET detail = 'changed'")
+        cursor.execute(f"UPDATE {table(AuditEntry)} SET detail = 'changed'")

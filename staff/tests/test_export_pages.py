@@ -10,7 +10,8 @@ from accounts.models import AuditEntry, StaffMember
 from exports.filters import ExportFilter
 from exports.jobs import export_job_start
 from exports.models import ExportJob
-from exports.writers import ExportOptions
+from exports.options import ExportOptions
+from infra.sql import table
 from respondents.models import District, Respondent
 from respondents.tests.factories import make_respondents, make_staff, scope_of
 from respondents.tests.factories import staff_signed_in as signed_in
@@ -116,7 +117,7 @@ def test_counting_says_how_many_people_the_filter_holds_keeps_the_form_and_queue
             and "<strong>This export will hold 2 people (status completed; district D1).</strong>" in page)
     assert 'value="D1"' in page and 'value="completed" id="id_statuses_0" checked' in page  # the form as it was
     counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"].upper()
-              and "respondents_respondent" in q["sql"]]
+              and table(Respondent) in q["sql"]]
     assert len(counts) == 1, counts
     everyone = html.unescape(ask(client, survey, count="1").content.decode())
     assert "This export will hold 3 people (every respondent)." in everyone

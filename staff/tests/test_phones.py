@@ -4,7 +4,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from accounts.models import StaffMember, StaffUpload
-from exports.writers import ExportOptions
+from exports.options import ExportOptions
 from respondents.models import Respondent
 from respondents.tests.factories import make_school, make_staff, scope_of
 from rosters.models import Roster

@@ -7,6 +7,7 @@ from django.db import connection
 
 from accounts.models import StaffMember
 from accounts.scopes import COMMAND_LINE
+from infra.sql import table
 from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_staff
 from respondents.tests.factories import staff_signed_in as signed_in
@@ -70,12 +71,13 @@ def only_index(index):
     """Leave ``index`` the one index of respondents that is no constraint's, and price sequential scans out, for
     the rest of the test's transaction (rolled back after it): the plan then shows whether a search can use it."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'respondents_respondent' AND indexname "
-                       "NOT IN (SELECT conname FROM pg_constraint) AND indexname <> %s", [index])
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname "
+                       "NOT IN (SELECT conname FROM pg_constraint) AND indexname <> %s",
+                       [Respondent._meta.db_table, index])
         for (other,) in cursor.fetchall():
             cursor.execute(f'DROP INDEX "{other}"')
         cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("ANALYZE respondents_respondent")
+        cursor.execute(f"ANALYZE {table(Respondent)}")
 
 
 @pytest.mark.parametrize("search, index", [
@@ -96,8 +98,8 @@ def test_each_kind_of_search_can_be_served_by_its_index(survey, state, search, i
 def code_prefix_index():
     """The ``varchar_pattern_ops`` index Django made beside the unique one of access codes (its name has a hash)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'respondents_respondent' AND indexdef "
-                       "LIKE '%%(access_code varchar_pattern_ops)%%'")
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexdef "
+                       "LIKE '%%(access_code varchar_pattern_ops)%%'", [Respondent._meta.db_table])
         return cursor.fetchone()[0]
 
 
@@ -126,16 +128,17 @@ def test_the_one_box_reads_the_indexes_of_names_ids_and_codes_at_once(survey, st
     indexes = ["respondent_display_name_folded_trgm", "respondent_external_id_prefix", code]
     with connection.cursor() as cursor:
         # Enough people in the survey that reading all of them is no plan (40 are read whole, by any index).
-        cursor.execute("INSERT INTO respondents_respondent (survey_id, school_id, external_id, access_code, grade, "
+        cursor.execute(f"INSERT INTO {table(Respondent)} (survey_id, school_id, external_id, access_code, grade, "
                        "role, language, display_name, status, current_page) SELECT %s, %s, 'x' || n, "
                        "'Y' || lpad(n::text, 9, '0'), '7', 'student', 'en', 'Person ' || n, 'not_started', 1 "
                        "FROM generate_series(1, 30000) AS n", [survey.pk, state["S005"].pk])
-        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'respondents_respondent' AND indexname "
-                       "NOT IN (SELECT conname FROM pg_constraint) AND indexname <> ALL(%s)", [indexes])
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname "
+                       "NOT IN (SELECT conname FROM pg_constraint) AND indexname <> ALL(%s)",
+                       [Respondent._meta.db_table, indexes])
         for (other,) in cursor.fetchall():
             cursor.execute(f'DROP INDEX "{other}"')
         cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("ANALYZE respondents_respondent")
+        cursor.execute(f"ANALYZE {table(Respondent)}")
     for typed in ("Z2A", "ab"):  # a code's start (and a name and an id), one and two letters
         plan = respondents_search(scope=COMMAND_LINE, survey=survey, search=PeopleSearch(query=typed))[:100].explain()
         assert "BitmapOr" in plan and all(index in plan for index in indexes), plan

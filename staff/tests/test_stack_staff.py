@@ -80,9 +80,11 @@ def test_postgresql_refuses_to_change_or_delete_an_audit_entry():
     out = stack.app_manage("shell", "--no-imports", "-c", (
         "from django.db import connection, transaction\n"
         "from accounts.audit import audit_sign_in\n"
+        "from accounts.models import AuditEntry\n"
+        "from infra.sql import table\n"
         "entry = audit_sign_in(username='trigger-check', failed=True)\n"
-        "for sql in ('UPDATE respondents_auditentry SET detail = %s WHERE id = %s',"
-        "            'DELETE FROM respondents_auditentry WHERE id = %s'):\n"
+        "for sql in (f'UPDATE {table(AuditEntry)} SET detail = %s WHERE id = %s',"
+        "            f'DELETE FROM {table(AuditEntry)} WHERE id = %s'):\n"
         "    params = ['x', entry.pk] if sql.startswith('UPDATE') else [entry.pk]\n"
         "    try:\n"
         "        with transaction.atomic(), connection.cursor() as cursor:\n"

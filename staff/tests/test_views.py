@@ -572,11 +572,11 @@ def test_publishing_a_survey_lacking_a_translation_lists_what_is_missing(office,
 def test_a_new_version_from_the_staff_area_refuses_what_would_strand_answers(office, tmp_path):
     from respondents.tests.factories import login, save_page
     from surveys.models import Survey
-    from surveys.services import survey_publish
+    from surveys.services import status_open
     from surveys.tests.helpers import page, row
 
     office.post("/staff/surveys/import/", {"file": SimpleUploadedFile("form.xlsx", xlsform(tmp_path))})
-    survey = survey_publish(survey=Survey.objects.get())
+    survey = status_open(survey=Survey.objects.get())
     taker = Client()
     login(taker, make_respondents(survey))
     save_page(taker, 1, {"q-role": "teacher"})

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.audit import audit_entries, audit_write_csv
 from infra.request_guard import accepts_uploads
-from publishing.services import survey_close_now, survey_dates_change, survey_load, survey_open
+from publishing import services as publishing
 from rosters.directory import (
     DirectoryNotReady,
     directory_counts,
@@ -40,14 +40,17 @@ from surveys.models import Survey
 @accepts_uploads
 @staff_view("can_manage_surveys")
 def survey_import(request):
-    """Load a survey (XLSForm or JSON): every problem listed, nothing written; else on to its preview."""
+    """Import a survey (XLSForm or JSON), or its next version: every problem listed, nothing written; else on to
+    its preview."""
     form = SurveyUploadForm(request.POST or None, request.FILES or None)
     problems = []
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
-            survey = survey_load(scope=request.scope, source=upload, filename=upload.name,
-                                 new_version=form.cleaned_data["new_version"])
+            if form.cleaned_data["new_version"]:
+                survey = publishing.survey_revise(scope=request.scope, source=upload, filename=upload.name)
+            else:
+                survey = publishing.survey_import(scope=request.scope, source=upload, filename=upload.name)
         except DocumentError as error:
             problems = error.problems
         else:
@@ -68,7 +71,7 @@ def survey_publish(request, slug):
         return render(request, "staff/confirm_publish.html", {
             "survey": survey, "people": request.scope.respondents(survey).filter(withdrawn_at=None).count()})
     try:
-        survey_open(scope=request.scope, survey=survey)
+        publishing.survey_publish(scope=request.scope, survey=survey)
     except DocumentError as error:
         messages.error(request, _("Not published: every text must be given in every language of the survey. "
                                   "Missing: %(gaps)s") % {"gaps": "; ".join(error.problems[:50])})
@@ -84,7 +87,7 @@ def survey_dates(request, slug):
     form = SurveyDatesForm(request.POST or None, initial={"opens_at": survey.opens_at, "closes_at": survey.closes_at})
     if request.method == "POST" and form.is_valid():
         try:
-            survey_dates_change(scope=request.scope, survey=survey, **form.cleaned_data)
+            publishing.survey_dates_change(scope=request.scope, survey=survey, **form.cleaned_data)
         except ValidationError as error:
             for field, problems in error.message_dict.items():
                 form.add_error(field if field in form.fields else None, problems)
@@ -102,7 +105,7 @@ def survey_close(request, slug):
     """Close a survey to respondents now (its closing time becomes now)."""
     survey = get_object_or_404(Survey, slug=slug)
     try:
-        survey = survey_close_now(scope=request.scope, survey=survey)
+        survey = publishing.survey_close_now(scope=request.scope, survey=survey)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
         return redirect("staff:survey-dates", slug=survey.slug)

@@ -4,7 +4,7 @@ import pytest
 
 from surveys.documents import DocumentError
 from surveys.models import Question, Survey
-from surveys.services import survey_import
+from surveys.services import survey_create_from_file
 from surveys.tests.factories import small_document
 
 SURVEY_HEADER = ["type", "name", "label::English (en)", "label::Español (es)", "hint::English (en)",
@@ -62,7 +62,7 @@ CHOICES = [
 def problems_of(tmp_path, survey_rows, choices=CHOICES, settings=None, **headers):
     path = workbook(tmp_path / "broken.xlsx", survey_rows, choices, settings, **headers)
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename="broken.xlsx")
+        survey_create_from_file(source=str(path), filename="broken.xlsx")
     assert not Survey.objects.exists() and not Question.objects.exists()
     return refused.value.problems
 

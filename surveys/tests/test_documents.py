@@ -3,7 +3,7 @@ import pytest
 
 from surveys.documents import DocumentError, parse_survey_document
 from surveys.models import Choice, Page, Question, Survey
-from surveys.services import survey_create, survey_publish
+from surveys.services import status_open, survey_create
 from surveys.tests.factories import make_demo_survey, small_document
 from surveys.tests.helpers import ruled_document
 
@@ -232,11 +232,11 @@ def test_a_draft_may_lack_translations_and_is_published_once_it_has_them():
     document["title"] = "Small survey"
     survey = survey_create(document=document)
     with pytest.raises(DocumentError) as refused:
-        survey_publish(survey=survey)
+        status_open(survey=survey)
     assert refused.value.problems == ["survey, title: no Spanish (es) text"]
     assert Survey.objects.get().status == "draft"
     Survey.objects.filter(pk=survey.pk).update(translations={"es": {"title": "Encuesta"}})
-    assert survey_publish(survey=survey).status == "open"
+    assert status_open(survey=survey).status == "open"
 
 
 @pytest.mark.parametrize(("change", "expected"), [

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from surveys.models import Page, Question, Survey
-from surveys.services import survey_import
+from surveys.services import survey_create_from_file
 from surveys.xlsform import xlsform_document
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ def example_script():
 
 def test_the_example_workbook_loads_as_a_published_survey_in_two_languages_with_its_skip_logic():
     with WORKBOOK.open("rb") as source:
-        survey = survey_import(source=source, filename=WORKBOOK.name, publish=True)
+        survey = survey_create_from_file(source=source, filename=WORKBOOK.name, publish=True)
     assert (survey.slug, survey.status, survey.languages) == ("school_climate_sample", Survey.Status.OPEN, ["en", "es"])
     assert survey.translated("title", "es") == "Clima escolar (muestra)"
     pages = list(Page.objects.filter(survey=survey).order_by("position"))

@@ -23,7 +23,7 @@ from surveys.documents import (
 )
 from surveys.models import Choice, Page, Question, Survey
 from surveys.rules import MAX_DIGITS
-from surveys.services import survey_check, survey_document_read, survey_import
+from surveys.services import document_check, document_read, survey_create_from_file
 from surveys.tests.factories import small_document
 from surveys.tests.helpers import CHOICES, page, row, ruled_document, workbook
 
@@ -34,7 +34,7 @@ def json_problems(raw, *, dry_run=False):
     """Load ``raw`` (bytes, or a document to dump) as a .json file; return its problems (nothing written)."""
     raw = raw if isinstance(raw, bytes) else json.dumps(raw).encode()
     with pytest.raises(DocumentError) as refused:
-        (survey_check if dry_run else survey_import)(source=io.BytesIO(raw), filename="hostile.json")
+        (document_check if dry_run else survey_create_from_file)(source=io.BytesIO(raw), filename="hostile.json")
     assert not Survey.objects.exists() and not Question.objects.exists()
     return refused.value.problems
 
@@ -71,7 +71,7 @@ def test_a_file_larger_than_a_survey_document_may_be_is_refused_unread(tmp_path)
     path = tmp_path / "big.json"
     path.write_bytes(json.dumps(small_document()).encode() + b" " * MAX_DOCUMENT_BYTES)
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename="big.json")
+        survey_create_from_file(source=str(path), filename="big.json")
     assert refused.value.problems == ["big.json: larger than 4 MB: a survey document is at most that"]
 
 
@@ -79,7 +79,7 @@ def test_a_document_just_within_every_reading_bound_is_read():
     document = small_document()
     raw = json.dumps(document).encode()
     raw += b" " * (MAX_DOCUMENT_BYTES - len(raw))
-    assert survey_check(source=io.BytesIO(raw), filename="s.json")["slug"] == "small"
+    assert document_check(source=io.BytesIO(raw), filename="s.json")["slug"] == "small"
 
 
 # ---------------------------------------------------------------- numbers and their columns
@@ -103,7 +103,7 @@ def test_the_bounds_are_the_columns_own_and_a_number_at_them_is_stored():
     assert column_range(Question, "min_value") == (-2 ** 31, 2 ** 31 - 1)
     document = with_question(min=-2 ** 31, max=2 ** 31 - 1)
     document["pages"][0]["questions"][3]["max_length"] = 2 ** 31 - 1
-    survey = survey_import(source=io.BytesIO(json.dumps(document).encode()), filename="s.json")
+    survey = survey_create_from_file(source=io.BytesIO(json.dumps(document).encode()), filename="s.json")
     age, nickname = (Question.objects.get(survey=survey, code=code) for code in ("age", "nickname"))
     assert (age.min_value, age.max_value, nickname.max_length) == (-2 ** 31, 2 ** 31 - 1, 2 ** 31 - 1)
 
@@ -235,7 +235,7 @@ def test_a_kind_or_a_language_that_is_not_text_is_a_problem_not_a_crash(change):
 def workbook_problems(tmp_path, rows):
     path = workbook(tmp_path / "hostile.xlsx", page(row("integer", "age", "Age?", "¿Edad?"), *rows), CHOICES)
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename="hostile.xlsx")
+        survey_create_from_file(source=str(path), filename="hostile.xlsx")
     assert not Survey.objects.exists()
     return refused.value.problems
 
@@ -266,5 +266,5 @@ def test_a_workbook_larger_than_a_survey_workbook_may_be_is_refused_unread(tmp_p
     path = tmp_path / "big.xlsx"
     path.write_bytes(b"PK\x03\x04" + b"\0" * 5000)
     with pytest.raises(DocumentError) as refused:
-        survey_document_read(source=str(path), filename="big.xlsx")
+        document_read(source=str(path), filename="big.xlsx")
     assert refused.value.problems == ["big.xlsx: a survey workbook is at most 0.001 MB; this one is larger"]

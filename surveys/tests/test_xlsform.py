@@ -9,7 +9,7 @@ from respondents.models import Answer
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.documents import DocumentError
 from surveys.models import Page, Question, Survey
-from surveys.services import survey_check, survey_import, survey_publish
+from surveys.services import document_check, status_open, survey_create_from_file
 from surveys.tests.factories import DEMO_DOCUMENT
 from surveys.tests.helpers import CHOICES, ROLE, SURVEY_HEADER, page, problems_of, row, sheet_rows, workbook
 
@@ -57,7 +57,7 @@ def sixty_pages():
 
 def test_a_sixty_page_workbook_with_grids_conditions_constraints_and_two_languages_becomes_a_survey(tmp_path):
     path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
-    survey = survey_import(source=str(path), filename="climate.xlsx")
+    survey = survey_create_from_file(source=str(path), filename="climate.xlsx")
     assert (survey.slug, survey.title, survey.status, survey.languages) == (
         "climate_xls", "School climate", "draft", ["en", "es"])
     assert survey.translations == {"es": {"title": "Clima escolar"}}
@@ -86,7 +86,7 @@ def test_a_sixty_page_workbook_with_grids_conditions_constraints_and_two_languag
 
 def test_what_the_respondent_sees_matches_the_workbook(tmp_path, client):
     path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
-    survey = survey_publish(survey=survey_import(source=str(path), filename="climate.xlsx"))
+    survey = status_open(survey=survey_create_from_file(source=str(path), filename="climate.xlsx"))
     respondent = make_respondents(survey, language="es")
     login(client, respondent)
     page = html.unescape(client.get("/take/").content.decode())
@@ -110,7 +110,7 @@ def test_what_the_respondent_sees_matches_the_workbook(tmp_path, client):
 
 def test_a_dry_run_checks_and_writes_nothing(tmp_path):
     path = workbook(tmp_path / "climate.xlsx", sixty_pages(), CHOICES)
-    document = survey_check(source=str(path), filename="climate.xlsx")
+    document = document_check(source=str(path), filename="climate.xlsx")
     assert len(document["pages"]) == 60 and not Survey.objects.exists()
 
 
@@ -161,9 +161,9 @@ def test_every_kind_of_problem_is_reported_by_sheet_row_and_column_and_nothing_i
     if "no Spanish" in expected:
         # Missing translations refuse publishing, not a draft.
         path = workbook(tmp_path / "draft.xlsx", rows, CHOICES)
-        survey = survey_import(source=str(path), filename="draft.xlsx")
+        survey = survey_create_from_file(source=str(path), filename="draft.xlsx")
         with pytest.raises(DocumentError) as refused:
-            survey_publish(survey=survey)
+            status_open(survey=survey)
         assert refused.value.problems == [expected]
         return
     problems = problems_of(tmp_path, rows)
@@ -199,7 +199,7 @@ def test_a_file_that_is_not_a_workbook_is_refused(tmp_path):
     path = tmp_path / "survey.xlsx"
     path.write_text("not a workbook")
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename="survey.xlsx")
+        survey_create_from_file(source=str(path), filename="survey.xlsx")
     assert refused.value.problems[0].startswith("workbook: cannot be read as an XLSForm (.xlsx)")
 
 
@@ -232,7 +232,7 @@ def with_parts(path, parts):
 def test_a_workbook_past_the_limits_or_damaged_is_refused_before_pyxform_reads_it(tmp_path, parts, problem):
     path = with_parts(workbook(tmp_path / "survey.xlsx", page(ROLE), CHOICES), parts)
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename="survey.xlsx")
+        survey_create_from_file(source=str(path), filename="survey.xlsx")
     [only] = refused.value.problems
     assert only.startswith(f"workbook: cannot be read as an XLSForm (.xlsx): {problem}")
     assert not Survey.objects.exists()
@@ -272,7 +272,7 @@ def one_language(tmp_path, *rows, choices=None, settings=False, name="household 
 def test_a_form_without_settings_or_choices_sheets_takes_its_slug_and_title_from_the_file_name(tmp_path):
     path = one_language(tmp_path, {"type": "text", "name": "village", "label": "Village"},
                         {"type": "integer", "name": "people", "label": "People in the household"})
-    survey = survey_import(source=str(path), filename=path.name)
+    survey = survey_create_from_file(source=str(path), filename=path.name)
     assert (survey.slug, survey.title, survey.languages, survey.form_version) == (
         "household_survey", "household_survey", ["en"], "")
     assert "settings sheet, column form_id: none given: 'household_survey', from the file's name, is the survey's " \
@@ -284,7 +284,7 @@ def test_choices_without_labels_show_their_names_and_the_form_version_is_kept(tm
     path = one_language(tmp_path, {"type": "select_one yn", "name": "ok", "label": "All right?"},
                         choices=[["yn", "yes", ""], ["yn", "no", ""]],
                         settings=[["form_id", "version"], ["checkin", "2026112501"]])
-    survey = survey_import(source=str(path), filename=path.name)
+    survey = survey_create_from_file(source=str(path), filename=path.name)
     assert (survey.slug, survey.title, survey.form_version) == ("checkin", "checkin", "2026112501")
     question = Question.objects.get(survey=survey, code="ok")
     assert [(c.value, c.label) for c in question.choices.order_by("position")] == [("yes", "yes"), ("no", "no")]
@@ -299,7 +299,7 @@ def test_columns_this_system_does_not_use_are_ignored_with_a_warning(tmp_path):
                                                                   "read_only": "no"}),
                     [["yn", "yes", "Yes", "1"]], settings, survey_header=header,
                     choices_header=["list_name", "name", "label", "region"])
-    survey = survey_import(source=str(path), filename=path.name)
+    survey = survey_create_from_file(source=str(path), filename=path.name)
     assert survey.load_warnings == [
         "survey sheet, column media::image: ignored: this survey system does not use it",
         "survey sheet, column read_only: ignored: this survey system does not use it",
@@ -332,7 +332,7 @@ def test_a_form_for_odk_collect_becomes_pages_of_runs_cut_by_groups_notes_and_te
             {"type": "acknowledge", "name": "sure", "label": "I am sure"},
             {"type": "note", "name": "bye", "label": "Thank you!"}]
     path = one_language(tmp_path, *rows, choices=[["yn", "yes", "Yes"], ["yn", "no", "No"]])
-    survey = survey_import(source=str(path), filename=path.name)
+    survey = survey_create_from_file(source=str(path), filename=path.name)
     pages = list(Page.objects.filter(survey=survey).order_by("position"))
     codes = [list(Question.objects.filter(page=p, grid=None).order_by("position").values_list("code", flat=True))
              for p in pages]
@@ -377,7 +377,7 @@ def test_with_enketos_pages_style_every_top_level_group_and_question_is_a_page(t
             {"type": "end group"}]
     path = one_language(tmp_path, *rows, choices=[["yn", "yes", "Yes"], ["yn", "no", "No"]],
                         settings=[["form_id", "style"], ["paged", "pages theme-grid"]])
-    survey = survey_import(source=str(path), filename=path.name)
+    survey = survey_create_from_file(source=str(path), filename=path.name)
     pages = list(Page.objects.filter(survey=survey).order_by("position"))
     assert [list(Question.objects.filter(page=p, grid=None).values_list("code", flat=True)) for p in pages] == [
         ["a"], ["b"], ["c", "d"], ["t"]]
@@ -407,7 +407,7 @@ def test_a_row_that_fills_in_a_column_that_would_change_what_is_asked_is_refused
     path = workbook(tmp_path / "f.xlsx", sheet_rows(header, *rows), [["c", "a", "A"]], False, survey_header=header,
                     choices_header=["list_name", "name", "label"])
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename=path.name)
+        survey_create_from_file(source=str(path), filename=path.name)
     assert refused.value.problems[0].startswith(expected), refused.value.problems
 
 
@@ -423,7 +423,7 @@ def test_notes_anywhere_times_and_dates_with_times_are_shown_asked_and_stored_as
             {"type": "note", "name": "done", "label": "Nothing more to answer."},
             {"type": "end group"}]
     path = one_language(tmp_path, *rows, name="day.xlsx")
-    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    survey = status_open(survey=survey_create_from_file(source=str(path), filename=path.name))
     first, last = Page.objects.filter(survey=survey).order_by("position")
     assert first.intro == "About yesterday." and last.intro == ""
     assert [(q.code, q.kind) for q in first.questions.order_by("position")] == [
@@ -452,7 +452,7 @@ def test_languages_are_named_any_way_xlsforms_name_them_and_a_survey_may_be_in_o
                     [["form_id", "form_title::English (en)", "form_title::Kiswahili", "form_title::chinese"],
                      ["wellbeing", "Wellbeing", "Ustawi", "健康"]],
                     survey_header=header, choices_header=choices_header)
-    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    survey = status_open(survey=survey_create_from_file(source=str(path), filename=path.name))
     assert survey.languages == ["en", "sw", "zh"]
     login(client, make_respondents(survey, language="sw"))
     page = html.unescape(client.get("/take/").content.decode())
@@ -471,7 +471,7 @@ def test_a_default_is_shown_filled_in_until_the_person_saves_the_page(tmp_path, 
             {"type": "text", "name": "country", "label": "Country", "default": "Kenya"}]
     path = workbook(tmp_path / "defaults.xlsx", sheet_rows(header, *rows), [["yn", "yes", "Yes"], ["yn", "no", "No"]],
                     False, survey_header=header, choices_header=["list_name", "name", "label"])
-    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    survey = status_open(survey=survey_create_from_file(source=str(path), filename=path.name))
     assert Question.objects.get(survey=survey, code="people").default_value == "4"
     login(client, make_respondents(survey))
     page = html.unescape(client.get("/take/").content.decode())
@@ -505,7 +505,7 @@ def test_calculate_rows_are_computed_from_earlier_answers_read_by_rules_and_kept
             {"type": "end group"}]
     path = workbook(tmp_path / "calc.xlsx", sheet_rows(header, *rows), [["score", "1", "Low"], ["score", "3", "High"]],
                     False, survey_header=header, choices_header=["list_name", "name", "label"])
-    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    survey = status_open(survey=survey_create_from_file(source=str(path), filename=path.name))
     people = Question.objects.get(survey=survey, code="people")
     assert (people.kind, people.calculation) == (
         "calculate", {"fn": "add", "args": [{"q": "adults"}, {"q": "children"}]})
@@ -536,7 +536,7 @@ def test_a_cascading_select_offers_the_choices_its_filter_matches_and_refuses_th
                ["district", "s1", "Southport", "south"], ["district", "x", "Unknown", ""]]
     path = workbook(tmp_path / "cascade.xlsx", sheet_rows(header, *rows), choices, False, survey_header=header,
                     choices_header=["list_name", "name", "label", "region"])
-    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    survey = status_open(survey=survey_create_from_file(source=str(path), filename=path.name))
     assert not any("region" in warning for warning in survey.load_warnings)
     district = Question.objects.get(survey=survey, code="district")
     assert district.choices.get(value="n1").show_if == {"op": "equals", "q": "region", "value": "north"}
@@ -560,7 +560,7 @@ def test_a_right_to_left_survey_is_laid_out_right_to_left_and_a_label_naming_an_
     rows = [["text", "name", "ما اسمك؟", "Your name?"], ["note", "hello", "مرحبا ${name}", "Hello ${name}"]]
     path = workbook(tmp_path / "rtl.xlsx", rows, None, False, survey_header=header)
     # No settings sheet: the title is the slug in every language, so the survey can be published.
-    survey = survey_publish(survey=survey_import(source=str(path), filename=path.name))
+    survey = status_open(survey=survey_create_from_file(source=str(path), filename=path.name))
     assert "survey sheet, column label: row 3: an answer named in a label or hint (${q}) is shown as written, not " \
            "filled in" in survey.load_warnings
     login(client, make_respondents(survey, language="ar"))

@@ -11,7 +11,7 @@ from pyxform.xls2xform import convert
 
 from surveys.documents import DocumentError
 from surveys.models import Page, Question, Survey
-from surveys.services import survey_import
+from surveys.services import survey_create_from_file
 from surveys.tests.xlsform_corpus import CORPUS, write_form
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,7 @@ def test_pyxform_converts_every_form_of_the_corpus(tmp_path, name):
 @pytest.mark.parametrize("name", LOADING)
 def test_every_form_that_should_load_becomes_a_survey_with_pages(tmp_path, name):
     path = write_form(tmp_path, name)
-    survey = survey_import(source=str(path), filename=path.name)
+    survey = survey_create_from_file(source=str(path), filename=path.name)
     assert survey.slug == slug_of(name)
     assert survey.languages == LANGUAGES[name]
     assert Page.objects.filter(survey=survey).exists()
@@ -93,7 +93,7 @@ def test_every_form_using_a_refused_feature_is_refused_in_one_line_a_problem_and
     feature = CORPUS[name]["expect"].removeprefix("refused: ")
     path = write_form(tmp_path, name)
     with pytest.raises(DocumentError) as refused:
-        survey_import(source=str(path), filename=path.name)
+        survey_create_from_file(source=str(path), filename=path.name)
     problems = refused.value.problems
     assert problems
     for problem in problems:
@@ -123,7 +123,7 @@ def test_the_command_refuses_every_refused_form(tmp_path, name):
 
 def loaded(tmp_path, name):
     path = write_form(tmp_path, name)
-    survey = survey_import(source=str(path), filename=path.name)
+    survey = survey_create_from_file(source=str(path), filename=path.name)
     pages = list(Page.objects.filter(survey=survey).order_by("position"))
     codes = [list(Question.objects.filter(page=page, grid=None).order_by("position").values_list("code", flat=True))
              for page in pages]

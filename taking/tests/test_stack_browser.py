@@ -12,6 +12,9 @@ import pytest
 from playwright.sync_api import expect
 
 from deploy.tests import stack
+from infra.sql import table
+from respondents.models import Answer, Respondent
+from surveys.models import Question
 from taking.tests.helpers import answer_page, expect_page
 
 pytestmark = [pytest.mark.stack, pytest.mark.browser]
@@ -28,12 +31,12 @@ def saved_in_the_app_database(code):
                           password=stack.password("survey")) as db:
         with db.cursor() as cursor:
             cursor.execute(
-                """SELECT q.code, a.value FROM respondents_answer a
-                   JOIN respondents_respondent r ON r.id = a.respondent_id
-                   JOIN surveys_question q ON q.id = a.question_id
+                f"""SELECT q.code, a.value FROM {table(Answer)} a
+                   JOIN {table(Respondent)} r ON r.id = a.respondent_id
+                   JOIN {table(Question)} q ON q.id = a.question_id
                    WHERE r.access_code = %s""", [code])
             answers = dict(cursor.fetchall())
-            cursor.execute("SELECT status FROM respondents_respondent WHERE access_code = %s", [code])
+            cursor.execute(f"SELECT status FROM {table(Respondent)} WHERE access_code = %s", [code])
             return answers, cursor.fetchone()[0]
 
 

@@ -6,7 +6,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from respondents.models import Answer, Respondent
+from infra.sql import table
+from respondents.models import Answer, PageSave, Respondent
 from respondents.tests.factories import login, make_respondents, save_page
 from surveys.models import Survey
 from surveys.tests.factories import make_survey
@@ -145,15 +146,15 @@ class TestChangePage:
             # One statement: the three writes as data-modifying CTEs (respondents.services._page_save_statement).
             assert len(writes) == 1
             moved, answered, logged = writes[0].split("), ")
-            assert moved.startswith("WITH moved AS") and 'UPDATE "respondents_respondent"' in moved
-            assert 'NOT EXISTS (SELECT 1 FROM "respondents_pagesave"' in moved
-            assert 'INSERT INTO "respondents_answer"' in answered and "ON CONFLICT" in answered
-            assert 'INSERT INTO "respondents_pagesave"' in logged
+            assert moved.startswith("WITH moved AS") and f"UPDATE {table(Respondent)}" in moved
+            assert f"NOT EXISTS (SELECT 1 FROM {table(PageSave)}" in moved
+            assert f"INSERT INTO {table(Answer)}" in answered and "ON CONFLICT" in answered
+            assert f"INSERT INTO {table(PageSave)}" in logged
             return
         assert len(writes) == 3
-        assert writes[0].startswith('UPDATE "respondents_respondent"') and '"respondents_pagesave"' in writes[0]
-        assert writes[1].startswith('INSERT INTO "respondents_answer"') and "ON CONFLICT" in writes[1]
-        assert writes[2].startswith('INSERT INTO "respondents_pagesave"')
+        assert writes[0].startswith(f"UPDATE {table(Respondent)}") and table(PageSave) in writes[0]
+        assert writes[1].startswith(f"INSERT INTO {table(Answer)}") and "ON CONFLICT" in writes[1]
+        assert writes[2].startswith(f"INSERT INTO {table(PageSave)}")
 
     def test_blank_answers_are_saved_as_empty(self, taker, respondent):
         save_page(taker, 1, {})

@@ -12,11 +12,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import StaffMember
 from accounts.scopes import staff_scope
-from infra.db_router import read_from_master
 from exports.jobs import export_job_start
 from exports.models import ExportJob
+from exports.options import ExportOptions
 from exports.tasks import export_job_task
-from exports.writers import ExportOptions
+from infra.db_router import read_from_master
 from surveys.models import Survey
 
 DRILL_ADMIN = "lab-drill-exports"

@@ -9,19 +9,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.audit import Action, audit_record
 from accounts.scopes import COMMAND_LINE
-from infra.db_router import read_from_master, replica_alias
 from exports.filters import PARTS, STATUSES, ExportFilter, ExportFilterError, export_filter_make
+from exports.options import FORMATS, MULTIPLE_LAYOUTS, RESPONDENT_COLUMNS, ExportError, ExportOptions
 from exports.variables import ROSTER_FIELDS
-from exports.writers import (
-    DATA_SUFFIXES,
-    FORMATS,
-    MULTIPLE_LAYOUTS,
-    RESPONDENT_COLUMNS,
-    ExportError,
-    ExportOptions,
-    export_write,
-    responses_write_csv,
-)
+from exports.writers import DATA_SUFFIXES, export_write, responses_write_csv
+from infra.db_router import read_from_master, replica_alias
 from surveys.models import Survey
 
 

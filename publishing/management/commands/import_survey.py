@@ -1,16 +1,16 @@
 """Load a survey: manage.py import_survey FILE [--dry-run] [--publish] [--new-version] (JSON or an XLSForm .xlsx).
 
 It lives in publishing because a new version of a survey must know which
-questions have answers (``publishing.services.survey_version_create``).
+questions have answers (``publishing.services.survey_revise``).
 """
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
-from publishing.services import survey_load
+from publishing.services import survey_import, survey_revise
 from surveys.documents import DocumentError
-from surveys.services import survey_check
+from surveys.services import document_check
 
 
 class Command(BaseCommand):
@@ -33,10 +33,11 @@ class Command(BaseCommand):
         try:
             with open(file, "rb") as source:
                 if dry_run:
-                    checked = survey_check(source=source, filename=file)
+                    checked = document_check(source=source, filename=file)
+                elif new_version:
+                    survey = survey_revise(scope=COMMAND_LINE, source=source, filename=file)
                 else:
-                    survey = survey_load(scope=COMMAND_LINE, source=source, filename=file, publish=publish,
-                                         new_version=new_version)
+                    survey = survey_import(scope=COMMAND_LINE, source=source, filename=file, publish=publish)
         except FileNotFoundError as error:
             raise CommandError(f"No file {file}.") from error
         except DocumentError as error:

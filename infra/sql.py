@@ -1,5 +1,6 @@
-"""Quoted table and column names, from the models, for the statements written as SQL on the survey's hot path
-(the page save in ``services``, a page's read in ``selectors``): a renamed field or table moves them too."""
+"""Quoted table and column names, from the models, for every statement written as SQL (the page save, a page's read,
+a roster's upsert, the results' COPY, the bench's seeding): no table name is typed, so a renamed field or table moves
+them too."""
 from django.db import connection
 from django.db.models import Field, Model
 
