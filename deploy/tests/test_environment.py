@@ -1,7 +1,7 @@
 """The app's environment and processes, written once for both deployments: deploy/templates/app.env (every key) and
 deploy/templates/Procfile (gunicorn's and Celery's commands), which deploy/stack and the app, web and worker roles
-render. The stack's side runs here (its functions, sourced, over a scratch STACK_DIR); the roles' runs through
-Ansible where it is installed (make install-lab)."""
+render, and the restore steps both scripts share (deploy/restore.sh). The stack's side runs here (its functions,
+sourced, over a scratch STACK_DIR); the roles' runs through Ansible where it is installed (make install-lab)."""
 import json
 import os
 import pwd
@@ -285,3 +285,41 @@ def test_the_roles_start_gunicorn_and_celery_with_the_procfiles_commands(rendere
         assert not PLACEHOLDER.search(shared)
         assert_adds_no_procfile_option(own, process)
         assert shlex.split(command) == command.split()
+
+
+# ---------------------------------------------------------------- the restore steps both scripts share
+
+def restore_moment(*arguments):
+    script = ('die() { echo "$*" >&2; exit 1; }; . "$1"; shift; restore_moment "x restore" "$@"; '
+              'printf "%s\\n" "${RESTORE_OPTIONS[@]}"')
+    return subprocess.run(["bash", "-c", script, "bash", str(DEPLOY / "restore.sh"), *arguments],
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("arguments, refusal", [
+    ((), "usage: x restore --to"),
+    (("--to",), "usage: x restore --to"),
+    (("--to", "2026-11-26 10:00:00+00", "again"), "usage: x restore --to"),
+    (("--to", "yesterday"), "is not a moment with its time zone"),
+    (("--to", "2026-11-26 10:00:00"), "is not a moment with its time zone"),
+    (("--to", "2999-01-01 00:00:00+00"), "is in the future"),
+])
+def test_a_restore_refuses_a_moment_it_cannot_use(arguments, refusal):
+    run = restore_moment(*arguments)
+    assert run.returncode == 1 and refusal in run.stderr and not run.stdout
+
+
+def test_a_restore_asks_pgbackrest_for_the_moment_and_a_promotion_there():
+    run = restore_moment("--to", "2026-11-26 10:00:00+00")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["--delta", "--type=time", "--target=2026-11-26 10:00:00+00",
+                                       "--target-action=promote"]
+
+
+@pytest.mark.parametrize("script", ["deploy/stack", "deploy/lab"])
+def test_the_stack_and_the_lab_restore_with_the_shared_steps(script):
+    text = (ROOT / script).read_text()
+    assert '. "$ROOT/deploy/restore.sh"' in text
+    for step in ("restore_moment", "wal_archive_now", "recovery_settings_reset", "memcached_flush"):
+        assert step in text, f"{script} does not use {step}"
+    assert "pg_switch_wal" not in text and "ALTER SYSTEM RESET" not in text and "flush_all" not in text
