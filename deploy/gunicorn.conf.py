@@ -1,5 +1,5 @@
 """gunicorn's settings for every app server: the one-box stack (deploy/stack) and the web role
-(deploy/ansible/roles/web) both start gunicorn with ``-c deploy/gunicorn.conf.py``.
+(deploy/ansible/roles/web) both start gunicorn with deploy/templates/Procfile's web command, which names this file.
 
 What differs between the two (the address, the number of workers, the pid and log files) is given on the
 command line, which takes precedence over this file.
