@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.audit import audit_codes_shown
-from monitoring.summaries import page_name, page_names
 from rosters.directory import school_directory_search
 from rosters.selectors import grade_counts, login_limit_hits, respondents_search, rosters_in_scope, school_counts
 from rosters.services import LoginLimitNotActive, login_limit_lift, respondent_reissue_code
@@ -17,7 +16,7 @@ from staff.access import staff_view
 from staff.forms import ConfirmForm, RespondentSearchForm, SchoolSearchForm
 from staff.views.lists import PAGE_SIZE, page_of
 from surveys.models import Survey
-
+from surveys.page_names import page_name, page_names
 
 
 @staff_view()
