@@ -13,7 +13,7 @@ from monitoring.selectors import (
 )
 from monitoring.writers import non_responders_write_csv, non_responders_write_pdf
 from staff.access import staff_view
-from staff.forms import MonitoringFilterForm
+from staff.forms.monitoring import MonitoringFilterForm
 from staff.monitoring_page import monitoring_charts, monitoring_trail, sort_columns
 from staff.views.downloads import CSV, PDF, attachment, school_file_name
 from surveys.models import Survey
