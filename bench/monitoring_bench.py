@@ -33,7 +33,7 @@ from bench.stack import ROOT, nginx_port, survey_forget
 from bench.survey_document import bench_document
 from infra.db_router import read_from_master
 from infra.sql import table
-from monitoring.summaries import completion_summary_refresh
+from monitoring.refresh import completion_summary_refresh
 from respondents.models import Respondent, School
 from rosters.directory import schools_ensure
 from surveys.models import Survey

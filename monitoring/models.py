@@ -10,7 +10,7 @@ class CompletionSummary(models.Model):
     """Completion counts of one survey at one level (the state, a district, a school, a school's grade and role),
     aggregated off the save path.
 
-    A periodic task (``monitoring/summaries.py``) rebuilds a survey's rows
+    A periodic task (``monitoring/refresh.py``) rebuilds a survey's rows
     from the replica; the monitoring pages read only these, and only the rows
     of the level they show (a few hundred at most, whatever the survey's
     size). ``pages`` is the histogram of the page in-progress respondents sit

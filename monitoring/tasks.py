@@ -2,7 +2,7 @@
 from celery import shared_task
 
 from infra.db_router import read_from_master, replica_alias
-from monitoring.summaries import completion_summaries_refresh
+from monitoring.refresh import completion_summaries_refresh
 
 
 @shared_task(name="respondents.tasks.completion_summaries_refresh_task")

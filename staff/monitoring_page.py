@@ -8,7 +8,8 @@ from urllib.parse import urlencode
 
 from django.utils import timezone
 
-from monitoring.summaries import MY_SCHOOLS, SORTS, page_name
+from monitoring.selectors import MY_SCHOOLS, SORTS
+from surveys.page_names import page_name
 
 # The table's columns: sort key, heading, numeric (a first click sorts high to low).
 COLUMNS = [

@@ -15,7 +15,7 @@ from staff.views import (
     search,
     slips,
 )
-from staff.forms import row_id
+from staff.forms.fields import row_id
 
 
 class RowIdConverter:

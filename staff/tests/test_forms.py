@@ -4,7 +4,8 @@ spaces)."""
 import pytest
 
 from accounts.scopes import COMMAND_LINE
-from staff.forms import ExportForm, StaffAccountForm, StaffUploadForm
+from staff.forms.accounts import StaffAccountForm, StaffUploadForm
+from staff.forms.exports import ExportForm
 
 pytestmark = pytest.mark.django_db
 MIXED = "D1, D2 D3\nD4,D5"

@@ -36,7 +36,8 @@ from accounts.staff_import import (
 from infra.request_guard import accepts_uploads
 from respondents.code_lists import join_codes
 from staff.access import staff_view
-from staff.forms import ConfirmForm, StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
+from staff.forms.accounts import StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
+from staff.forms.confirm import ConfirmForm
 from staff.password_mail import lifetime_text
 from staff.tasks import password_mails_send_task
 from staff.views.lists import CONFIRM_SHOWN, PROBLEMS_SHOWN, back_to, page_of

@@ -12,7 +12,7 @@ from exports.jobs import export_job_file, export_job_start, export_jobs, export_
 from exports.models import ExportJob
 from exports.tasks import export_job_task
 from staff.access import staff_view
-from staff.forms import ExportForm
+from staff.forms.exports import ExportForm
 from staff.views.downloads import ZIP, stored_file, stored_name
 from staff.views.jobs import SurveyJobs
 from staff.views.lists import page_of

@@ -3,18 +3,17 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
-from monitoring.summaries import (
+from monitoring.refresh import completion_summary_refresh
+from monitoring.selectors import (
     completion_home,
     completion_overview,
     completion_rows,
-    completion_summary_refresh,
     completions_per_hour,
     non_responders,
-    non_responders_write_csv,
-    non_responders_write_pdf,
 )
+from monitoring.writers import non_responders_write_csv, non_responders_write_pdf
 from staff.access import staff_view
-from staff.forms import MonitoringFilterForm
+from staff.forms.monitoring import MonitoringFilterForm
 from staff.monitoring_page import monitoring_charts, monitoring_trail, sort_columns
 from staff.views.downloads import CSV, PDF, attachment, school_file_name
 from surveys.models import Survey

@@ -22,14 +22,8 @@ from rosters.directory import (
     school_directory_search,
 )
 from staff.access import staff_view
-from staff.forms import (
-    AuditFilterForm,
-    ConfirmForm,
-    DirectoryUploadForm,
-    SchoolSearchForm,
-    SurveyDatesForm,
-    SurveyUploadForm,
-)
+from staff.forms.confirm import ConfirmForm
+from staff.forms.office import AuditFilterForm, DirectoryUploadForm, SchoolSearchForm, SurveyDatesForm, SurveyUploadForm
 from staff.views.downloads import CSV, attachment
 from staff.views.lists import PROBLEMS_SHOWN, page_of
 from staff.views.uploads import check_uploaded_file, discard_checked_file

@@ -11,7 +11,7 @@ from django_ratelimit.core import get_usage
 
 from accounts.passwords import password_reset_tokens, password_set_record, password_set_tokens, sign_on_only
 from infra.clients import client_ip
-from staff.forms import StaffPasswordResetForm
+from staff.forms.passwords import StaffPasswordResetForm
 from staff.password_mail import lifetime_text
 
 

@@ -9,15 +9,16 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.audit import audit_codes_shown
-from monitoring.summaries import page_name, page_names
 from rosters.directory import school_directory_search
 from rosters.selectors import grade_counts, login_limit_hits, respondents_search, rosters_in_scope, school_counts
 from rosters.services import LoginLimitNotActive, login_limit_lift, respondent_reissue_code
 from staff.access import staff_view
-from staff.forms import ConfirmForm, RespondentSearchForm, SchoolSearchForm
+from staff.forms.confirm import ConfirmForm
+from staff.forms.office import SchoolSearchForm
+from staff.forms.search import RespondentSearchForm
 from staff.views.lists import PAGE_SIZE, page_of
 from surveys.models import Survey
-
+from surveys.page_names import page_name, page_names
 
 
 @staff_view()

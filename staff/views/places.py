@@ -1,17 +1,10 @@
 """The school and district pickers' search as you type (``staff/static/staff/pickers.js``): a small JSON list of
 the places of the caller's scope whose code or name holds a text."""
-from django import forms
 from django.http import JsonResponse
 
 from rosters.directory import district_lookup, district_matches, school_matches
 from staff.access import staff_view
-from staff.forms import PLACE_TEXT_MAX, place_label
-
-
-class PlaceSearchForm(forms.Form):
-    kind = forms.ChoiceField(choices=[("district", "district"), ("school", "school")])
-    q = forms.CharField(required=False, max_length=PLACE_TEXT_MAX)
-    district = forms.CharField(required=False, max_length=PLACE_TEXT_MAX)
+from staff.forms.places import PlaceSearchForm, place_label
 
 
 @staff_view()

@@ -8,7 +8,7 @@ from accounts.audit import Action, audit_record
 from results.aggregates import answer_counts_refresh
 from results.selectors import answer_counts_stale, question_index, question_results, results_grades, text_answers
 from staff.access import staff_view
-from staff.forms import ResultsFilterForm, TextAnswersPageForm
+from staff.forms.results import ResultsFilterForm, TextAnswersPageForm
 from staff.results_page import results_charts, results_sections
 from surveys.models import Survey
 

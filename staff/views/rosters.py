@@ -21,7 +21,7 @@ from rosters.models import Roster
 from rosters.selectors import rosters_in_scope
 from rosters.tasks import roster_apply_task, roster_check_task
 from staff.access import staff_view
-from staff.forms import RosterUploadForm
+from staff.forms.rosters import RosterUploadForm
 from staff.views.downloads import CSV, attachment
 from staff.views.jobs import SurveyJobs
 from staff.views.lists import PROBLEMS_SHOWN, page_of

@@ -21,7 +21,8 @@ from rosters.services import respondent_restore, respondent_withdraw, respondent
 from rosters.slips import slips_job_start_people, slips_print_people
 from rosters.tasks import slips_job_task
 from staff.access import staff_view
-from staff.forms import ConfirmForm, PeopleActionForm, RespondentSearchForm
+from staff.forms.confirm import ConfirmForm
+from staff.forms.search import PeopleActionForm, RespondentSearchForm
 from staff.views.downloads import PDF, attachment, download_done
 from staff.views.lists import CONFIRM_SHOWN, COUNT_CAP, back_to, page_of
 from staff.views.slips import login_url, slips_done
