@@ -1,24 +1,6 @@
-"""What a staff member may see and do: the one scoping selector every staff read and write goes through.
+"""What a staff member may see and do: ``staff_scope`` builds the ``Scope`` every staff read and write goes through.
 
-``staff_scope(user=...)`` returns a ``Scope``. The staff screens never query
-schools, respondents or rosters themselves: they ask the scope
-(``scope.schools()``, ``scope.respondents(survey)``; rosters: ``rosters.selectors.rosters_in_scope``)
-and hand the scope to every service, which checks it again. So a school
-coordinator who edits a URL or a form field to name another school's person
-finds nobody (the screens answer 404), and a service called with such an id
-changes nothing.
-
-- **State administrator** (and a superuser): every school, every action,
-  staff accounts and the audit log. Only a superuser changes another state
-  administrator's email, role, sign-in or single sign-on links
-  (``is_superuser``; ``accounts/staff_accounts.py``).
-- **District coordinator**: the schools of their districts.
-- **School coordinator**: their schools.
-- **Analyst**: reads monitoring and exports of every school, or of the
-  districts and schools the account names (a district's analyst), never an
-  access code, changes nothing.
-
-A scope also carries who acts and from which address, for the audit log.
+Read next: ``docs/architecture.md``, "The staff area" (*Scope*: the roles, and why every service checks again).
 """
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict

@@ -1,22 +1,6 @@
 """Single sign-on: which staff account an identity provider's OpenID Connect claims name, if any.
 
-The provider says who a person is; this app alone says what they may do. So
-claims never give an account a role of their own accord:
-
-1. An account already signed on from this issuer with this subject (``SignOnIdentity``) is that account.
-2. Otherwise, where ``match_email`` is on (the default), the one active staff account with the claims' email,
-   when the provider says the address is verified (``email_verified``): an unverified address could be anyone's.
-   Both are compared normalised (``accounts/emails.py``), and an address with characters standing for other
-   letters (a dotless ı) is refused, never matched with another. The account is then linked to the subject, so a
-   later change of address at the provider changes nothing (a change of the account's email here removes the
-   link: ``accounts/staff_accounts.py``).
-3. Otherwise, only where ``role_mapping`` maps a value of the role claim (say ``groups``) to a role, a new
-   account with that role, for the roles that cover every school (state administrator, analyst): a coordinator's
-   schools come from the state office, never from a claim.
-4. Otherwise nobody: ``SignOnRefused``, whose message the sign-in page shows, and the audit log keeps.
-
-A deactivated account stays out, however it is matched. The staff login
-limits (staff/sign_in_limits.py, respondents/login_limits.py) do not apply: the provider has its own.
+Read next: ``docs/architecture.md``, "The staff area" (*Single sign-on*).
 """
 from collections.abc import Mapping
 from dataclasses import dataclass, field

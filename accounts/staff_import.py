@@ -1,25 +1,8 @@
-"""Staff accounts in bulk: a CSV or XLSX file of accounts, checked first and applied on confirmation, as the school
-directory is (``rosters/directory.py``).
+"""Staff accounts in bulk: a CSV or XLSX file of accounts, checked first and applied on confirmation.
 
-Columns ``username, email, name, role, district_codes, school_codes`` (role as stored: ``state_admin``,
-``district``, ``school``, ``analyst``; several codes separated by commas or spaces). The file is the truth for the accounts it
-names: each row creates the account or sets its email, name, role and codes (matched by user name without case);
-an account the file does not name is left alone, and so is whether an account may sign in (bulk deactivation is
-``staff_accounts_set_active``). A file with any problem writes nothing. Every account's rules are
-``accounts.staff_accounts.account_problems``, the form's (a row naming a superuser or a user without a staff role is
-a problem, and so is one changing another state administrator's email or role, unless a superuser applies it);
-across rows, a user name or an email given twice (emails compared normalised) is a problem too.
-
-1. ``staff_upload_check`` reads the file and keeps its accounts, problems, counts (new, changed, unchanged) and
-   what would change in a ``StaffUpload``; it writes no account, only that and its audit entry.
-2. ``staff_upload_apply`` (the person confirms) writes it in one transaction, in bulk. Staff writes take turns (a
-   lock on the staff table) and the file is checked again under that lock: accounts changed since the check give
-   new counts for the person to confirm, never an apply on what the check saw.
-3. ``staff_import`` is the command line's (``manage.py import_staff``): check and apply at once, or a dry run.
-
-New accounts get an unusable password, and (where local passwords are on) a "set your password" email once the
-apply commits (``accounts/passwords.py``'s ``staff_accounts_created``). Emails are stored normalised; an account
-whose email changes loses its single sign-on links and its old address is told (``account_emails_changed``).
+``staff_upload_check`` and ``staff_upload_apply`` (the staff area), ``staff_import`` (``manage.py import_staff``).
+Read next: ``docs/architecture.md``, "The staff area" (*Staff accounts*); the file: ``docs/operations.md``, "The
+staff area: people and codes".
 """
 from collections.abc import Sequence
 from dataclasses import dataclass, field

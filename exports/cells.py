@@ -1,5 +1,5 @@
 """How an export writes a cell, where the codebook and the syntax files must say the same: the escapes of a text in
-the SPSS and Stata data file (why: ``exports/writers.py``'s docstring) and which columns hold numbers only."""
+the SPSS and Stata data file (why: ``docs/architecture.md``, "Response exports") and which columns hold numbers only."""
 from exports.variables import Variable
 from fileformats.tables import NUMBER
 

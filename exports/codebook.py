@@ -1,16 +1,6 @@
-"""The codebook every export writes beside its data: ``<stem>-codebook.xlsx``.
+"""The codebook every export writes beside its data: ``<stem>-codebook.xlsx``, sheets Variables, About and Filter.
 
-Sheet "Variables": one row per column of the data file (its name, the same
-in every format: the question code, ``roster_<field>``, or a 0/1 column's
-``<code>_<value>``; the question code, page, kind, prompt, choices, required,
-when it is asked (its skip logic in words and as its rule), how SPSS and
-Stata read it, its missing-value codes, the definition's version). Sheet
-"About": the export itself (survey, format, options, counts, suppression, row
-order, times, when; for SPSS and Stata how the data file writes a text).
-Sheet "Filter": which respondents made the file (status, districts,
-schools, completion days, the scope) and which roster fields it holds, part by
-part in words and in codes, with the command line that makes the same file.
-Texts are written as text, never as formulas, as in the XLSX export.
+Read next: ``docs/architecture.md``, "Response exports" (*The codebook*).
 """
 import json
 from collections.abc import Iterable

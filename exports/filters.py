@@ -1,33 +1,7 @@
 """Which respondents an export holds: by status, by district or school, by the day they completed.
 
-``ExportFilter`` is what was asked, as codes (a frozen dataclass kept on the
-export job as a dict, ``as_dict``/``from_dict``). The staff area's form and
-``manage.py export_responses`` both make one with ``export_filter_make``, which
-reads what was typed and checks it in one place, ``export_filter_check``,
-against the requester's scope: every problem at once, each naming the part of
-the filter it is about (``ExportFilterError.problems``). The export's task
-checks it again, with the scope as it is then.
-
-- **Status**: ``completed``, ``in_progress``, ``not_started``, ``withdrawn``;
-  several are joined by "or", none means every respondent. A withdrawn
-  respondent is "withdrawn" only, whatever they had answered before, as the
-  completion counts of monitoring take them apart; the other three are of the
-  respondents not withdrawn.
-- **Place**: district codes and school codes, within the scope. A district
-  means its schools in the scope (a district analyst named to two of its
-  schools gets those two). A school inside a chosen district is refused
-  (choose the district or the school), so a filter never reads two ways.
-  Respondents with no school are in no district: a place filter leaves them
-  out.
-- **Completed from/to**: whole days, both ends included, in the deployment's
-  time zone (``settings.TIME_ZONE``): from the first instant of the first day
-  to the first instant of the day after the last, however long daylight saving
-  makes those days. Only a completed respondent (or a withdrawn one who had
-  completed) has a completion time: with a range, "in progress" and "not
-  started" are refused, and the respondents without one are left out.
-
-``export_filter_apply`` puts the filter into the query that reads the
-respondents: nothing is filtered in Python.
+``export_filter_make`` reads what was typed, ``export_filter_check`` checks it against the scope (every problem at
+once), ``export_filter_apply`` puts it into the query. Read next: ``docs/architecture.md``, "Filtered exports".
 """
 import operator
 import shlex
@@ -75,7 +49,8 @@ class ExportFilterError(ValueError):
 
 @dataclass(frozen=True)
 class ExportFilter:
-    """Which respondents an export holds (see the module docstring); empty parts filter nothing."""
+    """Which respondents an export holds, as codes (``docs/architecture.md``, "Filtered exports"); empty parts filter
+    nothing."""
 
     statuses: tuple[str, ...] = ()
     districts: tuple[str, ...] = ()

@@ -1,22 +1,7 @@
-"""Response exports staff ask for in the staff area: queued, written by Celery from a replica, kept in storage.
+"""Response exports staff ask for: recorded and audited, written by Celery from a replica, kept in storage, expired.
 
-``export_job_start`` records what was asked (format and options, from the
-staff member's scope) and audits it; ``export_job_run`` (the Celery task)
-writes the export's files with ``exports.writers.export_write`` into a
-scratch folder, reading a replica in pages, with the progress on the job
-row; bundles them into one ZIP and saves it through Django's default
-storage: the file system on the embedded default, an S3 bucket on the stack
-(django-storages). Only the person who asked may download it
-(``export_job_file``, audited), through a short-lived link the staff screens
-make; ``export_jobs_expire`` (celery beat, hourly) deletes exports older than
-``EXPORT_RETENTION_DAYS``. A running export writes a heartbeat on its row; one whose worker went away (a
-killed machine) falls silent, and ``export_jobs_sweep`` (celery beat) fails it, file-less, so that the person
-who asked sees "failed" and asks again, never a half file.
-
-Who exports: state administrators and analysts (an analyst named to some
-districts gets only their schools). Coordinators manage people and never
-download answers. Access codes are never exported; a scope that may not see
-codes (an analyst) never gets names either, whatever the options say.
+Read next: ``docs/architecture.md``, "Response exports" (*Jobs*); who may export and download:
+``docs/operations.md``, "Exports from the staff area".
 """
 import logging
 import tempfile

@@ -24,7 +24,7 @@ class UnknownRosterField(ExportError):
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """What an export holds; see ``exports/writers.py``'s docstring."""
+    """What an export holds (``docs/operations.md``, "Export responses")."""
 
     labels: bool = False
     multiple: str = "joined"

@@ -1,24 +1,6 @@
 """The SPSS (``.sps``) and Stata (``.do``) files that read an export's data file (``.dat``) with its labels.
 
-Both read the data file as it lies beside them (run them from that folder),
-so a survey of any size is read by the tool, never assembled in memory here.
-The file is tab-separated with its texts escaped (``exports/cells.py``;
-``exports/writers.py`` says why): each reads it with no quote character and then undoes the escapes
-of every string variable in the order of ``DATA_ESCAPES``, the backslash last,
-so every text is what the respondent typed (quotes, tabs, line breaks, a
-first ``=``, any script). Each declares, from the export's VariablePlan
-(``exports/variables.py``): variable labels (the prompts), value
-labels (the choices' labels, on numeric choice codes; SPSS also labels string
-codes), the missing-value codes, and for SPSS the measurement levels.
-
-Labels are cut to each tool's limits (SPSS: variable labels 256 bytes, value
-labels 120 bytes; Stata: variable labels 80 characters, value labels 32,000)
-and written with each tool's quoting: SPSS doubles a double quote inside a
-double-quoted string; Stata takes the text inside compound quotes, with its
-backquotes turned into apostrophes and its dollar signs escaped so no macro is
-expanded, and a space put between a double quote and an apostrophe that would
-close the compound quote early. Line breaks become spaces in both: neither
-takes one inside a string of a command.
+Read next: ``docs/architecture.md``, "Response exports" (the data file, how each tool reads it, the labels' limits).
 """
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -27,6 +9,7 @@ from exports.cells import DATA_ESCAPES
 from exports.variables import MISSING_CODES, NOMINAL, ORDINAL, SCALE, Variable, VariablePlan
 from surveys.models import Survey
 
+# Each tool's limits on a label: longer ones are cut.
 SPSS_VARIABLE_LABEL_BYTES = 256
 SPSS_VALUE_LABEL_BYTES = 120
 STATA_VARIABLE_LABEL_CHARS = 80
@@ -39,6 +22,7 @@ _NAMES_PER_LINE = 6  # variable names on a line of a list: 6 of 32 characters ke
 
 
 def _one_line(text: object) -> str:
+    # Neither tool takes a line break inside a string of a command.
     return " ".join(str(text).split("\n")).replace("\r", " ").replace("\t", " ")
 
 
@@ -48,7 +32,8 @@ def _cut_bytes(text: str, limit: int) -> str:
 
 
 def spss_string(text: object, *, max_bytes: int | None = None) -> str:
-    """Return ``text`` as an SPSS string literal (one line, or several joined with "+")."""
+    """Return ``text`` as an SPSS string literal (one line, or several joined with "+"): double-quoted, a double
+    quote inside doubled."""
     text = _one_line(text)
     if max_bytes is not None:
         text = _cut_bytes(text, max_bytes)
@@ -57,7 +42,9 @@ def spss_string(text: object, *, max_bytes: int | None = None) -> str:
 
 
 def stata_string(text: object, *, max_chars: int | None = None) -> str:
-    """Return ``text`` as a Stata compound-quoted string literal."""
+    """Return ``text`` as a Stata compound-quoted string literal: its backquotes turned into apostrophes, its dollar
+    signs escaped so that no macro is expanded, and a space put between a double quote and an apostrophe that would
+    close the compound quote early."""
     text = _one_line(text)
     if max_chars is not None:
         text = text[:max_chars]

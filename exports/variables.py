@@ -1,47 +1,7 @@
 """The variables of a response export: names, labels, value labels, measurement levels and missing-value codes.
 
-One ``Variable`` per column of the data file, planned once from the survey's
-definition (``variables_plan``) and used by every writer: the data file, the
-SPSS and Stata syntax (``exports/syntax_files.py``) and the codebook
-(``exports/codebook.py``), so the three never disagree.
-
-**Missing values.** The data model tells two things apart, and no more: a page
-save writes every answerable question of its page (a blank answer is an empty
-value), so an answer row with an empty value is a question the respondent saw
-and left blank, and no answer row is a question whose page the respondent never
-saved (not reached yet, left before saving it, or added to the survey after
-they saved that page). ``current_page`` is where the respondent goes next, not
-how far they got (Back lowers it), so it is not used. In the SPSS and Stata
-data these two are ``MISSING_CODES``; in CSV and XLSX both are an empty cell.
-A third is decided by the survey's skip logic (``surveys/flow.py``): a
-question whose show_if (or its page's) does not hold for the respondent's
-answers was not asked, whatever was saved for it before the answers changed
-(it is kept, not exported): ``NOT_ASKED`` (-97, Stata ``.c``) where codes are
-allowed, else ``NOT_ASKED_CELL`` ("NA"), in CSV and XLSX too, never empty.
-A variable carries the codes only when no legal answer can equal them: not a
-free-text question (a respondent may type ``-99``), not an integer question
-whose range admits them, not a choice whose value is one of them. There both
-are an empty cell, and the codebook says so. A multiple choice with nothing
-chosen is a blank answer (the model cannot tell "none of these" from a skip).
-
-**Measurement levels** (SPSS ``VARIABLE LEVEL``): integer questions are scale;
-a grid's rows are ordinal (the rows share one rating scale, listed in order);
-every other question (single and multiple choice, its 0/1 columns, dates and
-texts) and every roster field is nominal.
-
-**Names.** A variable has one name in every format (CSV and XLSX headings,
-SPSS and Stata names, the codebook). A question's is its code: the survey's
-checks refuse a code SPSS or Stata cannot take as a name
-(``surveys/variable_names.py``), so it never changes between exports. The
-roster and system columns are always ``roster_<field>`` (``roster_grade``,
-``roster_started_at``), a prefix no question code may start with, so they
-never take a question's name whichever fields an export holds. Only what is
-derived is made legal here (``legal_names``): a multiple choice's 0/1 columns,
-``<code>_<value>``, and the code of a survey loaded before the rule: letters,
-digits and ``_``, starting with a letter, at most 32 characters, not a
-reserved word, unique without regard to case (SPSS ignores case); a clash
-gets ``_2``, ``_3``... in column order, after every question code and roster
-column has its own.
+``variables_plan`` plans one ``Variable`` per column, once, for the data file, the syntax files and the codebook
+alike. Read next: ``docs/architecture.md``, "Response exports" (missing values, names, levels).
 """
 import hashlib
 import re
@@ -150,10 +110,13 @@ class VariablePlan:
 
 
 def legal_names(wanted: Sequence[str], *, first: Iterable[int] = ()) -> list[str]:
-    """Return one SPSS- and Stata-legal, unique name for each of ``wanted``, in order (see the module docstring).
+    """Return one SPSS- and Stata-legal, unique name for each of ``wanted``, in order.
 
-    The names at the indexes ``first`` are claimed before the others, so that
-    a question's code keeps its name and a derived name gives way.
+    Letters, digits and ``_``, an ASCII letter first (else ``v`` before it),
+    at most NAME_MAX_LENGTH characters, no reserved word, unique without
+    regard to case (SPSS ignores case): a clash gets ``_2``, ``_3``... The
+    names at the indexes ``first`` are claimed before the others, so that a
+    question's code keeps its name and a derived name gives way.
     """
     names = [""] * len(wanted)
     taken: set[str] = set()

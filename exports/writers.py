@@ -1,84 +1,7 @@
-r"""Response exports: one row per respondent, one column per answerable question, as CSV, XLSX, SPSS or Stata.
+"""Response exports: one row per respondent, one column per variable, as CSV, XLSX, SPSS or Stata.
 
-``export_write`` is the one entry point (the staff area's task and
-``manage.py export_responses`` call it): it writes the data file (``.csv``,
-``.xlsx``, or for SPSS and Stata ``.dat``), the syntax file of SPSS (``.sps``)
-or Stata (``.do``) that reads it, and the codebook (``<stem>-codebook.xlsx``)
-into a directory; ``export_zip`` bundles them for one download. The
-variables, their names (a question's is its code, in every format), levels
-and missing-value codes are planned in ``exports/variables.py``.
-
-Multiple-choice answers are one column holding the chosen values separated by
-single spaces, in choice order (as stored; the same convention as ODK's
-select_multiple), or with ``ExportOptions(multiple="columns")`` one 0/1 column
-per choice. A grid exports one column per row, under the row's code.
-``labels=True`` writes choice labels instead of values in CSV and XLSX (a
-multiple choice's labels joined by "; "); SPSS and Stata data always hold the
-values, and their labels are in the syntax file.
-
-Exports stream: respondents are read in pages by primary key from the
-database ``using`` (a replica) and only one page of answers is held in memory
-at a time. A failed export leaves nothing behind: files are written under a
-``.partial`` name and renamed only when all of them are complete.
-
-Every text cell of a CSV export is safe to open in a spreadsheet
-(``spreadsheet_safe``): a text that starts with ``=``, ``+``, ``-``, ``@``, a tab
-or a carriage return is written with an apostrophe before it, so no spreadsheet
-takes it for a formula (an answer ``=HYPERLINK(...)`` arrives as
-``'=HYPERLINK(...)``); a number such as ``-5`` is written as it is. XLSX cells
-are written as text, which no spreadsheet runs, so they keep their value; a
-numeric column holds numbers only (a missing answer is an empty cell).
-
-**The SPSS and Stata data file** (``<stem>.dat``) must give those tools every
-value exactly and run nothing when someone opens it in a spreadsheet. It is
-UTF-8, tab-separated, one line per respondent after a line of names, with no
-quoting, and a text is written escaped (``exports.cells.data_text``): a
-backslash as ``\b``, a tab as ``\t``, a line feed as ``\n``, a carriage return
-as ``\r``, and a backslash before a first ``=``, ``+``, ``-``, ``@`` or ``"``
-(not before a number such as ``-5``). The syntax files undo the escapes in
-the order of ``exports.cells.DATA_ESCAPES``, the backslash last, which
-restores every text exactly: each backslash in the file starts a pair, so no
-pair is read across two. Why this and not the alternatives:
-
-- A CSV (the former ``.csv``) opens straight into Excel, LibreOffice or
-  Numbers, which run ``=HYPERLINK(...)``; an apostrophe in front would change
-  what SPSS and Stata read. And SPSS's GET DATA ends a case at a line end
-  even inside quotes, so a text with a line break could not be read exactly.
-- ``.dat`` is what SPSS and Stata users know as raw data, and no spreadsheet
-  takes it as its own: double-clicking it does not open one, and opening it
-  from a spreadsheet goes through a text import dialog (Excel's Text Import
-  Wizard, LibreOffice's Text Import). Such a dialog may still take a cell
-  that starts with ``=`` for a formula (Excel's, with its General column
-  format), as for ``.txt`` and ``.tsv``, so the extension alone is not
-  enough: the escapes make sure no cell starts with what a spreadsheet runs,
-  and that no tab, line break or quote inside a text moves the rest of it
-  into a cell of its own.
-- Native ``.sav``/``.dta``: pyreadstat writes them only from a whole data
-  frame in memory: a million respondents by 71 columns is at least 8 bytes a
-  cell (568 MB) before any text, and held as the export's values about 3 GB
-  (59 MB measured for 20,000 bench respondents), against the export's target
-  of 200 MB (``make bench-export``, docs/performance.md); this file streams
-  at the same ~85 MB as the CSV.
-
-GET DATA reads it with ``/DELIMITERS="\t"`` and no qualifier, so quotes are
-text; Stata's ``import delimited`` with ``delimiters("\t")`` and
-``bindquote(nobind) stripquotes(no)``, for the same reason.
-
-**Times** are ISO 8601 in the deployment's time zone (``TIME_ZONE``) with
-their offset, to the second: ``2026-11-25T09:14:03-06:00``
-(``fileformats.tables.moment_text``, as every file staff download writes them).
-
-**De-identified** exports drop what identifies a person (``IDENTIFYING_FIELDS``:
-the respondent id, the roster's id and the slip name; access codes are never
-exported), leave withdrawn respondents out, and leave out every school with
-fewer than ``settings.EXPORT_SMALL_SCHOOL_MIN`` respondents in the export's
-selection (respondents with no school count as one such group). The counts
-are the rows the export would otherwise hold, so no school appears with fewer
-rows than the minimum. Their rows are shuffled (otherwise they follow the
-respondent id, which is roster order) and their times are dates, so nobody
-holding the roster or a sign-in log can link a row back to a person by its
-place or its minute. The shuffle reads the selection's ids (8 bytes each: 8 MB
-for a million) and then the respondents in that order, 500 at a time.
+``export_write`` writes the data, its syntax file and the codebook; ``export_zip`` bundles them. Read next:
+``docs/architecture.md``, "Response exports"; what each file holds: ``docs/operations.md``, "Export responses".
 """
 import csv
 import os
@@ -406,7 +329,8 @@ def _csv_write(*, stream: "SupportsWrite[str]", plan: VariablePlan, rows: Iterab
 
 def _data_write(*, stream: "SupportsWrite[str]", plan: VariablePlan, rows: Iterable[tuple[Respondent, Answers]],
                 deidentified: bool = False) -> None:
-    """Write the SPSS and Stata data file: tab-separated lines, texts escaped (see the module docstring)."""
+    """Write the SPSS and Stata data file: a line of names, then tab-separated lines, texts escaped
+    (``exports.cells.data_text``; why: ``docs/architecture.md``, "Response exports")."""
     makers = _cell_makers(plan.variables, statistics=True, deidentified=deidentified)
     stream.write("\t".join(v.name for v in plan.variables) + "\n")
     for respondent, answers in rows:

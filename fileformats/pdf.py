@@ -1,19 +1,6 @@
-"""Text on a PDF page (reportlab), in whatever script it is written.
+"""Text on a PDF page (reportlab), in whatever script it is written: in a font that has every character, shaped.
 
-reportlab's standard fonts (Helvetica) draw only what Windows' Latin code
-page holds. A name on a roster, a survey's title or a school's may be in any
-script, so ``font_for`` picks a font that has every character of a text:
-Helvetica when it will do (nothing embedded), else one of Debian's Noto
-fonts (``fonts-noto-core``: one font a script), else Droid Sans Fallback
-(``fonts-droid-fallback``) for Chinese, Japanese and Korean: Noto's CJK fonts
-have PostScript outlines, which reportlab cannot embed. The font is
-registered with reportlab the first time a text needs it and embedded (the
-glyphs used) in the PDF. ``draw_text`` shapes the text with HarfBuzz
-(uharfbuzz) where the font is embedded, so that scripts whose letters join or
-reorder (Arabic, Hebrew, Devanagari) are drawn as they are read.
-
-Where no font has them all (the packages are not installed: a developer's
-machine), the text is drawn in Helvetica and its missing characters are blank.
+Read next: ``docs/architecture.md``, "The staff area" (*Slips*); the fonts: ``docs/xlsform.md``, "Languages".
 """
 import functools
 import logging

@@ -1,28 +1,8 @@
-"""The tables staff upload (the school directory, rosters): CSV or XLSX, read row by row.
+"""The tables staff upload (the school directory, rosters, staff files): CSV or XLSX, read row by row within bounds.
 
-- XLSX is recognised by its first bytes (a ZIP). Its first sheet is read as
-  it streams, only the header's columns, with values as openpyxl's read-only
-  mode gives them (numbers, dates, formulas as formulas), within the limits
-  ``XLSX_*``: the ZIP and the XML are checked by ``fileformats.workbooks`` before
-  anything is parsed. openpyxl itself holds every shared text as a Python
-  object and pads every row to the width the sheet declares, so a 100 KB
-  upload could take hundreds of MB or minutes; here the shared texts are held
-  as UTF-8 and rows are never padded.
-- CSV text is UTF-8, with or without a byte-order mark, or Windows-1252 (what
-  Excel on Windows writes). The encoding is decided over the whole file first
-  and said back to the person; a file that is neither is refused. The
-  delimiter (comma, semicolon or tab) is the one that splits the header most
-  (``csv.Sniffer`` takes quadratic time on some input), and no line may be
-  longer than ``CSV_LINE_MAX_CHARS``.
-- An accepted upload is read within about 256 MB above the process's own
-  memory and in time linear in its size unpacked (``make fuzz-uploads``
-  measures both on hostile files).
-- What is wrong with the file as a whole raises ``TableError`` with one clear
-  message. What is wrong with a row is the caller's to report, as a
-  ``Problem`` (row, column, value, reason); ``formula_problem`` is the check
-  every caller makes of every cell.
-
-Row numbers are those a spreadsheet shows: the header is row 1.
+A problem with the whole file is a ``TableError``; a row's are the caller's to report as ``Problem``s, numbered as a
+spreadsheet shows rows (the header is row 1). Also what a cell written out must be (``spreadsheet_safe``) and how a
+time is written (``moment_text``). Read next: ``docs/architecture.md``, "Uploads".
 """
 import codecs
 import csv

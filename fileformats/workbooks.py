@@ -1,25 +1,8 @@
 """XLSX uploads checked before anything parses them (a roster, the school directory, an XLSForm survey).
 
-An XLSX file is a ZIP of XML parts, and a small upload can unpack to
-gigabytes, or to XML that costs far more to parse than its size. So:
-
-- ``workbook_open`` reads the ZIP's end record before ``zipfile`` reads its
-  table of contents (which ``zipfile`` holds whole in memory), and refuses a
-  part that is encrypted or compressed otherwise than Excel does (stored or
-  deflated: LZMA, for one, sets its own memory). ``zipfile`` stops each part
-  at the unpacked size the table of contents declares and checks its CRC, so
-  the sizes checked here are the sizes read.
-- ``part_check`` refuses a part over a size the caller names.
-- ``xml_parse`` streams one part through expat, 64 KB at a time, without
-  ever holding more than about a megabyte of it: expat holds a whole tag, a
-  comment or a processing instruction until its end, and its nesting, in
-  memory, so a part may hold no DTD (entities), no comment and no processing
-  instruction (Excel writes none), no stretch of more than ``TAG_MAX_BYTES``
-  without a ``<`` (a tag or a cell's text), and no element nested more than
-  ``DEPTH_MAX`` deep. Text is streamed: the caller keeps what it needs.
-
-Every refusal is a ``WorkbookError`` whose message is for the person who sent
-the file.
+``workbook_open`` checks the ZIP, ``part_check`` a part's size, ``xml_parse`` streams a part through expat within
+bounds; every refusal is a ``WorkbookError`` for the person who sent the file. Read next: ``docs/architecture.md``,
+"Uploads".
 """
 import io
 import os
@@ -208,7 +191,8 @@ def xml_parser() -> pyexpat.XMLParserType:
 
 
 class _Guard:
-    """What expat would hold whole, checked on the raw bytes before they reach it (see the module's docstring)."""
+    """What expat would hold whole, checked on the raw bytes before they reach it (``docs/architecture.md``,
+    "Uploads")."""
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -1,33 +1,6 @@
-"""Results by question: every selection's figures, suppressed, rebuilt off the save path.
+"""Results by question: every selection's figures, suppressed, rebuilt off the save path (``answer_counts_refresh``).
 
-``answer_counts_refresh`` rebuilds one survey's AnswerCount rows from a
-replica (when one is up and current; the master otherwise) and replaces them
-in one transaction. A periodic Celery task runs it for every open survey
-(``RESULTS_REFRESH_SECONDS``); the embedded default runs it when the results
-page is read (``RESULTS_REFRESH_ON_REQUEST``).
-
-Which answers count: the stored answer of each question (a respondent has
-one per question: a later save of the page replaces it), of respondents in
-progress or completed who are not withdrawn, left out when blank, and left out
-when the survey's skip logic (``surveys/flow.py``) says the respondent was
-not asked the question with the answers they have now (as exports mark it
-"not asked"). A question that is always asked is counted by one GROUP BY of
-its answers joined to their respondents, by school, grade, role and value; a
-question with skip logic is counted in Python, reading the respondents'
-answers in batches as exports do, since its rule reads other answers.
-
-What each question stores (``AnswerCount.Cell``): a single choice and a grid
-row, the respondents per choice and those who answered; a multiple choice, the
-same; a number, the respondents per bin (bins fixed for the whole survey, from
-the question's minimum and maximum, else from the answers': ``number_bins``),
-those who answered and their mean; other kinds (text, dates, times), only how
-many answered, never what.
-
-Each question's group counts (a school's grade and role) are then added up by
-``results.suppression.figures_suppressed`` into every selection (every grade,
-every role, districts, the state), which also decides what is hidden, across
-all of them, and every figure is written with that: a results page reads its
-selection's rows, a few dozen whatever the survey's size.
+Read next: ``docs/architecture.md``, "Results by question" (which answers count, what is stored, the refresh).
 """
 import io
 import math

@@ -1,20 +1,7 @@
-"""The school directory: districts and schools, loaded from a CSV or XLSX file, checked first and applied on
-confirmation, as rosters are.
+"""The school directory: districts and schools from a CSV or XLSX file, checked first and applied on confirmation.
 
-Columns ``district_code, district_name, school_code, school_name``. Importing
-again updates names (and a school's district) and never duplicates: districts
-and schools are keyed by their codes. A file with any problem writes nothing.
-A directory is a few thousand rows, so it is checked whole in memory and what
-applying it would write is kept with its counts in a ``DirectoryUpload``.
-
-1. ``school_directory_check`` reads the file and keeps its rows, its problems
-   and the counts (new, updated, unchanged) against the directory as it is.
-2. ``school_directory_apply`` (the person confirms) writes it in one
-   transaction. Directory applies take turns (a lock on the directory's two
-   tables that readers, and the foreign keys of respondents, pass through), and
-   the counts are taken again under that lock: a directory changed since the
-   check is checked again, with its new counts for the person to confirm,
-   never applied on what the check saw.
+Read next: ``docs/architecture.md``, "The staff area" (*School directory*); the file: ``docs/operations.md``, "Load
+a survey and respondents".
 """
 import re
 from collections.abc import Callable, Collection, Mapping

@@ -1,28 +1,8 @@
 """Roster import: a CSV or XLSX file of people for a survey, checked first (a dry run), applied on confirmation.
 
-Columns: ``external_id`` (required, unique in the survey), ``school_code``
-(required, in the school directory and in the uploader's scope), and the
-optional ``grade``, ``role``, ``language`` and ``display_name``. Only the
-optional columns a file has are compared and updated.
-
-1. ``roster_upload`` keeps the file and makes a Roster (status CHECKING).
-2. ``roster_check`` (a Celery task on the stack, in-process on the embedded
-   default) reads the file row by row, stages every good row in ``RosterRow``
-   and every problem in ``RosterProblem``, in batches, so memory stays flat
-   whatever the file's size. What needs the whole file is SQL over the staged
-   rows: an ``external_id`` twice, a person of another school, the counts per
-   school and role (new, updated, unchanged, errors). A file with any problem
-   is REFUSED; a clean one is CHECKED. Nothing of the survey changes.
-3. ``roster_apply_start`` (the person confirms) and ``roster_apply`` (the task)
-   upsert on (survey, external_id) in one transaction: set-based UPDATE of the
-   changed people and INSERT ... SELECT of the new ones, each a single
-   statement over the staged rows. An existing access code never changes;
-   people missing from the file are listed (``roster_missing``), never
-   deleted. All or nothing per file.
-
-Set-based SQL rather than the ORM's ``bulk_create``/``bulk_update``: a
-state-wide roster is a million rows, and a statement over the staged table
-keeps them out of Python (``make bench-roster``).
+``roster_upload`` keeps the file, ``roster_check`` stages its rows and problems, ``roster_apply`` writes them in
+set-based SQL. Read next: ``docs/architecture.md``, "The staff area" (*Roster import*); the file's columns:
+``docs/operations.md``, "The staff area: people and codes".
 """
 import csv
 import io

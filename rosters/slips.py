@@ -1,21 +1,7 @@
-"""Access-code slips: a PDF per school (and per grade within it), eight slips a page, a cover sheet per group;
-the slips of people chosen in a search, school by school without cover sheets.
+"""Access-code slips: a PDF per school or grade, a cover sheet per hand-out group; or the slips of people chosen in a
+search, school by school without covers.
 
-Each slip has the survey's title in the respondent's language (the roster's
-``language``), the code as printed (``ABCDE-FGHJK``), the name on the roster
-(``display_name``), the address to type and a QR code that opens the login
-page with the code filled in but not submitted. The code travels in the
-URL's fragment (``/#code=ABCDE-FGHJK``): browsers never send a fragment to
-the server, so no code reaches its logs; ``taking/static/taking/login.js``
-reads it, fills the field and removes it from the address bar.
-
-A school's slips come in hand-out groups (``handout_group``), each after its
-cover sheet: a grade, or, for people without a grade (teachers, parents,
-staff: the roster gives them none), their role: "Teachers", "Parents".
-Everything printed beside the QR code stays left of it (``title_lines``).
-
-The QR modules are drawn as vector rectangles (segno's matrix), so the PDF
-stays small and prints sharp. reportlab writes page by page into the stream.
+Read next: ``docs/architecture.md``, "The staff area" (*Slips*).
 """
 import csv
 import tempfile

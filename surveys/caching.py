@@ -1,38 +1,6 @@
-"""The one place where django-cache-machine's gaps are handled.
+"""The one place where django-cache-machine's gaps are handled, and the per-process memo of assembled definitions.
 
-django-cache-machine (1.2, unmaintained) caches query results per model and
-invalidates them from post_save/post_delete signals. Known gaps, and what this
-module does about them:
-
-* ``QuerySet.iterator(chunk_size=...)`` raises TypeError, because its
-  ``iterator()`` takes no arguments; Django's admin and ``prefetch_related``
-  pass ``chunk_size``. ``DefinitionQuerySet.iterator`` accepts and ignores it.
-* ``QuerySet.update()`` and ``bulk_create()`` send no signals, so they never
-  invalidate. Code that writes definition rows that way calls
-  ``definitions_changed()`` (``surveys/invalidation.py``) with them
-  (``surveys.services.survey_create`` does); ``save()`` and ``delete()`` reach
-  it through the signal receiver there.
-* A new row invalidates only through its FK parents; settings turn on
-  ``CACHE_INVALIDATE_ON_CREATE = "whole-model"`` so cached lists see it.
-* It invalidates in post_save, before the transaction commits, and knows
-  nothing of replicas: a request could re-cache the old rows from a replica
-  that has not replayed the change yet, and they would stay cached. So every
-  change is invalidated again after commit and once more when every replica
-  has replayed it (``definitions_changed``; a Celery task if that takes long).
-* ``count()`` results cannot be invalidated; ``CACHE_COUNT_TIMEOUT = -1``
-  keeps them out of the cache.
-
-Caching is explicit: models keep Django's plain ``objects`` manager as their
-default and expose the caching one as ``cached``, so a stale read can only come
-from code that asked for the cache.
-
-On top of it, ``definition_memo`` keeps the assembled definitions (a page
-with its questions and choices) in each process, the talk's "request-local
-caching" carried across requests: cache-machine's every read compiles the
-query's SQL for its key and unpickles instances, several times a request.
-The memo is valid while one shared key, the definitions version, is
-unchanged; ``definitions_changed`` sets a new version whenever it invalidates.
-Each process reads the version at most every ``RECHECK_SECONDS``.
+Read next: ``docs/architecture.md``, "Caching rules"; what invalidates, and when: ``surveys/invalidation.py``.
 """
 from __future__ import annotations
 

@@ -1,35 +1,8 @@
-"""Calculations: values computed from earlier answers, as XLSForm's ``calculate`` rows make them.
+"""Calculations: values computed from earlier answers (XLSForm's ``calculate``), as a JSON expression tree.
 
-A calculation is a question of kind ``calculate`` that nobody answers: its
-value is computed from the answers before it whenever rules read them (on the
-server, ``surveys/flow.py``; in the browser, ``survey.js``) and in exports,
-where it is a variable. Rules read it as they read a decimal question (a
-number) or a short text question (text), whichever it makes.
-
-An expression is a JSON tree, as rules are (nothing is handed to ``eval``)::
-
-    12, 2.5, "text"                                 # literals
-    {"q": "age"}                                    # an earlier answer, or an earlier calculation
-    {"fn": "add", "args": [a, b]}                   # also sub, mul, div, mod; neg takes one
-    {"fn": "round", "args": [a, 2]}                 # to 0..10 places, halves away from zero
-    {"fn": "if", "args": [RULE, a, b]}              # RULE is a rule of surveys/rules.py
-    {"fn": "coalesce", "args": [a, b]}              # a, unless it is blank
-    {"fn": "concat", "args": [a, b, ...]}           # text
-
-Numbers are IEEE doubles, as XPath's and JavaScript's are, so Python and
-``survey.js`` compute the same bits; an answer is read as a number when it is
-written as one, and anything else (a blank) is not a number, which every
-arithmetic op passes on, as XPath's NaN. A result that is not a finite number
-smaller than 10^15 is blank. A number is written as text (what rules read,
-what exports hold) with no exponent: a whole number as such, any other to ten
-places, trailing zeros cut. ``surveys/tests/calculation_cases.json`` holds the
-cases both evaluators agree on.
-
-What a calculation may do is checked when the survey is loaded: arithmetic
-reads numbers (number questions, calculations that make numbers, single
-choices whose values are all numbers, as XLSForms score Likert scales), never
-a multiple choice, a date or a time (date arithmetic is not supported); the
-two branches of an ``if`` and of a ``coalesce`` make the same type.
+Checked and compiled here, computed in IEEE doubles as ``survey.js`` computes them
+(``surveys/tests/calculation_cases.json``). Read next: ``docs/architecture.md``, "Skip logic and constraints";
+the XLSForm side: ``docs/xlsform.md``, "Questions".
 """
 import math
 from collections.abc import Collection, Iterator, Mapping

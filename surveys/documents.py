@@ -1,72 +1,8 @@
-"""Survey documents: a survey definition as plain data (JSON), checked before anything is written.
+"""Survey documents: a survey definition as plain data (JSON), checked whole before anything is written.
 
-The shape (see ``surveys/demo/school_climate.json`` for a whole one)::
-
-    {"slug": "...", "title": "...", "status": "open", "intro": "...", "thank_you": "...",
-     "choice_lists": {"agree4": [{"value": "1", "label": "Strongly disagree"}, ...]},
-     "pages": [{"title": "...", "intro": "...", "questions": [
-         {"code": "q1", "kind": "single", "prompt": "...", "required": true, "choices": "agree4"},
-         {"code": "safety", "kind": "grid", "prompt": "...", "choices": "agree4",
-          "rows": [{"code": "safe_class", "prompt": "..."}]},
-         {"code": "age", "kind": "integer", "min": 5, "max": 99},
-         {"code": "comments", "kind": "long_text", "max_length": 2000},
-         {"code": "thanks", "kind": "note", "prompt": "Thank you: one page to go."}]}]}
-
-A question's ``default`` is written as its answer is stored (``"cat dog"``
-for a multiple choice) and checked against it: shown filled in until the
-person saves the page.
-
-Kinds: single, multiple, grid, short_text, long_text, integer, decimal, date,
-time (stored ``HH:MM``), datetime (``YYYY-MM-DDTHH:MM``, the respondent's
-wall-clock time), note (its prompt is shown; it takes no answer, but may
-have a ``show_if``) and calculate (a ``calculation`` of
-``surveys/calculations.py`` computed from earlier answers: rules read it, the
-exports hold it; its prompt is optional).
-
-``choices`` is either the name of a list in ``choice_lists`` or a list inline.
-A grid's ``required`` applies to each of its rows unless a row says otherwise.
-``SurveyDocument`` and the TypedDicts it is made of describe the shape;
-``CheckedSurvey`` is what ``parse_survey_document`` makes of a document.
-
-Skip logic and validation (rules of ``surveys/rules.py``)::
-
-    {"title": "Teaching", "show_if": {"op": "equals", "q": "role", "value": "teacher"}, "questions": [
-        {"code": "years_teaching", "kind": "integer", "required": true,
-         "constraint": {"op": "le", "q": ".", "value": {"q": "age"}},
-         "constraint_message": "You cannot have taught longer than you have lived.",
-         "required_message": "Please tell us how many years you have taught."},
-        {"code": "why_low", "kind": "long_text", "show_if": {"op": "in", "q": "rating", "values": ["1", "2"]}}]}
-
-Several languages: ``"languages": ["en", "es"]`` (the default first; the
-site's ``LANGUAGES`` only) and any text a respondent reads (title, intro,
-thank_you, page titles and intros, prompts, help texts, choice labels,
-constraint and required messages) given as ``{"en": "...", "es": "..."}``
-instead of a string. A survey published (``"status": "open"``) must have every
-text in every language it lists (``surveys.services.survey_translation_gaps``).
-
-``show_if`` (a page, a question, a grid or a grid's row) reads answers to
-questions that come before it: on earlier pages, or earlier on the same page.
-A grid's ``show_if`` holds for its rows too. ``constraint`` reads the same, and
-``"."`` for the question's own answer; ``constraint_message`` and
-``required_message`` replace the defaults (``rules.default_message``); a
-number's ``constraint_message`` is shown for its min and max too.
-
-Every problem is reported at once, each with the path of the element at fault
-(the first ``MAX_PROBLEMS``: checking stops there).
-
-A document is untrusted input, so its size and shape are bounded before
-anything is built from it: a JSON file is at most ``MAX_DOCUMENT_BYTES``
-with at most ``MAX_DOCUMENT_VALUES`` values (its ``{``, ``[`` and ``,``
-counted in its bytes, before it is parsed: every value but the first of a
-list or an object follows a comma) and no number of more than
-``MAX_NUMBER_DIGITS`` digits (``survey_document_loads``); a survey has at
-most ``MAX_PAGES`` pages, ``MAX_QUESTIONS`` questions (grid rows counted),
-``MAX_CHOICES`` choices in a list and ``MAX_CHOICE_ROWS`` choices stored
-(a list's once for each question that uses it). A number a document sets
-(``min``, ``max``, ``max_length``) must fit its column on PostgreSQL, which
-SQLite, holding 64 bits in any integer column, would not refuse. The slug,
-codes, choice values, titles and labels keep their model fields' validators
-and ``max_length`` (read from the fields, so the two never disagree).
+``survey_document_loads`` reads a file within bounds; ``parse_survey_document`` checks it and returns a
+``CheckedSurvey``. Read next: ``docs/architecture.md``, "Survey documents" (the shape, the checks, the bounds), and
+a whole one, ``surveys/demo/school_climate.json``.
 """
 import json
 from collections.abc import Iterable, Mapping

@@ -1,20 +1,7 @@
 """What applies to a respondent: the pages and questions their answers lead to.
 
-A survey's ``show_if`` and ``constraint`` rules (``surveys/rules.py``, stored
-canonical on Page and Question) are compiled once per definition into a
-``SurveyFlow``, kept in the per-process definition memo
-(``surveys.selectors.survey_flow``); everything here is frozen, so requests
-share it safely.
-
-A question is asked when its page's rule holds and its own rule holds (a grid
-row's also needs its grid's). A question that is not asked reads as blank to
-every rule, whatever was saved for it (ODK clears such answers; here they are
-kept, and exported as not applicable), so answers are always evaluated in
-survey order: rules read only earlier answers, so one pass decides them all.
-
-``reads`` is every code whose answer some rule needs, together with the codes
-that decide whether those are asked. A request reads those answers (and no
-others) from the database, in a query it makes anyway where it can.
+A survey's rules compile once per definition into a frozen ``SurveyFlow`` in the per-process memo. Read next:
+``docs/architecture.md``, "Skip logic and constraints".
 """
 import json
 from collections.abc import Collection, Iterable, Mapping, Sequence

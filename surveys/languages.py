@@ -1,18 +1,7 @@
 """The languages a survey may be written in: any language CLDR knows, read through Babel.
 
-The site's interface (buttons, messages, the staff area) speaks the languages
-of ``settings.LANGUAGES``, for which ``config/locale`` holds catalogues. A
-survey may be offered in those and in any other language CLDR has a name for:
-its own texts are shown in it, and the interface's words fall back to
-``LANGUAGE_CODE`` (Django does so for a language without a catalogue).
-``has_interface`` tells the two apart, for the preview to say so.
-
-Codes are kept the way Django writes them (lower case, a region or script
-after a hyphen: ``pt-br``, ``zh-hans``). XLSForms name languages as
-``English (en)``, by a code, or by a name alone, in English or in the language
-itself (``Chinese``, ``español``): ``language_code`` reads all of them, from
-CLDR's tables of names (``babel.Locale.languages``), so that no list of
-languages is kept here.
+``language_code`` reads the ways XLSForms name a language; ``has_interface`` tells apart those the interface speaks.
+Read next: ``docs/architecture.md``, "Languages"; ``docs/xlsform.md``, "Languages".
 """
 import functools
 import re

@@ -1,23 +1,7 @@
-"""Survey definitions: Survey, Page, Question, Choice.
+"""Survey definitions: Survey, Page, Question, Choice, cached through django-cache-machine (``Model.cached``).
 
-These rows are read on every survey-taking request and change only when an
-administrator edits or imports a survey, so they are cached through
-django-cache-machine (``Model.cached``; see ``surveys/caching.py``).
-
-Skip logic and constraints are stored as rules of ``surveys/rules.py`` (a JSON
-tree, canonical and checked when the document was imported): ``show_if`` on a
-Page or a Question, ``constraint`` on a Question. ``surveys/flow.py`` compiles
-them once per definition and says what applies to a respondent.
-
-Texts a respondent reads may be given per language: each row keeps its text
-in the survey's first language in its own fields and the others in
-``translations`` (``{"es": {"prompt": "...", "help_text": "..."}}``);
-``translated(field)`` returns the text in the active language, or the first
-language's when it has none (which publishing refuses: see
-``surveys.documents.missing_translations``). ``Survey.languages`` lists the
-languages a survey is offered in, its default first.
-
-XLSForm import will build the same rows through ``surveys.services.survey_create``.
+Read next: ``docs/architecture.md``, "Data model", "Languages" and "Caching rules"; the rules they store:
+``surveys/rules.py``.
 """
 import datetime
 from collections.abc import Mapping

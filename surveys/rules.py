@@ -1,75 +1,8 @@
-"""Skip logic and constraints: a small rule language of the survey's own, as a JSON tree.
+"""Skip logic and constraints: a small JSON rule language of the survey's own, checked, compiled and evaluated here.
 
-A page or a question may carry a condition on earlier answers ("show if"), and
-a question a constraint on its own value. Both are written as a JSON tree that
-is checked when the survey document is imported, compiled into frozen
-dataclasses (safe to keep in the per-process definition memo) and evaluated
-here in Python; nothing is ever handed to ``eval``, here or in the browser.
-
-The tree, one example per op::
-
-    {"op": "equals", "q": "role", "value": "teacher"}
-    {"op": "not_equals", "q": "role", "value": "teacher"}
-    {"op": "gt", "q": "age", "value": 12}                  # also ge, lt, le
-    {"op": "le", "q": ".", "value": {"q": "age"}}          # compare with another answer
-    {"op": "lt", "q": "first_day", "value": "2024-09-01"}  # dates as YYYY-MM-DD
-    {"op": "in", "q": "grade", "values": ["6", "7"]}
-    {"op": "selected", "q": "pets", "value": "cat"}        # single or multiple choice
-    {"op": "count", "q": "pets", "cmp": "ge", "value": 2}  # how many choices were ticked
-    {"op": "answered", "q": "comments"}
-    {"op": "and", "rules": [{...}, {...}]}                 # also "or"
-    {"op": "not", "rule": {...}}
-
-``q`` names a question by its code. In a constraint, ``"."`` names the
-question's own value (XPath's ``.``, so an XLSForm ``. <= ${age}`` compiles
-to the fourth line above); the one key keeps every place that reads an answer
-alike, and ``.`` can never be a code. ``value`` is a literal or
-``{"q": code}``; ``equals``, ``not_equals`` and ``count``'s ``cmp`` take
-the same six comparison ops as ``gt``/``ge``/``lt``/``le``.
-
-What a rule may say is checked against the kinds of the questions it reads:
-an integer question compares with whole numbers, a date question with
-``YYYY-MM-DD`` dates, a text question with non-empty text and a choice
-question with its own choice values (written as text; a whole number is taken
-as its text, as the document's choice lists do). ``gt``, ``ge``, ``lt`` and
-``le`` compare only integer and date answers; ``selected`` and ``count`` only
-choice answers; a multiple-choice answer is read only by ``selected``,
-``count`` and ``answered`` (XPath would compare the whole space-separated
-text, which is never what is meant). A grid takes no answer: its rows do.
-
-Answers are the stored text of ``Answer.value``: a choice value, a multiple
-choice's values separated by single spaces, an integer in decimal, a date as
-``YYYY-MM-DD``, ``""`` for a question left blank. A missing key is the same
-as ``""``, and so is anything that is not text: ODK makes no difference
-either, and clears the answer of a question its condition hides, so a caller
-should pass ``""`` for those. Following ODK, which reads an empty answer as
-``""`` (and as NaN where a number is wanted):
-
-- a blank answer equals nothing, so ``equals``, ``in``, ``selected`` and the
-  four orderings are false on it, and ``not_equals`` is true: it is always
-  exactly ``not equals`` (XLSForm's ``${role} != 'teacher'`` holds for a
-  respondent who skipped ``role``). Two blank answers are not equal either;
-- ``count`` of a blank answer is 0; ``answered`` is true for any non-blank answer;
-- numbers compare as numbers (``Decimal``, so ``"12"`` equals ``12``), dates as
-  dates, text and choice values exactly; a stored value that does not read as
-  its kind (which ``respondents.answer_values`` says never happens) counts as blank.
-
-A constraint is checked only when its question has an answer (as in ODK; an
-empty answer is for ``required`` to judge), with that answer as ``own``.
-
-A document is untrusted input, so a rule nests at most ``MAX_DEPTH`` levels
-and holds at most ``MAX_NODES`` ops; an ``in`` lists at most ``MAX_VALUES``
-values, a text literal is at most ``MAX_TEXT`` characters and a number has
-at most ``MAX_DIGITS`` digits before its point (``survey.js`` compares
-numbers as doubles, exact to 15 digits: a larger one could hold in Python
-and not in the browser).
-
-``default_message`` holds the messages a question shows when it carries none
-of its own: for a required question left blank, for a broken constraint, and
-the texts the page form shows for an answer that does not read as its kind or
-is out of range (Django's own field and validator texts, read from Django, so
-the page form, which uses Django's defaults, agrees without building messages
-on every save).
+Rules compile into frozen dataclasses (safe in the per-process definition memo); nothing is handed to ``eval``, and
+``survey.js`` agrees on every case of ``surveys/tests/rule_cases.json``. Read next: ``docs/architecture.md``, "Skip
+logic and constraints" (the tree, what each op may read, blank answers, the bounds).
 """
 import datetime
 import math
@@ -219,7 +152,7 @@ class Not:
 
 
 Rule = Compare | InSet | Selected | Count | Answered | AllOf | AnyOf | Not
-# A rule as JSON data: what rule_parse reads and rule_to_json writes (the tree above).
+# A rule as JSON data: what rule_parse reads and rule_to_json writes (the tree: docs/architecture.md, Skip logic).
 RuleJSON = dict[str, Any]
 # JSON as a document was written (a rule, or a whole survey document): of any type until it is checked, which is
 # what the parsers here and in ``surveys.documents`` do, value by value.

@@ -1,19 +1,6 @@
-"""Reads of survey definitions for the survey-taking views.
+"""Reads of survey definitions for the survey-taking views: cached, assembled once per process, frozen.
 
-Every read here goes through the ``cached`` managers (django-cache-machine), so
-with a warm cache a survey-taking request reads nothing about the definition
-from the database, and what they assemble is kept in ``definition_memo`` for
-the process (see ``surveys/caching.py``): every request the process serves
-shares it.
-
-A page (``page_definition``) is assembled from frozen copies of its rows
-(``PageHeading``, ``QuestionDefinition``, ``ChoiceDefinition``), never by
-setting attributes on the cached rows, so no request can change what another
-reads. The copies keep the rows' attribute names (``pk``, ``code``, ``kind``,
-``translated()`` ...), so views, forms and templates read them as they read
-rows. The other reads return the cached rows themselves, in tuples and
-read-only mappings: callers must not change them. Answers and respondents are
-read in ``respondents.selectors``.
+Answers and respondents are read in ``respondents.selectors``. Read next: ``docs/architecture.md``, "Caching rules".
 """
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
 """A question's code is its variable's name in every export: the rules that make it one SPSS and Stata take.
 
-The survey document's checks (``surveys/documents.py``) refuse a code that
-breaks them when a survey is loaded, so a question's variable is named by its
-code in CSV, XLSX, SPSS, Stata and the codebook, and the name never changes
-from one export to the next. The rules are the stricter of the two tools':
-
-- at most 32 characters (Stata's limit; SPSS takes 64 bytes);
-- an ASCII letter first, then letters, digits and ``_`` (both tools);
-- not a reserved word: SPSS's ``ALL AND BY EQ GE GT LE LT NE NOT OR TO WITH``
-  (in any case) and Stata's (``if``, ``in``, ``using``, ``byte`` ... and
-  ``str1`` to ``str2045``, its string types);
-- not the same as another code but for case: SPSS does not tell ``Grade``
-  from ``grade``;
-- not starting with ``roster_``: the roster and system columns of an export
-  (school, grade, status, timestamps ...) are always named ``roster_<field>``,
-  so they never take a question's name, whatever fields are asked for.
+``variable_name_problems`` is the check a survey document makes of each code. Read next: ``docs/architecture.md``,
+"Response exports" (*Names*).
 """
 import re
 from collections.abc import Mapping

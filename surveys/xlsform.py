@@ -1,17 +1,7 @@
 """XLSForm workbooks as survey documents: read with pyxform's workbook reader, turned into ``surveys.documents``.
 
-What is read, how a form becomes pages, what is ignored (with a warning, in
-the document's ``warnings``) and what is refused: ``docs/xlsform.md``, the
-survey office's guide, kept in step with this module.
-
-``relevant`` and ``constraint`` are compiled into the rule language of
-``surveys/rules.py`` by ``surveys/xpath.py``; nothing is evaluated here.
-
-Every problem names its sheet, row and column: ``survey sheet, row 12,
-column relevant: ...``. Problems the survey document's own checks find (a
-rule reading a later question, a duplicate choice value) are named the same
-way, through the rows each element came from. A feature refused is one line
-naming the row and the feature (``_Reader.refuse``).
+Every problem names its sheet, row and column. Read next: ``docs/xlsform.md``, the survey office's guide to what is
+read, ignored and refused, kept in step with this module; its XPath: ``surveys/xpath.py``.
 """
 import functools
 import os

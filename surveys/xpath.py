@@ -1,16 +1,6 @@
 """XPath as XLSForms write ``relevant`` and ``constraint``, read into the rule language of ``surveys/rules.py``.
 
-The usual forms: ``${q} = 'v'``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` (with a
-text, a number or another ``${q}``; ``.`` for the question's own value in a
-constraint), ``${q} != ''`` (answered), ``selected(${q}, 'v')``,
-``count-selected(${q}) >= n``, ``and``, ``or``, ``not(...)`` and brackets.
-Anything else is refused with XPathError. Nothing is evaluated: the
-expression is parsed into the rule's JSON tree, which ``rule_parse`` then
-checks against the questions like any other rule.
-
-An expression is untrusted input: brackets nest at most ``rules.MAX_DEPTH``
-levels and a number has at most ``rules.MAX_DIGITS`` digits before its point,
-as a rule's do.
+Nothing is evaluated; anything but the forms ``docs/xlsform.md`` lists ("Questions") is refused with XPathError.
 """
 import re
 from collections.abc import Callable
