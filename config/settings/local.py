@@ -21,7 +21,7 @@ def checkout_secret_key(path: Path) -> str:
 
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
-SECRET_KEY = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
+SECRET_KEY: str = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
 
 # --- Development tools
 # The bench's tools (bench/): a developer's machine is where load tests are written and tried.

@@ -14,7 +14,7 @@ from config.settings.base import (
 )
 
 DEBUG = False
-SECRET_KEY = env("DJANGO_SECRET_KEY")
+SECRET_KEY: str = env("DJANGO_SECRET_KEY")
 
 # --- Load and measurement tools (bench/): the one-box stack and the lab only.
 BENCH_TOOLS: bool = env.bool("BENCH_TOOLS", default=False)
@@ -111,13 +111,13 @@ SESSION_CACHE_ALIAS = "sessions"
 
 # --- Security (TLS terminates at the load balancer or nginx)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
-CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
-SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
-SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 30)
+SESSION_COOKIE_SECURE: bool = env.bool("DJANGO_SECURE_COOKIES", default=True)
+CSRF_COOKIE_SECURE: bool = env.bool("DJANGO_SECURE_COOKIES", default=True)
+SECURE_SSL_REDIRECT: bool = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS: int = env.int("DJANGO_SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 30)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 # Preloading HSTS binds the whole domain for months: the agency decides, not this app.
-SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+SECURE_HSTS_PRELOAD: bool = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
 SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 
