@@ -1,9 +1,9 @@
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 
 @require_safe
-def ping(request):
+def ping(request: HttpRequest) -> HttpResponse:
     """Answer "ok" without touching a database, cache or session.
 
     A load balancer's health check, and the ceiling `make bench` measures the

@@ -11,6 +11,7 @@ django-csp unchanged. A settings change (a test's override) forgets the built
 header.
 """
 from functools import cache
+from typing import Any
 
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.middleware import CheckableLazyObject
@@ -19,6 +20,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 
 # What django-csp's decorators set on a response; any of them means a policy of its own.
 PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_exempt",
@@ -26,7 +28,7 @@ PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_exempt",
 
 
 class CSPMiddleware(BaseCSPMiddleware):
-    def process_response(self, request, response):
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         if getattr(request, "_csp_nonce", None) is not None or any(hasattr(response, a) for a in PER_RESPONSE):
             return super().process_response(request, response)
         headers = _plain_headers(self, request.path_info)
@@ -35,12 +37,13 @@ class CSPMiddleware(BaseCSPMiddleware):
         for header, value in headers:
             if header not in response:
                 response[header] = value
-        # As django-csp: a nonce asked for after the header is written is an error, not a silent gap.
-        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)
+        # As django-csp: a nonce asked for after the header is written is an error, not a silent gap (its attribute,
+        # which HttpRequest does not declare).
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
         return response
 
 
-def _plain_headers(middleware, path):
+def _plain_headers(middleware: BaseCSPMiddleware, path: str) -> list[tuple[str, str]] | None:
     """Return ``[(header, value)]`` of a response with no policy of its own, or None where django-csp has rules
     that depend on the request (excluded URL prefixes, DEBUG's exemptions)."""
     policies = (getattr(settings, "CONTENT_SECURITY_POLICY", None) or {},
@@ -51,7 +54,7 @@ def _plain_headers(middleware, path):
 
 
 @cache
-def _built(middleware):
+def _built(middleware: BaseCSPMiddleware) -> list[tuple[str, str]]:
 
     request, response = HttpRequest(), HttpResponse()
     request.path_info = "/"
@@ -60,6 +63,6 @@ def _built(middleware):
 
 
 @receiver(setting_changed, dispatch_uid="csp-header-forget")
-def _forget(setting, **kwargs):
+def _forget(setting: str, **kwargs: Any) -> None:
     if setting.startswith("CONTENT_SECURITY_POLICY") or setting == "DEBUG":
         _built.cache_clear()

@@ -37,14 +37,19 @@ import logging
 import re
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache, wraps
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from balancer import pinning
 from balancer.middleware import PinningCookieMiddleware
 from balancer.routers import PinningWMSRouter
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Model
+from django.http import HttpRequest, HttpResponse
 from django.utils.deprecation import MiddlewareMixin
 
 log = logging.getLogger(__name__)
@@ -60,12 +65,19 @@ LAG_SQL = """
 
 _forced_read = threading.local()
 
+# What Django hands an execute wrapper: the next execute(sql, params, many, context) in the chain.
+Execute = Callable[[str, Any, bool, dict[str, Any]], Any]
+ExecuteWrapper = Callable[[Execute, str, Any, bool, dict[str, Any]], Any]
 
-def master_alias():
+_P = ParamSpec("_P")
+_Request = TypeVar("_Request", bound=HttpRequest)
+
+
+def master_alias() -> str:
     return getattr(settings, "MASTER_DATABASE", "default")
 
 
-def replica_aliases():
+def replica_aliases() -> list[str]:
     """Return the configured replica aliases (none on the embedded default)."""
     return [alias for alias in getattr(settings, "DATABASE_POOL", {}) if alias != master_alias()]
 
@@ -73,10 +85,10 @@ def replica_aliases():
 class ReplicaHealth:
     """Whether each replica may take reads: checked at most every ``REPLICA_CHECK_SECONDS`` per process."""
 
-    def __init__(self):
-        self._state = {}  # alias -> (checked_at, healthy)
+    def __init__(self) -> None:
+        self._state: dict[str, tuple[float, bool]] = {}  # alias -> (checked_at, healthy)
 
-    def is_healthy(self, alias):
+    def is_healthy(self, alias: str) -> bool:
         now = time.monotonic()
         checked_at, healthy = self._state.get(alias, (None, False))
         if checked_at is not None and now - checked_at < settings.REPLICA_CHECK_SECONDS:
@@ -85,14 +97,14 @@ class ReplicaHealth:
         self._state[alias] = (now, healthy)
         return healthy
 
-    def mark_down(self, alias):
+    def mark_down(self, alias: str) -> None:
         self._state[alias] = (time.monotonic(), False)
 
-    def forget(self):
+    def forget(self) -> None:
         self._state.clear()
 
     @staticmethod
-    def _check(alias):
+    def _check(alias: str) -> bool:
         lag = _replica_value(alias, LAG_SQL)
         if lag is None:
             log.warning("replica %s is unreachable, reading from the master", alias)
@@ -107,7 +119,7 @@ class ReplicaHealth:
 replica_health = ReplicaHealth()
 
 
-def _replica_value(alias, sql, params=()):
+def _replica_value(alias: str, sql: str, params: Sequence[str] = ()) -> Any:  # noqa: ANN401 - what the SQL selects
     """Return the one value ``sql`` selects on replica ``alias``, or None if the replica cannot answer.
 
     A connection the replica dropped is closed, so the next use reconnects.
@@ -121,7 +133,7 @@ def _replica_value(alias, sql, params=()):
         return None
 
 
-def _drop_connection(alias):
+def _drop_connection(alias: str) -> None:
     """Close ``alias``'s connection after a failure; if even closing fails, forget it so the next use reconnects."""
     connection = connections[alias]
     try:
@@ -131,11 +143,15 @@ def _drop_connection(alias):
 
 
 class ReplicaRouter(PinningWMSRouter):
-    def __init__(self):
+    # Set by balancer's routers (which have no type information): the master's alias and DATABASE_POOL's.
+    master: str
+    pool: list[str]
+
+    def __init__(self) -> None:
         super().__init__()
         self.pool = list(self.pool)
 
-    def db_for_read(self, model, **hints):
+    def db_for_read(self, model: type[Model], **hints: Any) -> str:
         if connections[self.master].in_atomic_block:
             return self.master
         if getattr(_forced_read, "active", False) and model._meta.label in settings.FORCED_READ_MODELS:
@@ -144,17 +160,17 @@ class ReplicaRouter(PinningWMSRouter):
             return self.master
         return self._healthy_replica()
 
-    def db_for_write(self, model, **hints):
+    def db_for_write(self, model: type[Model], **hints: Any) -> str:
         return self.master
 
-    def _healthy_replica(self):
-        alias = self.get_random_db()
+    def _healthy_replica(self) -> str:
+        alias: str = self.get_random_db()
         if alias != self.master and not replica_health.is_healthy(alias):
             return self.master
         return alias
 
 
-def replica_alias():
+def replica_alias() -> str:
     """Return a replica that may take reads now, or the master: for exports and other long reads."""
     if connections[master_alias()].in_atomic_block:
         return master_alias()  # as ReplicaRouter: a transaction reads its own writes
@@ -165,7 +181,7 @@ def replica_alias():
 
 
 @contextmanager
-def read_from_master():
+def read_from_master() -> Iterator[None]:
     """Send every read in the block to the master (a command that reads back what it wrote)."""
     was_pinned = pinning.thread_is_pinned()
     pinning.pin_thread()
@@ -180,7 +196,7 @@ def read_from_master():
 _DATA_MODIFYING = re.compile(r"\b(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
 
 
-def _note_writes(execute, sql, params, many, context):
+def _note_writes(execute: Execute, sql: str, params: object, many: bool, context: dict[str, Any]) -> object:
     head = sql.lstrip()[:6].upper()
     if head in ("INSERT", "UPDATE", "DELETE") or (head.startswith("WITH") and _DATA_MODIFYING.search(sql)):
         pinning.set_db_write()
@@ -188,10 +204,10 @@ def _note_writes(execute, sql, params, many, context):
 
 
 @cache
-def _note_replica_failures(alias):
+def _note_replica_failures(alias: str) -> ExecuteWrapper:
     """Return the execute wrapper that marks replica ``alias`` down when a query on it fails (one per alias)."""
 
-    def wrapper(execute, sql, params, many, context):
+    def wrapper(execute: Execute, sql: str, params: object, many: bool, context: dict[str, Any]) -> object:
         try:
             return execute(sql, params, many, context)
         except (OperationalError, InterfaceError):
@@ -205,20 +221,21 @@ def _note_replica_failures(alias):
 class MasterPinningMiddleware(MiddlewareMixin, PinningCookieMiddleware):
     """balancer's cookie pinning, as new-style middleware, pinning after any write, with a safe cookie."""
 
-    def process_request(self, request):
+    def process_request(self, request: HttpRequest) -> None:
         # A thread serves many requests: start each one unpinned and unwritten,
         # and leave the thread as it was found (a test's own pin survives).
-        request._thread_was_pinned = pinning.thread_is_pinned()
+        # Attributes of the request's own for process_response (HttpRequest declares none such).
+        request._thread_was_pinned = pinning.thread_is_pinned()  # type: ignore[attr-defined]
         pinning.unpin_thread()
         pinning.clear_db_write()
         super().process_request(request)
-        wrappers = [(connections[master_alias()], _note_writes)]
+        wrappers: list[tuple[BaseDatabaseWrapper, ExecuteWrapper]] = [(connections[master_alias()], _note_writes)]
         wrappers += [(connections[alias], _note_replica_failures(alias)) for alias in replica_aliases()]
         for connection, wrapper in wrappers:
             connection.execute_wrappers.append(wrapper)
-        request._pinning_wrappers = wrappers
+        request._pinning_wrappers = wrappers  # type: ignore[attr-defined]
 
-    def process_response(self, request, response):
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         for connection, wrapper in getattr(request, "_pinning_wrappers", []):
             if wrapper in connection.execute_wrappers:
                 connection.execute_wrappers.remove(wrapper)
@@ -234,7 +251,8 @@ class MasterPinningMiddleware(MiddlewareMixin, PinningCookieMiddleware):
         return response
 
 
-def uses_forced_read_router(view):
+def uses_forced_read_router(
+        view: Callable[Concatenate[_Request, _P], HttpResponse]) -> Callable[Concatenate[_Request, _P], HttpResponse]:
     """Read the survey-definition models from a replica inside ``view``, even when the client is pinned.
 
     Should the replica fail in the middle of the view, it is marked down and
@@ -243,7 +261,7 @@ def uses_forced_read_router(view):
     """
 
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
+    def wrapper(request: _Request, *args: _P.args, **kwargs: _P.kwargs) -> HttpResponse:
         _forced_read.active = True
         _forced_read.replica_failed = False
         try:
@@ -262,7 +280,7 @@ def uses_forced_read_router(view):
     return wrapper
 
 
-def master_wal_position():
+def master_wal_position() -> str:
     """Return the master's current WAL position (an LSN, as text)."""
     with connections[master_alias()].cursor() as cursor:
         cursor.execute("SELECT pg_current_wal_lsn()::text")
@@ -277,7 +295,7 @@ STANDBYS_BEHIND_SQL = """
 """
 
 
-def replicas_caught_up(position, *, timeout):
+def replicas_caught_up(position: str, *, timeout: float) -> bool:
     """Wait up to ``timeout`` seconds for every replica to replay WAL up to ``position``; return whether they did:
     each replica alias answers so, and so does the master for every standby streaming from it."""
     deadline = time.monotonic() + timeout
@@ -296,7 +314,7 @@ def replicas_caught_up(position, *, timeout):
     return True
 
 
-def _standbys_behind(position):
+def _standbys_behind(position: str) -> int:
     if connections[master_alias()].vendor != "postgresql":  # the embedded default: no standby at all
         return 0
     with connections[master_alias()].cursor() as cursor:

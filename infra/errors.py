@@ -9,17 +9,18 @@ body: Django's defaults are wrapped in ``requires_csrf_token``, which reads
 ``request.POST`` again and turns a body that could not be parsed into a 500.
 """
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404
 from django.shortcuts import render
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-def is_ajax(request):
+def is_ajax(request: HttpRequest) -> bool:
     return request.headers.get("X-Requested-With") == "XMLHttpRequest"
 
 
-def ajax_error(message, *, status, **extra):
+def ajax_error(message: str | Promise, *, status: int, **extra: object) -> JsonResponse:
     """Return the JSON an Ajax request gets when it is refused as a whole (not field by field)."""
     return JsonResponse({"saved": False, "errors": {"__all__": [message]}, **extra}, status=status)
 
@@ -30,12 +31,13 @@ NOT_UTF8 = gettext_lazy("This page could not be read: forms must be sent as UTF-
 STAFF_PREFIXES = ("/staff/", "/admin/")
 
 
-def is_staff_page(request):
+def is_staff_page(request: HttpRequest) -> bool:
     """Return whether ``request`` is for the staff area or Django's admin, whose errors speak to staff."""
     return request.path_info.startswith(STAFF_PREFIXES)
 
 
-def _answer(request, *, status, heading, message, staff=None, detail=""):
+def _answer(request: HttpRequest, *, status: int, heading: str, message: str | Promise,
+            staff: tuple[str, str] | None = None, detail: str = "") -> HttpResponse:
     """The error answer: JSON for Ajax; the staff page (``staff``: its own (heading, message), else the same)
     with ``detail`` under /staff/ and /admin/; the respondents' page elsewhere. The staff texts are English only,
     as the staff area is (its templates are not translated)."""
@@ -51,14 +53,15 @@ def _answer(request, *, status, heading, message, staff=None, detail=""):
     return render(request, "taking/message.html", context, status=status)
 
 
-def bad_request(request, exception, message=None):
+def bad_request(request: HttpRequest, exception: Exception | None,
+                message: str | Promise | None = None) -> HttpResponse:
     if isinstance(exception, RequestDataTooBig):
         return too_large(request)
     message = message or _("What your browser sent could not be read. Reload the page and try again.")
     return _answer(request, status=400, heading=_("That could not be read"), message=message)
 
 
-def too_large(request):
+def too_large(request: HttpRequest) -> HttpResponse:
     message = _(
         "This is too much to send at once. Shorten your longest answers, then try again. "
         "Nothing on this page was saved."
@@ -68,12 +71,12 @@ def too_large(request):
     return _answer(request, status=413, heading=_("Too much to send at once"), message=message, staff=staff)
 
 
-def too_large_view(request):
+def too_large_view(request: HttpRequest) -> HttpResponse:
     """Answer nginx's internal redirect for a body over its ``client_max_body_size`` (the same limit)."""
     return too_large(request)
 
 
-def permission_denied(request, exception):
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     message = _("You cannot open this page. Go back to the login page and log in with your access code.")
     staff = ("Not allowed", "Your staff account cannot open this page. If your work needs it, ask a state "
                             "administrator.")
@@ -81,7 +84,7 @@ def permission_denied(request, exception):
                    detail=_reason(exception))
 
 
-def page_not_found(request, exception):
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     message = _("There is no page at this address.")
     staff = ("Page not found", "There is nothing at this address in the staff area, or what it names is not in "
                                "your schools.")
@@ -89,7 +92,7 @@ def page_not_found(request, exception):
                    detail=_reason(exception))
 
 
-def _reason(exception):
+def _reason(exception: Exception | None) -> str:
     """The reason a view gave when it refused (``Http404("This download link has expired...")``), for staff;
     not Django's own texts, which speak of URL patterns and queries."""
     if isinstance(exception, Resolver404) or not exception or not exception.args:
@@ -98,7 +101,7 @@ def _reason(exception):
     return "" if not isinstance(reason, str) or reason.endswith("matches the given query.") else reason
 
 
-def try_again(request, *, seconds):
+def try_again(request: HttpRequest, *, seconds: int) -> HttpResponse:
     """Answer a request that met a passing fault (a restart, a blip): 503 with Retry-After; nothing was saved twice."""
     message = _(
         "The survey is busy for a moment. Your saved answers are safe. Please try again in a few seconds."
@@ -117,7 +120,7 @@ def try_again(request, *, seconds):
     return response
 
 
-def server_error(request):
+def server_error(request: HttpRequest) -> HttpResponse:
     message = _("Something went wrong on our side. Your saved answers are safe. Please try again in a minute.")
     staff = ("Something went wrong", "Something went wrong on our side, and it has been logged. Go back and try "
              "again in a minute; if it happens again, tell the survey office what you were doing and when.")

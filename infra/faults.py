@@ -20,10 +20,12 @@ connection made before (``InternalError`` from psycopg2's
 connection is closed, and the retry finds the new leader.
 """
 import logging
+from collections.abc import Callable
 
 from botocore.exceptions import ConnectionError as S3ConnectionError
 from botocore.exceptions import ReadTimeoutError
 from django.db import InterfaceError, InternalError, OperationalError, connections
+from django.http import HttpRequest, HttpResponse
 from kombu.exceptions import OperationalError as BrokerError
 from psycopg2.errors import ReadOnlySqlTransaction
 from redis.exceptions import RedisError
@@ -38,13 +40,13 @@ RETRY_AFTER_SECONDS = 2
 
 
 class RetryableFaultMiddleware:
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         read_only = read_only_server(exception)
         if not (read_only or isinstance(exception, RETRYABLE)):
             return None

@@ -32,12 +32,16 @@ primary running: connections opened to it before keep writing there until
 the Sentinels make it a replica, some 10 s later, and those writes are lost.
 """
 import logging
+from collections.abc import Iterable
+from typing import Any
 
 from django.contrib.sessions.backends.cache import SessionStore as CacheSessionStore
+from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
+from redis import Redis
 from redis.backoff import NoBackoff
-from redis.connection import parse_url
+from redis.connection import ConnectionPool, parse_url
 from redis.exceptions import RedisError
 from redis.retry import Retry
 from redis.sentinel import Sentinel, SentinelConnectionPool
@@ -49,13 +53,15 @@ UNREACHABLE = (RedisError, OSError)
 
 class SessionStore(CacheSessionStore):
     unavailable = False
+    # Django's store sets it in __init__; django-stubs does not declare it.
+    _cache: BaseCache
 
-    def _unreachable(self, error):
+    def _unreachable(self, error: BaseException) -> None:
         if not self.unavailable:
             log.warning("session store unreachable: %s", error)
         self.unavailable = True
 
-    def load(self):
+    def load(self) -> dict[str, Any]:
         # Django's own load() takes any exception for "no such session" and
         # drops the key, which logs the respondent out: tell the two apart.
         try:
@@ -71,20 +77,20 @@ class SessionStore(CacheSessionStore):
         self._session_key = None
         return {}
 
-    def exists(self, session_key):
+    def exists(self, session_key: str) -> bool:
         try:
             return super().exists(session_key)
         except UNREACHABLE as error:
             self._unreachable(error)
             return False
 
-    def save(self, must_create=False):
+    def save(self, must_create: bool = False) -> None:
         try:
             super().save(must_create=must_create)
         except UNREACHABLE as error:
             self._unreachable(error)
 
-    def delete(self, session_key=None):
+    def delete(self, session_key: str | None = None) -> None:
         try:
             super().delete(session_key)
         except UNREACHABLE as error:
@@ -100,15 +106,22 @@ class _ReusedClient(RedisCacheClient):
     redis.Redis is safe to share; its pool hands out the connections.
     """
 
-    def __init__(self, servers, *, sentinels=None, sentinel_master=None, **options):
+    # Django's client sets these in __init__; django-stubs does not declare them.
+    _servers: list[str]
+    _pools: dict[int, ConnectionPool]
+    _pool_options: dict[str, Any]
+    _client: type[Redis]
+
+    def __init__(self, servers: list[str], *, sentinels: list[tuple[str, int]] | None = None,
+                 sentinel_master: str | None = None, **options: Any) -> None:
         super().__init__(servers, **options)
         self._sentinels = sentinels
         self._sentinel_master = sentinel_master
-        self._clients = {}
+        self._clients: dict[int, Redis] = {}
 
-    def _get_connection_pool(self, write):
+    def _get_connection_pool(self, write: bool) -> ConnectionPool:
         if not self._sentinels:
-            return super()._get_connection_pool(write)
+            return super()._get_connection_pool(write)  # type: ignore[misc]  # Django's, missing from django-stubs
         # Reads too go to the master: a replica may not have the session written a moment ago.
         if 0 not in self._pools:
             options = {**parse_url(self._servers[0]), **self._pool_options}
@@ -128,7 +141,7 @@ class _ReusedClient(RedisCacheClient):
                                                     retry=Retry(NoBackoff(), 1))
         return self._pools[0]
 
-    def get_client(self, key=None, *, write=False):
+    def get_client(self, key: str | bytes | memoryview | None = None, *, write: bool = False) -> Redis:
         pool = self._get_connection_pool(write)
         client = self._clients.get(id(pool))
         if client is None:
@@ -140,7 +153,7 @@ class RedisCache(DjangoRedisCache):
     """Django's Redis cache backend, with a client that is reused and may find the master through Sentinel
     (see _ReusedClient)."""
 
-    def __init__(self, server, params):
+    def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = _ReusedClient
 
@@ -153,34 +166,36 @@ class CountersRedisCache(RedisCache):
     (the session store, in the same Redis, then says to try again shortly).
     """
 
-    def _tolerant(self, name, fallback, *args, **kwargs):
+    def _tolerant(self, name: str, fallback: object, *args: object,
+                  **kwargs: object) -> Any:  # noqa: ANN401 - what the method ``name`` returns
         try:
             return getattr(super(), name)(*args, **kwargs)
         except UNREACHABLE as error:
             log.warning("login-limit counters unreachable (%s): not counted", error)
             return fallback
 
-    def get(self, key, default=None, version=None):
+    def get(self, key: object, default: object = None,
+            version: int | None = None) -> Any:  # noqa: ANN401 - whatever was stored
         return self._tolerant("get", default, key, default=default, version=version)
 
-    def get_many(self, keys, version=None):
+    def get_many(self, keys: Iterable[object], version: int | None = None) -> dict[Any, Any]:
         return self._tolerant("get_many", {}, keys, version=version)
 
-    def set(self, key, value, timeout=None, version=None):
+    def set(self, key: object, value: object, timeout: float | None = None, version: int | None = None) -> None:
         return self._tolerant("set", None, key, value, timeout=timeout, version=version)
 
-    def add(self, key, value, timeout=None, version=None):
+    def add(self, key: object, value: object, timeout: float | None = None, version: int | None = None) -> bool:
         # As if this were the first: a counter starts again at its first value.
         return self._tolerant("add", True, key, value, timeout=timeout, version=version)
 
-    def incr(self, key, delta=1, version=None):
+    def incr(self, key: object, delta: int = 1, version: int | None = None) -> int:
         return self._tolerant("incr", delta, key, delta=delta, version=version)
 
-    def touch(self, key, timeout=None, version=None):
+    def touch(self, key: object, timeout: float | None = None, version: int | None = None) -> bool:
         return self._tolerant("touch", False, key, timeout=timeout, version=version)
 
-    def delete(self, key, version=None):
+    def delete(self, key: object, version: int | None = None) -> bool:
         return self._tolerant("delete", False, key, version=version)
 
-    def clear(self):
+    def clear(self) -> None:
         return self._tolerant("clear", None)

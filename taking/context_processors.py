@@ -1,10 +1,11 @@
 """What every respondent page's header needs: the languages the person may switch to."""
 from django.conf import settings
+from django.http import HttpRequest
 
 from surveys.languages import local_name
 
 
-def switch_languages(request):
+def switch_languages(request: HttpRequest) -> dict[str, list[tuple[str, str]]]:
     """``switch_languages``: ``[(code, name in that language)]``: the survey's languages for a respondent in a
     session, else every language the site speaks (the login page)."""
     survey = getattr(request, "survey", None)

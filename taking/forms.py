@@ -1,17 +1,23 @@
 """Forms of the survey-taking views: the login form and the form of one survey page."""
 import datetime
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django import forms
+from django.forms.utils import ErrorDict
+from django.http import QueryDict
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from respondents.models import Nav
 from surveys.caching import definition_memo
+from surveys.flow import Route, SurveyFlow
 from surveys.languages import is_language
 from surveys.models import Question
 from surveys.rules import default_message, rule_evaluate
+from surveys.selectors import ChoiceDefinition, PageDefinition, QuestionDefinition
 
 
 class LoginForm(forms.Form):
@@ -25,7 +31,7 @@ class LoginForm(forms.Form):
 DECIMAL_DIGITS, DECIMAL_PLACES = 18, 6
 
 
-def language_code_validator(value):
+def language_code_validator(value: str) -> None:
     if not is_language(value):
         raise forms.ValidationError(_("That is not a language this site knows."))
 
@@ -63,28 +69,33 @@ class PageForm(forms.Form):
     save_id = forms.UUIDField(error_messages={"required": _("The page is missing its save id: reload it.")})
     nav = forms.ChoiceField(choices=Nav.choices)
 
-    def __init__(self, definition, data=None, *, flow, facts=None):
+    # The form's posted data, and Django's errors of it (set by full_clean; django-stubs does not declare it).
+    data: QueryDict
+    _errors: ErrorDict
+
+    def __init__(self, definition: PageDefinition, data: QueryDict | None = None, *, flow: SurveyFlow,
+                 facts: Mapping[str, str] | None = None) -> None:
         super().__init__(data=data)
         self.definition = definition
         self.flow = flow
         self.facts = facts or {}
         self.asked = set(definition.answerable)
-        self.route = None
+        self.route: Route | None = None
         # The answers the rules read (other pages' and this page's), once cleaned.
-        self.answers = {}
+        self.answers: dict[str, str] = {}
         self.fields.update(_page_fields(definition))
 
     @classmethod
-    def answer_name(cls, code):
+    def answer_name(cls, code: str) -> str:
         """Return the name of the field that posts the answer to question ``code``."""
         return cls.answer_prefix + code
 
     @classmethod
-    def answer_code(cls, name):
+    def answer_code(cls, name: str) -> str | None:
         """Return the question code whose answer field is ``name``, or None for a field that is not an answer."""
         return name[len(cls.answer_prefix):] if name.startswith(cls.answer_prefix) else None
 
-    def full_clean(self):
+    def full_clean(self) -> None:
         super().full_clean()
         if not self.is_bound:
             return
@@ -93,14 +104,14 @@ class PageForm(forms.Form):
                 continue
             field_ = self.fields.get(name)
             if field_ is None:
-                self._errors[name] = self.error_class([_("There is no such question on this page.")])
+                self._errors[name] = self.error_class([gettext("There is no such question on this page.")])
             elif not isinstance(field_, forms.MultipleChoiceField) and len(self.data.getlist(name)) > 1:
-                self._errors[name] = self.error_class([_("Give one answer only.")])
+                self._errors[name] = self.error_class([gettext("Give one answer only.")])
         self._apply_rules()
         for name in self._errors:
             self.cleaned_data.pop(name, None)
 
-    def _apply_rules(self):
+    def _apply_rules(self) -> None:
         flow, number = self.flow, self.definition.number
         if number not in flow.ruled_pages and not flow.page_rules:
             self.route = flow.route(number)
@@ -120,7 +131,7 @@ class PageForm(forms.Form):
                 own = answers[code]
                 if own and name(code) not in self._errors and flow.questions[code].choice_rules and (
                         set(own.split()) & flow.questions[code].ruled_out(answers)):
-                    self._errors[name(code)] = self.error_class([_("Please choose one of the choices offered.")])
+                    self._errors[name(code)] = self.error_class([gettext("Please choose one of the choices offered.")])
                     continue
                 if constraint is None or own == "" or name(code) in self._errors:
                     continue
@@ -135,7 +146,7 @@ class PageForm(forms.Form):
             # the page comes back offering Finish, so that nobody finishes by a button that did not say so.
             self.cleaned_data["nav"] = Nav.NEXT
 
-    def stored_values(self):
+    def stored_values(self) -> dict[QuestionDefinition, str]:
         """Return ``{question: stored text}`` for every question on the page that is asked."""
         return {
             question: _to_stored(question, self.cleaned_data.get(self.answer_name(code)))
@@ -143,7 +154,7 @@ class PageForm(forms.Form):
         }
 
 
-def _page_fields(definition):
+def _page_fields(definition: PageDefinition) -> dict[str, forms.Field]:
     """Return the page's answer fields ``{PageForm.answer_name(code): Field}``, built once per page and language in
     the definition memo (a number's constraint message is in the respondent's language): a form only reads its
     fields, and building them was a tenth of a save's time in Python (docs/performance.md)."""
@@ -163,7 +174,7 @@ class WallClockDateTimeField(forms.Field):
     default_error_messages = {"invalid": forms.DateTimeField.default_error_messages["invalid"]}
     input_formats = ("%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S")
 
-    def to_python(self, value):
+    def to_python(self, value: str | None) -> datetime.datetime | None:
         value = (value or "").strip()
         if not value:
             return None
@@ -175,7 +186,7 @@ class WallClockDateTimeField(forms.Field):
         raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
 
 
-def _field_for(question):
+def _field_for(question: QuestionDefinition) -> forms.Field:
     kind = question.kind
     if kind == Question.Kind.SINGLE:
         return forms.ChoiceField(required=False, choices=[(c.value, c.label) for c in question.choice_list])
@@ -200,7 +211,7 @@ def _field_for(question):
     return forms.CharField(required=False, max_length=question.text_max_length)
 
 
-def _to_stored(question, value):
+def _to_stored(question: QuestionDefinition, value: Any) -> str:  # noqa: ANN401 - the kind the question's field cleans
     if value in (None, "", []):
         return ""
     if question.kind == Question.Kind.MULTIPLE:
@@ -226,30 +237,32 @@ class BoundQuestion:
     ``condition`` says in words when to answer it, for a page without JavaScript.
     """
 
-    question: Question
+    question: QuestionDefinition
     text: str = ""
-    selected: frozenset = frozenset()
+    selected: frozenset[str] = frozenset()
     errors: list = field(default_factory=list)
-    rows: list = field(default_factory=list)
+    rows: list["BoundQuestion"] = field(default_factory=list)
     show_if: str = ""
     condition: str = ""
     # A cascading select's: the choices not offered (filtered here), or each ruled choice's rule (survey.js
     # shows and hides them) when they read answers on this page.
-    ruled_out: frozenset = frozenset()
-    choice_show_if: dict = field(default_factory=dict)
+    ruled_out: frozenset[str] = frozenset()
+    choice_show_if: dict[str, str] = field(default_factory=dict)
 
     @property
-    def name(self):
+    def name(self) -> str:
         return PageForm.answer_name(self.question.code)
 
     @property
-    def choices(self):
+    def choices(self) -> Sequence[ChoiceDefinition]:
         if not self.ruled_out:
             return self.question.choice_list
         return [choice for choice in self.question.choice_list if choice.value not in self.ruled_out]
 
 
-def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=None):
+def bound_questions(definition: PageDefinition, *, flow: SurveyFlow, answers: Mapping[str, str],
+                    saved: Mapping[int, str] | None = None, data: QueryDict | None = None,
+                    errors: Mapping[str, Sequence[object]] | None = None) -> list[BoundQuestion]:
     """Return the page's items that may be asked, as BoundQuestions.
 
     Values come from ``data`` (a re-shown POST) when given, else from
@@ -262,7 +275,7 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
     saved = saved or {}
     ruled = definition.number in flow.ruled_pages
 
-    def bind(question):
+    def bind(question: QuestionDefinition) -> BoundQuestion | None:
         name = PageForm.answer_name(question.code)
         if data is not None:
             raw = data.getlist(name)
@@ -305,7 +318,8 @@ def bound_questions(definition, *, flow, answers, saved=None, data=None, errors=
     return [bound for bound in map(bind, definition.items) if bound]
 
 
-def page_rules_data(definition, *, flow, answers, stored=None):
+def page_rules_data(definition: PageDefinition, *, flow: SurveyFlow, answers: Mapping[str, str],
+                    stored: Mapping[str, str] | None = None) -> dict[str, str] | None:
     """Return what survey.js needs to follow the person's answers on this page, or None when nothing there does.
 
     For questions whose rule reads an answer on this page: ``kinds`` of every
@@ -319,7 +333,7 @@ def page_rules_data(definition, *, flow, answers, stored=None):
     kinds, route = flow.script_kinds.get(number), flow.route_scripts.get(number)
     if kinds is None and route is None:
         return None
-    data = {}
+    data: dict[str, str] = {}
     if kinds is not None:
         others = {code: answers.get(code, "") for code in flow.script_other_reads[number]}
         data.update(kinds=kinds, answers=json.dumps(others, separators=(",", ":")),
@@ -331,7 +345,7 @@ def page_rules_data(definition, *, flow, answers, stored=None):
     return data
 
 
-def script_contract():
+def script_contract() -> dict[str, object]:
     """Return the names survey.js posts and must not spell itself: the answer fields' prefix and the values of
     ``nav`` by their ``Nav`` names (the survey page's ``data-contract``)."""
     return {"answer_prefix": PageForm.answer_prefix, "nav": {nav.name: nav.value for nav in Nav}}

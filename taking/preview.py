@@ -8,6 +8,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_safe
 from accounts.scopes import NotStaff, staff_scope
 from infra.clients import client_ip
 from respondents.models import Nav
+from surveys.flow import SurveyFlow
 from surveys.languages import has_interface, is_right_to_left, language_name
 from surveys.models import Question, Survey
 from surveys.selectors import page_count, page_definition, survey_flow
@@ -28,31 +30,31 @@ from taking.forms import bound_questions, page_rules_data
 class PreviewForm(forms.Form):
     """Which page, in which language, and the answers the survey's skip logic reads from other pages."""
 
-    def __init__(self, data, *, survey, flow):
+    def __init__(self, data: QueryDict, *, survey: Survey, flow: SurveyFlow) -> None:
         super().__init__(data)
         self.fields["page"] = forms.TypedChoiceField(
             label="Page", coerce=int, required=False, choices=[(n, n) for n in range(1, flow.page_count + 1)])
         self.fields["language"] = forms.ChoiceField(label="Language", required=False, choices=[
             (code, language_name(code)) for code in survey.languages or [survey.default_language]])
-        self.deciders = []
+        self.deciders: list[str] = []
         for code in (code for code in flow.questions if code in flow.session_codes):  # in survey order
             question = Question.objects.select_related("grid").get(survey=survey, code=code)
             label = f"Answer to “{question.prompt}” ({code})"
             if question.kind == Question.Kind.SINGLE or question.grid_id:
-                source = question.grid if question.grid_id else question
+                source = question.grid or question
                 choices = [("", "not answered")] + [(c.value, c.label) for c in source.choices.order_by("position")]
                 self.fields[f"answer-{code}"] = forms.ChoiceField(label=label, required=False, choices=choices)
             else:
                 self.fields[f"answer-{code}"] = forms.CharField(label=label, required=False, max_length=200)
             self.deciders.append(code)
 
-    def answers(self):
+    def answers(self) -> dict[str, str]:
         return {code: self.cleaned_data.get(f"answer-{code}") or "" for code in self.deciders}
 
 
 @require_safe
 @never_cache
-def survey_preview(request, slug):
+def survey_preview(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), login_url=reverse("staff:login"))
     try:
@@ -69,6 +71,8 @@ def survey_preview(request, slug):
     stored = form.answers()
     with translation.override(language):
         definition = page_definition(survey=survey, number=min(number, page_count(survey=survey)))
+        if definition is None:
+            raise Http404("This survey has no pages to preview.")
         answers = flow.effective(stored, page=definition.number)
         route = flow.route(definition.number, answers)
         context = {
@@ -81,7 +85,7 @@ def survey_preview(request, slug):
         query = request.GET.copy()
         pages = []
         for page in range(1, flow.page_count + 1):
-            query["page"] = page
+            query["page"] = str(page)
             pages.append({"number": page, "url": f"?{query.urlencode()}", "applies": page in route.pages,
                           "current": page == definition.number})
         return render(request, "taking/preview.html", {

@@ -21,18 +21,24 @@ session; the page's script is told the timeout less that resolution, warns
 (``survey_keep_alive``), as WCAG 2.2.1 asks.
 """
 import time
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from functools import wraps
+from typing import Concatenate, ParamSpec, TypeVar, cast
 
 from django.conf import settings
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from infra.errors import ajax_error, is_ajax, try_again
 from infra.faults import RETRY_AFTER_SECONDS
-from respondents.selectors import respondent_get
+from respondents.models import Respondent
+from respondents.selectors import RespondentState, respondent_get
 from surveys.languages import is_language
+from surveys.models import Survey
 from surveys.selectors import page_count, survey_get
 
 RESPONDENT_KEY = "respondent_id"
@@ -47,11 +53,25 @@ RULE_ANSWERS_KEY = "rule_answers"
 LANGUAGE_KEY = "language"
 
 
+_P = ParamSpec("_P")
+_Request = TypeVar("_Request", bound=HttpRequest)
+# A respondent as the views read it: the row, or the state read with a page's answers.
+_Respondent = TypeVar("_Respondent", Respondent, RespondentState)
+
+
 class SessionEnded(Exception):
     """The session names a respondent who no longer exists; ``respondent_required`` answers it."""
 
 
-def session_start(request, respondent, *, language):
+class RespondentRequest(HttpRequest):
+    """A request ``respondent_required`` let through: the session's respondent id and their open survey, set on it
+    (a type for the views it wraps; no request is made of it)."""
+
+    respondent_id: int
+    survey: Survey
+
+
+def session_start(request: HttpRequest, respondent: Respondent, *, language: str) -> bool:
     """Log ``respondent`` in, on a new session key (no session fixation); return False if it could not be stored."""
     request.session[RESPONDENT_KEY] = respondent.pk
     request.session[SURVEY_KEY] = respondent.survey_id
@@ -64,7 +84,7 @@ def session_start(request, respondent, *, language):
     return not getattr(request.session, "unavailable", False)
 
 
-def session_rule_answers(request, codes):
+def session_rule_answers(request: HttpRequest, codes: AbstractSet[str]) -> dict[str, str] | None:
     """Return ``{code: stored text}`` of the answers to ``codes`` the session keeps, or None if it lacks any."""
     kept = request.session.get(RULE_ANSWERS_KEY) or {}
     if not codes <= kept.keys():
@@ -72,7 +92,8 @@ def session_rule_answers(request, codes):
     return {code: kept[code] for code in codes}
 
 
-def session_keep_rule_answers(request, answers, *, forget=()):
+def session_keep_rule_answers(request: HttpRequest, answers: Mapping[str, str], *,
+                              forget: Iterable[str] = ()) -> None:
     """Keep ``answers`` (code to stored text) in the session, and forget ``forget``; write only on a change."""
     kept = request.session.get(RULE_ANSWERS_KEY) or {}
     changed = {**kept, **answers}
@@ -82,13 +103,13 @@ def session_keep_rule_answers(request, answers, *, forget=()):
         request.session[RULE_ANSWERS_KEY] = changed
 
 
-def chosen_language(request):
+def chosen_language(request: HttpRequest) -> str | None:
     """The language the person chose with the switcher before logging in (its cookie), or None."""
     language = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
     return language if is_language(language) else None
 
 
-def survey_language(survey, respondent, request):
+def survey_language(survey: Survey, respondent: Respondent, request: HttpRequest) -> str:
     """The language a respondent logging in takes ``survey`` in: the one they chose on the login page, else the
     roster's, else the survey's first, whichever the survey offers first."""
     for language in (chosen_language(request), respondent.language):
@@ -97,12 +118,13 @@ def survey_language(survey, respondent, request):
     return survey.default_language
 
 
-def in_language(view):
+def in_language(
+        view: Callable[Concatenate[_Request, _P], HttpResponse]) -> Callable[Concatenate[_Request, _P], HttpResponse]:
     """Run ``view`` in the respondent's language: the session's, else the one chosen on the login page or asked
     for by the browser; the answer says which (Content-Language)."""
 
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
+    def wrapper(request: _Request, *args: _P.args, **kwargs: _P.kwargs) -> HttpResponse:
         language = request.session.get(LANGUAGE_KEY) or translation.get_language_from_request(request)
         with translation.override(language):
             response = view(request, *args, **kwargs)
@@ -112,16 +134,16 @@ def in_language(view):
     return wrapper
 
 
-def session_end(request):
+def session_end(request: HttpRequest) -> None:
     request.session.flush()
 
 
-def activity_resolution():
+def activity_resolution() -> int:
     """Return how stale the session's last-seen time may be, in seconds: a sixtieth of the idle timeout."""
     return max(1, settings.SESSION_IDLE_TIMEOUT_SECONDS // 60)
 
 
-def page_idle_seconds():
+def page_idle_seconds() -> int:
     """Return how long a page may stay idle before its session may end, as the page's script counts it.
 
     The session's last-seen time may be up to ``activity_resolution()`` older
@@ -130,7 +152,7 @@ def page_idle_seconds():
     return settings.SESSION_IDLE_TIMEOUT_SECONDS - activity_resolution()
 
 
-def session_seen(request, *, force=False):
+def session_seen(request: HttpRequest, *, force: bool = False) -> bool:
     """Note a request of the respondent; return False if the session had already been idle too long.
 
     The time is written only when it is older than ``activity_resolution()``
@@ -145,7 +167,7 @@ def session_seen(request, *, force=False):
     return True
 
 
-def session_ended(request, *, timed_out=False):
+def session_ended(request: HttpRequest, *, timed_out: bool = False) -> HttpResponse:
     """Answer a request whose session no longer names a respondent: ask them to log in again."""
     message = _("Your session has ended. Please log in again with your access code; your saved answers are kept.")
     if timed_out:
@@ -160,24 +182,24 @@ def session_ended(request, *, timed_out=False):
     return redirect("surveys:login")
 
 
-def survey_is_open(survey):
+def survey_is_open(survey: Survey) -> bool:
     """Return whether respondents may take ``survey`` now: open by status and dates, and with pages to take."""
     return survey.is_open() and page_count(survey=survey) > 0
 
 
-def survey_closed(request, survey):
+def survey_closed(request: HttpRequest, survey: Survey) -> HttpResponse:
     if is_ajax(request):
         return ajax_error(_("This survey is closed. Answers can no longer be saved."), status=403)
     return render(request, "taking/message.html", {"survey": survey, "message_kind": "closed"}, status=403)
 
 
-def current_respondent(request):
+def current_respondent(request: RespondentRequest) -> Respondent:
     """Return the session's respondent, read fresh from the database; raise SessionEnded if gone, withdrawn, or
     holding another code than the one the session logged in with."""
     return respondent_checked(request, respondent_get(respondent_id=request.respondent_id))
 
 
-def respondent_checked(request, respondent):
+def respondent_checked(request: HttpRequest, respondent: _Respondent | None) -> _Respondent:
     """Return ``respondent`` (a Respondent, or a RespondentState read with the page's answers); raise SessionEnded
     if it is None, withdrawn, or holds another code than the one the session logged in with."""
     if respondent is None or respondent.is_withdrawn or respondent.access_code != session_code(request, respondent):
@@ -185,12 +207,14 @@ def respondent_checked(request, respondent):
     return respondent
 
 
-def session_code(request, respondent=None):
+def session_code(request: HttpRequest, respondent: Respondent | RespondentState | None = None) -> str | None:
     """The code the session logged in with; a session from before codes were kept takes the respondent's own."""
     return request.session.get(CODE_KEY, respondent.access_code if respondent else None)
 
 
-def respondent_required(view):
+def respondent_required(
+        view: Callable[Concatenate[RespondentRequest, _P], HttpResponse],
+) -> Callable[Concatenate[HttpRequest, _P], HttpResponse]:
     """Run ``view`` only for a logged-in respondent of an open survey; set request.respondent_id and request.survey.
 
     The respondent row itself is read only by views that need it (``current_respondent``):
@@ -198,10 +222,10 @@ def respondent_required(view):
     """
 
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        respondent_id = request.session.get(RESPONDENT_KEY)
+    def wrapper(request: HttpRequest, *args: _P.args, **kwargs: _P.kwargs) -> HttpResponse:
+        respondent_id: int | None = request.session.get(RESPONDENT_KEY)
         survey = survey_get(survey_id=request.session.get(SURVEY_KEY)) if respondent_id else None
-        if survey is None:
+        if respondent_id is None or survey is None:
             if getattr(request.session, "unavailable", False):
                 # The session store is away for a moment, not the session: try again, stay logged in.
                 return try_again(request, seconds=RETRY_AFTER_SECONDS)
@@ -211,10 +235,12 @@ def respondent_required(view):
             return session_ended(request, timed_out=True)
         if not survey_is_open(survey):
             return survey_closed(request, survey)
-        request.respondent_id = respondent_id
-        request.survey = survey
+        # The request becomes a RespondentRequest here: the two attributes that make it one are set on it.
+        checked = cast(RespondentRequest, request)
+        checked.respondent_id = respondent_id
+        checked.survey = survey
         try:
-            return view(request, *args, **kwargs)
+            return view(checked, *args, **kwargs)
         except SessionEnded:
             return session_ended(request)
 

@@ -53,7 +53,7 @@ SCRIPT_MESSAGES = {
 }
 
 
-def script_messages_json():
+def script_messages_json() -> str:
     """Return the script's messages in the active language, as JSON text."""
     return json.dumps({key: str(text) for key, text in SCRIPT_MESSAGES.items()}, ensure_ascii=False,
                       separators=(",", ":"))

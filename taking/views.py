@@ -6,10 +6,13 @@ request flow and each view's query budget.
 """
 import math
 import uuid
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Literal
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -25,19 +28,22 @@ from infra.errors import ajax_error, is_ajax
 from infra.faults import RETRY_AFTER_SECONDS
 from taking.login_limits import respondent_logged_in, respondent_login_failed, respondent_login_wait
 from respondents.selectors import answers_for_questions, missing_required, respondent_answers, respondent_for_code
-from respondents.models import Nav
-from respondents.services import PageSaveRefused, page_save, respondent_set_language
+from respondents.models import Nav, Respondent
+from respondents.selectors import RespondentState
+from respondents.services import PageSaveRefused, PageSaveResult, page_save, respondent_set_language
 from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, page_rules_data
 from taking.script_messages import SCRIPT_MESSAGES, script_messages_json
 from taking.respondent_session import (
-    LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, SessionEnded, chosen_language, current_respondent, in_language,
-    page_idle_seconds, respondent_checked, respondent_required, session_code, session_end, session_ended,
+    LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, RespondentRequest, SessionEnded, chosen_language, current_respondent,
+    in_language, page_idle_seconds, respondent_checked, respondent_required, session_code, session_end, session_ended,
     session_keep_rule_answers, session_rule_answers, session_seen, session_start, survey_closed, survey_is_open,
     survey_language,
 )
+from surveys.flow import Route, SurveyFlow
 from surveys.languages import has_interface
+from surveys.models import Question
 from surveys.rules import default_message
-from surveys.selectors import page_count, page_definition, survey_flow, survey_get
+from surveys.selectors import PageDefinition, page_count, page_definition, survey_flow, survey_get
 
 LOGIN_UNAVAILABLE = gettext_lazy("We cannot log you in right now. Please wait a minute and try again.")
 LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against your slip and try again.")
@@ -51,7 +57,7 @@ CODE_WITHDRAWN = gettext_lazy("This access code is no longer in use. Ask the per
 @require_http_methods(["GET", "HEAD", "POST"])
 @never_cache
 @uses_forced_read_router
-def survey_login(request):
+def survey_login(request: HttpRequest) -> HttpResponse:
     form = LoginForm(request.POST or None)
     if request.method == "POST":
         wait = respondent_login_wait(request)
@@ -60,7 +66,7 @@ def survey_login(request):
     if request.method == "POST" and form.is_valid():
         respondent = respondent_for_code(typed_code=form.cleaned_data["access_code"])
         survey = survey_get(survey_id=respondent.survey_id) if respondent else None
-        if survey is None:
+        if respondent is None or survey is None:
             respondent_login_failed(request)
             form.add_error("access_code", LOGIN_FAILED)
         elif respondent.is_withdrawn:
@@ -80,7 +86,7 @@ def survey_login(request):
     return render(request, "taking/login.html", {"form": form}, status=400 if form.errors else 200)
 
 
-def _logged_in(request, respondent):
+def _logged_in(request: HttpRequest, respondent: Respondent) -> HttpResponse:
     """Go to the survey, in the session's language; one chosen on the login page is kept as the respondent's."""
     language = request.session[LANGUAGE_KEY]
     if chosen_language(request) == language != respondent.language:
@@ -88,7 +94,7 @@ def _logged_in(request, respondent):
     return redirect("surveys:display")
 
 
-def _too_many_failed_logins(request, form, wait):
+def _too_many_failed_logins(request: HttpRequest, form: LoginForm, wait: int) -> HttpResponse:
     """Answer a login from an address with too many failed codes: 429, Retry-After, and when to try again."""
     minutes = math.ceil(wait / 60)
     form.add_error(None, ngettext(
@@ -106,7 +112,7 @@ def _too_many_failed_logins(request, form, wait):
 @in_language
 @require_POST
 @never_cache
-def survey_logout(request):
+def survey_logout(request: HttpRequest) -> HttpResponse:
     """Log out without saving: the page's script when the person did not answer the idle warning (reason=idle).
     "Save and log out" saves the page first: a ``nav`` of the page's form (``survey_change_page``)."""
     session_end(request)
@@ -121,7 +127,7 @@ def survey_logout(request):
 @never_cache
 @uses_forced_read_router
 @respondent_required
-def survey_keep_alive(request):
+def survey_keep_alive(request: RespondentRequest) -> HttpResponse:
     """Keep an idle respondent logged in: the idle warning's "Keep me logged in" button."""
     session_seen(request, force=True)
     return JsonResponse({"logged_in": True, "idle_seconds": page_idle_seconds()})
@@ -132,13 +138,16 @@ def survey_keep_alive(request):
 @never_cache
 @uses_forced_read_router
 @respondent_required
-def survey_display(request):
+def survey_display(request: RespondentRequest) -> HttpResponse:
     respondent = current_respondent(request)
     if respondent.is_completed:
         return redirect("surveys:complete")
     # min(): the survey may have lost pages since this respondent's last save.
     number = min(respondent.current_page, page_count(survey=request.survey))
-    return _show_page(request, page_definition(survey=request.survey, number=number), respondent=respondent)
+    definition = page_definition(survey=request.survey, number=number)
+    if definition is None:  # no page at all: respondent_required lets no such survey through
+        return _page_not_found(request, number)
+    return _show_page(request, definition, respondent=respondent)
 
 
 @in_language
@@ -146,14 +155,14 @@ def survey_display(request):
 @never_cache
 @uses_forced_read_router
 @respondent_required
-def survey_page(request, number):
+def survey_page(request: RespondentRequest, number: int) -> HttpResponse:
     """Dispatch /take/page/<n>/: GET (and HEAD) is survey_content, POST is survey_change_page."""
     if request.method == "POST":
         return survey_change_page(request, number)
     return survey_content(request, number)
 
 
-def survey_content(request, number):
+def survey_content(request: RespondentRequest, number: int) -> HttpResponse:
     """Page ``number`` with the respondent's saved answers: a fragment for Ajax, else the whole page."""
     definition = page_definition(survey=request.survey, number=number)
     if definition is None:
@@ -161,7 +170,8 @@ def survey_content(request, number):
     return _show_page(request, definition, fragment=is_ajax(request), elsewhere="redirect")
 
 
-def _show_page(request, definition, *, fragment=False, elsewhere="show", respondent=None):
+def _show_page(request: RespondentRequest, definition: PageDefinition, *, fragment: bool = False,
+               elsewhere: Literal["show", "redirect"] = "show", respondent: Respondent | None = None) -> HttpResponse:
     """Render ``definition``'s page with the respondent's answers, or, if it does not apply to them, the nearest
     page that does: shown in its place (``elsewhere="show"``, the resume) or redirected to (a page's own URL).
 
@@ -170,8 +180,8 @@ def _show_page(request, definition, *, fragment=False, elsewhere="show", respond
     survey = definition.survey
     flow = survey_flow(survey=survey)
     if respondent is None:
-        respondent, saved, answers, stored = _page_answers(request, flow, definition, with_respondent=True)
-        if respondent_checked(request, respondent).is_completed:
+        state, saved, answers, stored = _page_answers(request, flow, definition, with_respondent=True)
+        if respondent_checked(request, state).is_completed:
             return redirect("surveys:complete")
     else:
         _, saved, answers, stored = _page_answers(request, flow, definition)
@@ -180,33 +190,40 @@ def _show_page(request, definition, *, fragment=False, elsewhere="show", respond
         number = route.resolve(definition.number)
         if elsewhere == "redirect":
             return redirect("surveys:content", number=number)
-        definition = page_definition(survey=survey, number=number)
+        nearest = page_definition(survey=survey, number=number)
+        if nearest is None:  # never: route.resolve() names one of the survey's pages
+            return _page_not_found(request, number)
+        definition = nearest
         _, saved, answers, stored = _page_answers(request, flow, definition)
         route = flow.route(number, answers)
     return _render_page(request, definition, route=route, answers=answers, stored=stored, saved=saved,
                         fragment=fragment)
 
 
-def page_fragment(request, definition):
+def page_fragment(request: RespondentRequest, definition: PageDefinition) -> HttpResponse:
     """Return what ``survey_content`` answers for ``definition``'s page once its request is checked: the page with
     the respondent's answers, as the fragment survey.js swaps in (``request.respondent_id`` and the session's
     code as the view's decorators leave them). Public for the tools that time the render (bench/microbench.py)."""
     return _show_page(request, definition, fragment=True)
 
 
-def _page_answers(request, flow, definition, *, with_respondent=False):
+def _page_answers(request: RespondentRequest, flow: SurveyFlow, definition: PageDefinition, *,
+                  with_respondent: bool = False
+                  ) -> tuple[RespondentState | None, dict[int, str], dict[str, str], dict[str, str]]:
     """Return ``(respondent, saved, answers, stored)``: the page's saved answers ``{question_id: value}``, the
     answers its rules read as they read them (``flow.effective``) and as stored, from one query, which with
     ``with_respondent`` reads the respondent too (``respondent_answers``; else ``respondent`` is None); refresh the
     session's copy of the rules' answers (``session_keep_rule_answers``)."""
     number = definition.number
     codes = flow.page_reads.get(number, frozenset())
-    ask = {"respondent_id": request.respondent_id, "questions": definition.answerable.values(),
-           "survey": definition.survey, "codes": codes}
+    respondent_id, questions, survey = request.respondent_id, definition.answerable.values(), definition.survey
+    respondent: RespondentState | None
     if with_respondent:
-        respondent, saved, facts = respondent_answers(**ask)
+        respondent, saved, facts = respondent_answers(respondent_id=respondent_id, questions=questions, survey=survey,
+                                                      codes=codes)
     else:
-        respondent, (saved, facts) = None, answers_for_questions(**ask)
+        respondent, (saved, facts) = None, answers_for_questions(respondent_id=respondent_id, questions=questions,
+                                                                 survey=survey, codes=codes)
     if not codes and number not in flow.ruled_pages and not flow.page_rules:
         return respondent, saved, {}, {}
     stored = {**facts, **{code: saved.get(q.pk, "") for code, q in definition.answerable.items()}}
@@ -216,7 +233,7 @@ def _page_answers(request, flow, definition, *, with_respondent=False):
     return respondent, saved, flow.effective(stored, page=number), stored
 
 
-def _rule_answers(request, codes):
+def _rule_answers(request: RespondentRequest, codes: AbstractSet[str] | None) -> dict[str, str]:
     """The saved answers to ``codes`` that a page save's rules read: the session's copy, else the database's."""
     if not codes:
         return {}
@@ -229,7 +246,7 @@ def _rule_answers(request, codes):
     return answers
 
 
-def survey_change_page(request, number):
+def survey_change_page(request: RespondentRequest, number: int) -> HttpResponse:
     """Validate and save page ``number``, then move on as ``nav`` says (or, for "Save and log out", stay on it and
     end the session)."""
     definition = page_definition(survey=request.survey, number=number)
@@ -262,8 +279,8 @@ def survey_change_page(request, number):
         return _saved_and_logged_out(request, result)
     if flow.session_codes and not result.replayed:
         on_page = flow.session_codes & definition.answerable.keys()
-        saved = {question.code: value for question, value in values.items() if question.code in on_page}
-        session_keep_rule_answers(request, saved, forget=on_page - saved.keys())
+        kept = {question.code: value for question, value in values.items() if question.code in on_page}
+        session_keep_rule_answers(request, kept, forget=on_page - kept.keys())
     if is_ajax(request):
         return JsonResponse(_save_payload(result))
     if result.completed:
@@ -278,7 +295,7 @@ def survey_change_page(request, number):
     return redirect("surveys:display")
 
 
-def _saved_and_logged_out(request, result):
+def _saved_and_logged_out(request: HttpRequest, result: PageSaveResult) -> HttpResponse:
     """End the session once "Save and log out" saved the page (it stays the page the survey resumes on); say so on
     the login page."""
     session_end(request)
@@ -294,7 +311,7 @@ def _saved_and_logged_out(request, result):
 @never_cache
 @uses_forced_read_router
 @respondent_required
-def survey_complete(request):
+def survey_complete(request: RespondentRequest) -> HttpResponse:
     respondent = current_respondent(request)
     if respondent.is_completed:
         return render(request, "taking/complete.html", {"survey": request.survey, "respondent": respondent})
@@ -309,7 +326,7 @@ def survey_complete(request):
 @require_POST
 @never_cache
 @uses_forced_read_router
-def survey_switch_language(request):
+def survey_switch_language(request: HttpRequest) -> HttpResponse:
     """The language switcher of every respondent page: show the survey (or the login page) in another language.
 
     A respondent in a session takes the survey in it from now on, and on their next login (it is kept with them);
@@ -339,7 +356,7 @@ def survey_switch_language(request):
     return response
 
 
-def csrf_failure(request, reason=""):
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """Explain a refused POST (stale page, expired or missing CSRF cookie) instead of Django's debug page."""
     message = _("This page is out of date or your session has ended. Reload the page, or log in again, and try once more.")
     if is_ajax(request):
@@ -347,8 +364,11 @@ def csrf_failure(request, reason=""):
     return render(request, "taking/message.html", {"message_kind": "csrf", "message": message}, status=403)
 
 
-def _render_page(request, definition, *, route, answers, stored=None, saved=None, fragment=False, data=None,
-                 errors=None, missing=None, status=200):
+def _render_page(request: HttpRequest, definition: PageDefinition, *, route: Route | None, answers: Mapping[str, str],
+                 stored: Mapping[str, str] | None = None, saved: Mapping[int, str] | None = None,
+                 fragment: bool = False, data: QueryDict | None = None,
+                 errors: Mapping[str, Sequence[object]] | None = None,
+                 missing: Mapping[int, Sequence[Question]] | None = None, status: int = 200) -> HttpResponse:
     flow = survey_flow(survey=definition.survey)
     context = {
         "survey": definition.survey,
@@ -372,24 +392,24 @@ def _render_page(request, definition, *, route, answers, stored=None, saved=None
     return render(request, "taking/take.html", context, status=status)
 
 
-def _error_list(definition, errors):
+def _error_list(definition: PageDefinition, errors: Mapping[str, Sequence[object]] | None) -> list[dict[str, object]]:
     """Return ``[{"name", "prompt", "message"}]`` for the error summary; prompt is empty for non-question fields."""
     return [
         {"name": name, "prompt": question.translated("prompt") if question else "", "message": message}
         for name, messages in (errors or {}).items()
-        for question in [definition.answerable.get(PageForm.answer_code(name))]
+        for question in [definition.answerable.get(PageForm.answer_code(name) or "")]  # no question's code is ""
         for message in messages
     ]
 
 
-def _page_not_found(request, number):
+def _page_not_found(request: HttpRequest, number: int) -> HttpResponse:
     message = _("There is no page %(number)s in this survey.") % {"number": number}
     if is_ajax(request):
         return ajax_error(message, status=404)
     return render(request, "taking/message.html", {"message_kind": "not_found", "message": message}, status=404)
 
 
-def _missing_summary(missing):
+def _missing_summary(missing: Mapping[int, Sequence[Question]] | None) -> list[dict[str, object]]:
     """Return ``[{"page": n, "url": ..., "fields": [{"name", "prompt", "message"}]}]`` for templates and JSON."""
     return [
         {
@@ -405,7 +425,7 @@ def _missing_summary(missing):
     ]
 
 
-def _save_payload(result):
+def _save_payload(result: PageSaveResult) -> dict[str, object]:
     return {
         "saved": True,
         "page": result.page,

@@ -2,12 +2,13 @@
 import importlib.util
 import secrets
 import warnings
+from pathlib import Path
 
 from config.settings.base import *  # noqa: F401,F403
 from config.settings.base import BASE_DIR, BENCH_APPS, INSTALLED_APPS, MIDDLEWARE, env
 
 
-def checkout_secret_key(path):
+def checkout_secret_key(path: Path) -> str:
     """Return the secret key kept in ``path``, first writing a new random one there (owner-only) if there is none.
 
     Each checkout signs with its own key: a key in the repository would let
@@ -20,7 +21,7 @@ def checkout_secret_key(path):
 
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
-SECRET_KEY = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
+SECRET_KEY: str = env("DJANGO_SECRET_KEY", default="") or checkout_secret_key(BASE_DIR / ".secret_key")
 
 # --- Development tools
 # The bench's tools (bench/): a developer's machine is where load tests are written and tried.

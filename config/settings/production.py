@@ -14,10 +14,10 @@ from config.settings.base import (
 )
 
 DEBUG = False
-SECRET_KEY = env("DJANGO_SECRET_KEY")
+SECRET_KEY: str = env("DJANGO_SECRET_KEY")
 
 # --- Load and measurement tools (bench/): the one-box stack and the lab only.
-BENCH_TOOLS = env.bool("BENCH_TOOLS", default=False)
+BENCH_TOOLS: bool = env.bool("BENCH_TOOLS", default=False)
 if BENCH_TOOLS:
     INSTALLED_APPS = [*INSTALLED_APPS, *BENCH_APPS]
 elif BENCH_FLOOR_VIEWS:
@@ -111,31 +111,31 @@ SESSION_CACHE_ALIAS = "sessions"
 
 # --- Security (TLS terminates at the load balancer or nginx)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
-CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
-SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
-SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 30)
+SESSION_COOKIE_SECURE: bool = env.bool("DJANGO_SECURE_COOKIES", default=True)
+CSRF_COOKIE_SECURE: bool = env.bool("DJANGO_SECURE_COOKIES", default=True)
+SECURE_SSL_REDIRECT: bool = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS: int = env.int("DJANGO_SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 30)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 # Preloading HSTS binds the whole domain for months: the agency decides, not this app.
-SECURE_HSTS_PRELOAD = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
+SECURE_HSTS_PRELOAD: bool = env.bool("DJANGO_SECURE_HSTS_PRELOAD", default=False)
 SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 
 # --- Files: S3 when AWS_STORAGE_BUCKET_NAME is set (MinIO on the one-box stack), else this machine.
 # Credentials come from the environment (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY,
 # or an instance role), read by boto3: they never sit in settings.
-AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default="")
+AWS_STORAGE_BUCKET_NAME: str = env("AWS_STORAGE_BUCKET_NAME", default="")
 if AWS_STORAGE_BUCKET_NAME:
-    AWS_STATIC_BUCKET_NAME = env("AWS_STATIC_BUCKET_NAME")
+    AWS_STATIC_BUCKET_NAME: str = env("AWS_STATIC_BUCKET_NAME")
     # None: Amazon's own endpoint for the region. Over HTTPS, its certificate is checked against the system's
     # authorities, or AWS_CA_BUNDLE's (boto3 reads it: the stack's and the lab's own authority).
-    AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL", default=None)
+    AWS_S3_ENDPOINT_URL: str | None = env("AWS_S3_ENDPOINT_URL", default=None)
     # Where browsers reach the object store, when not at the endpoint: a proxy that passes each request on
     # unchanged with the endpoint's Host (the one-box stack's and the web hosts' nginx). Presigned links are signed
     # for the endpoint and name this address (infra/storages.py).
-    AWS_S3_PUBLIC_URL = env("AWS_S3_PUBLIC_URL", default=AWS_S3_ENDPOINT_URL)
-    AWS_S3_REGION_NAME = env("AWS_S3_REGION_NAME", default="us-east-1")
-    AWS_S3_ADDRESSING_STYLE = env("AWS_S3_ADDRESSING_STYLE", default="path")
+    AWS_S3_PUBLIC_URL: str | None = env("AWS_S3_PUBLIC_URL", default=AWS_S3_ENDPOINT_URL)
+    AWS_S3_REGION_NAME: str = env("AWS_S3_REGION_NAME", default="us-east-1")
+    AWS_S3_ADDRESSING_STYLE: str = env("AWS_S3_ADDRESSING_STYLE", default="path")
     AWS_S3_SIGNATURE_VERSION = "s3v4"
     # Objects get no ACL: the static bucket is public through its bucket policy, the media bucket is not at all.
     AWS_DEFAULT_ACL = None

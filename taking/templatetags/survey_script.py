@@ -10,5 +10,5 @@ register = template.Library()
 
 
 @register.simple_tag
-def survey_script_contract():
+def survey_script_contract() -> str:
     return json.dumps(script_contract(), separators=(",", ":"))

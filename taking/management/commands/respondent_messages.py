@@ -8,7 +8,9 @@ whether the catalogue lacks a string the code marks (taking/tests/test_translati
 """
 import shutil
 import tempfile
+from argparse import ArgumentParser
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
@@ -25,11 +27,11 @@ IGNORED = ["staff", "respondents", "accounts", "publishing", "rosters", "exports
 class Command(BaseCommand):
     help = "Extract the respondent interface's strings into config/locale and compile them (needs gettext)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--check", action="store_true",
                             help="Change nothing: fail if the catalogue lacks a string the code marks.")
 
-    def handle(self, *, check, **options):
+    def handle(self, *, check: bool, **options: Any) -> None:
         catalogue = Path(settings.LOCALE_PATHS[0])
         if not check:
             self.extract(catalogue)
@@ -51,7 +53,7 @@ class Command(BaseCommand):
                                        f"then translate them): " + "; ".join(sorted(new)[:10]))
         self.stdout.write("The catalogues hold every string the respondent interface marks.")
 
-    def extract(self, catalogue):
+    def extract(self, catalogue: Path) -> None:
         patterns = [pattern for name in IGNORED for pattern in (name, f"{name}/*")]
         with override_settings(LOCALE_PATHS=[str(catalogue)]):
             call_command("makemessages", locale=LANGUAGES, no_location=True, no_obsolete=True,
