@@ -37,12 +37,15 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlencode
 
 from django.test import Client
 
 from bench import stack, survey_bench
+from bench.survey_bench import Taking
 
 PY_SPY = Path(sys.executable).parent / "py-spy"
 KINDS = ["login_form", "login", "display", "content", "change_page", "complete"]
@@ -72,7 +75,21 @@ PARTS = [
 ]
 
 
-def main(argv=None):
+class Clock(Protocol):
+    """What times a request of one kind: a cProfile.Profile, or a CpuTime."""
+
+    def enable(self) -> None: ...
+
+    def disable(self) -> None: ...
+
+
+# A request's form fields, urlencoded: the login's, or a page's answers (``page_answers``).
+Form = Mapping[str, str]
+# One browser's requests (InProcess, OverHttp): path, form, headers -> (status, text).
+Browser = Callable[..., tuple[int, str]]
+
+
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     taking = survey_bench.prepare(argparse.Namespace(pages=args.pages, respondents=args.threads + args.duration * 40 +
                                               args.requests, smoke=False, threads=args.threads, duration=args.duration))
@@ -86,7 +103,7 @@ def main(argv=None):
     print(f"\nflame graph: {out / 'flame.svg'}\nranked: {out / 'top.txt'}\ncProfile: {out}/cprofile-<kind>.txt")
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     stack.load_arguments(parser, duration=40, threads=50, pages=20)
     parser.add_argument("--requests", type=int, default=100, help="cProfiled requests of each kind (default 100)")
@@ -95,7 +112,7 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def under_load(args, taking, out):
+def under_load(args: argparse.Namespace, taking: Taking, out: Path) -> None:
     """Run the survey plan and sample the gunicorn workers with py-spy meanwhile; write the flame graph and top.txt."""
     print(f"Survey plan, {args.threads} threads for {args.duration} s, py-spy on every gunicorn worker...")
     run, results = stack.jmeter_start("survey_taking", f"{taking['slug']}-profile", threads=args.threads,
@@ -119,15 +136,18 @@ def under_load(args, taking, out):
     print(report)
 
 
-def ranked(stacks_file):
+def ranked(stacks_file: Path) -> str:
     """Return the functions with the largest inclusive and self shares of the samples, and each part's share."""
-    inclusive, own, parts, total = Counter(), Counter(), Counter(), 0
+    inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
+    parts: Counter[str] = Counter()
+    total = 0
     for line in stacks_file.read_text().splitlines():
-        stack, _, count = line.rpartition(" ")
-        if not stack or not count.isdigit():
+        frames_text, _, count_text = line.rpartition(" ")
+        if not frames_text or not count_text.isdigit():
             continue
-        count = int(count)
-        frames = [frame_name(frame) for frame in stack.split(";")]
+        count = int(count_text)
+        frames = [frame_name(frame) for frame in frames_text.split(";")]
         frames = [frame for frame in frames if frame]
         if not frames:
             continue
@@ -149,19 +169,19 @@ def ranked(stacks_file):
     return "\n".join(lines) + "\n"
 
 
-def frame_file(name):
+def frame_file(name: str) -> str:
     """``function (path/to/file.py)`` → ``path/to/file.py``."""
     return name.rpartition(" (")[2].rstrip(")")
 
 
-def frame_name(frame):
+def frame_name(frame: str) -> str:
     """``function (path/to/file.py:12)`` → ``function (path/to/file.py)``; process headers are dropped."""
     if frame.startswith("process "):
         return ""
     return re.sub(r":\d+\)$", ")", frame.strip())
 
 
-def one_request_each(args, taking, out):
+def one_request_each(args: argparse.Namespace, taking: Taking, out: Path) -> None:
     """cProfile ``args.requests`` requests of each kind in this process; write cprofile-<kind>.txt and .prof."""
     codes = [line.strip() for line in Path(taking["codes"]).read_text().splitlines()[1:] if line.strip()]
     codes = codes[-args.requests:]  # the load above took codes from the start of the file
@@ -172,7 +192,8 @@ def one_request_each(args, taking, out):
     report_profiles(args, profiles, pages, out)
 
 
-def take_surveys(codes, pages, clocks, *, client=None):
+def take_surveys(codes: Sequence[str], pages: int, clocks: Mapping[str, Clock], *,
+                 client: Callable[[], Browser] | None = None) -> int:
     """Take the survey once per code, as a browser with survey.js does (forms posted urlencoded), each request inside
     its kind's clock (a cProfile.Profile or a CpuTime); through Django's test client in this process, or through
     ``client`` (``OverHttp``: nginx and gunicorn). Return the number of requests."""
@@ -180,7 +201,10 @@ def take_surveys(codes, pages, clocks, *, client=None):
     for code in codes:
         call = client() if client else InProcess()
         status, page = profiled(clocks["login_form"], call, "/")
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+        found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        if found is None:
+            raise stack.StackError(f"the login form has no CSRF token ({status}): {page[:300]}")
+        token = found.group(1)
         status, _ = profiled(clocks["login"], call, "/", {"access_code": code, "csrfmiddlewaretoken": token})
         assert status == 302, status
         assert profiled(clocks["display"], call, "/take/")[0] == 200
@@ -198,10 +222,11 @@ def take_surveys(codes, pages, clocks, *, client=None):
 class InProcess:
     """One browser's requests through Django's test client, CSRF checks on: ``(status, text)``."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.client = Client(enforce_csrf_checks=True)
 
-    def __call__(self, path, data=None, headers=None):
+    def __call__(self, path: str, data: Form | None = None, headers: Mapping[str, str] | None = None,
+                 ) -> tuple[int, str]:
         if data is None:
             response = self.client.get(path, headers=headers)
         else:
@@ -212,12 +237,13 @@ class InProcess:
 class OverHttp:
     """One browser's requests through nginx with urllib, a light client: cookies kept, redirects not followed."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.base = f"http://127.0.0.1:{stack.nginx_port()}"
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()),
                                                   NoRedirects)
 
-    def __call__(self, path, data=None, headers=None):
+    def __call__(self, path: str, data: Form | None = None, headers: Mapping[str, str] | None = None,
+                 ) -> tuple[int, str]:
         body = urlencode(data).encode() if data is not None else None
         request = urllib.request.Request(self.base + path, data=body,
                                          headers={**(headers or {}), **({"Content-Type": FORM} if body else {})})
@@ -229,11 +255,11 @@ class OverHttp:
 
 
 class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
         return None
 
 
-def timings(args, taking):
+def timings(args: argparse.Namespace, taking: Taking) -> None:
     """Print the CPU milliseconds of a request of each kind, no profiler, after two respondents to warm up; then the
     same survey requests with the CPU caches flushed between requests, and through nginx to gunicorn one at a time
     (docs/performance.md: where the gap between one process and gunicorn goes)."""
@@ -260,13 +286,13 @@ def timings(args, taking):
 class CpuTime:
     """A profiler's enable/disable that only adds up CPU time (``profiled`` takes either)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.seconds, self.calls, self._started = 0.0, 0, 0.0
 
-    def enable(self):
+    def enable(self) -> None:
         self._started = time.process_time()
 
-    def disable(self):
+    def disable(self) -> None:
         self.seconds += time.process_time() - self._started
         self.calls += 1
 
@@ -277,20 +303,23 @@ class ColdCpuTime(CpuTime):
 
     junk = bytearray(64 * 1024 * 1024)
 
-    def enable(self):
+    def enable(self) -> None:
         junk = self.junk
         for index in range(0, len(junk), 1024):
             junk[index] ^= 1
         super().enable()
 
 
-def report_profiles(args, profiles, pages, out):
+def report_profiles(args: argparse.Namespace, profiles: Mapping[str, cProfile.Profile], pages: int, out: Path,
+                    ) -> None:
     """Write each kind's profile: cprofile-<kind>.prof, and its heaviest functions in cprofile-<kind>.txt."""
     for kind, profile in profiles.items():
         profile.dump_stats(out / f"cprofile-{kind}.prof")
         stats = pstats.Stats(profile, stream=io.StringIO())
+        # The profile's total time: pstats sets it, typeshed's Stats does not declare it.
+        total_s = stats.total_tt  # type: ignore[attr-defined]
         calls = args.requests * (pages if kind in ("content", "change_page") else 1)
-        text = [f"{kind}: {calls} requests, {1000 * stats.total_tt / calls:.2f} ms a request (profiled: cProfile "
+        text = [f"{kind}: {calls} requests, {1000 * total_s / calls:.2f} ms a request (profiled: cProfile "
                 "slows Python down, so compare shares, not times)\n"]
         for order in ("cumulative", "tottime"):
             stream = io.StringIO()
@@ -304,7 +333,7 @@ AJAX = {"X-Requested-With": "XMLHttpRequest"}
 FORM = "application/x-www-form-urlencoded"
 
 
-def profiled(profile, call, *args, **kwargs):
+def profiled(profile: Clock, call: Browser, *args: object, **kwargs: object) -> tuple[int, str]:
     profile.enable()
     try:
         return call(*args, **kwargs)
@@ -312,23 +341,31 @@ def profiled(profile, call, *args, **kwargs):
         profile.disable()
 
 
-def page_answers(html, token, nav):
+def page_answers(html: str, token: str, nav: str) -> dict[str, str]:
     """Answer a page fragment as jmeter/plans/answer_page.groovy does, without chance: the first choice of every
     group, numbers at their minimum, a date, a few words."""
     data = {"csrfmiddlewaretoken": token, "nav": nav}
     for _kind, name, value in re.findall(r'<input type="(radio|checkbox)" name="(q-[^"]+)" value="([^"]+)"', html):
         data.setdefault(name, value)
     for tag in re.findall(r'<input type="number"[^>]*>', html):
-        data[attribute(tag, "name")] = attribute(tag, "min") or "1"
+        data[named(tag, "name")] = attribute(tag, "min") or "1"
     for tag in re.findall(r'<input type="date"[^>]*>', html):
-        data[attribute(tag, "name")] = "2020-05-17"
+        data[named(tag, "name")] = "2020-05-17"
     for tag in re.findall(r'<(?:input type="text"|textarea)[^>]*>', html):
-        data[attribute(tag, "name")] = "more time for reading"
-    data["save_id"] = attribute(html, "value", after='name="save_id"')
+        data[named(tag, "name")] = "more time for reading"
+    data["save_id"] = named(html, "value", after='name="save_id"')
     return data
 
 
-def attribute(tag, name, after=""):
+def attribute(tag: str, name: str, after: str = "") -> str | None:
     match = re.search(rf'{re.escape(after)}[^>]*?\b{name}="([^"]*)"', tag)
     return match.group(1) if match else None
+
+
+def named(tag: str, name: str, after: str = "") -> str:
+    """``attribute``, where a page's field must have it: without it, the HTML is not a survey page's."""
+    value = attribute(tag, name, after)
+    if value is None:
+        raise stack.StackError(f"no {name}= in {tag[:300]}")
+    return value
 

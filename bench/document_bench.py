@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from bench.stack import ROOT
 from bench.survey_document import bench_document
@@ -31,12 +32,15 @@ from surveys.services import document_check
 MB = 1_000_000
 
 
-def memory(field):
+def memory(field: str) -> int:
     """Return this process's ``VmRSS`` or ``VmHWM`` (its peak) in KB."""
-    return int(re.search(rf"^{field}:\s+(\d+)", Path("/proc/self/status").read_text(), re.MULTILINE)[1])
+    found = re.search(rf"^{field}:\s+(\d+)", Path("/proc/self/status").read_text(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"/proc/self/status has no {field}")
+    return int(found[1])
 
 
-def child(path):
+def child(path: str) -> None:
     """Load ``path`` in this process; print its RSS (KB) before, its peak during the load, and the outcome, as JSON."""
     Path("/proc/self/clear_refs").write_text("5")  # the peak so far (Django's start) is forgotten
     before = memory("VmRSS")
@@ -52,7 +56,7 @@ def child(path):
     print(json.dumps({"before": before, "after": after, "outcome": outcome}))
 
 
-def documents(folder):
+def documents(folder: str) -> list[Path]:
     """Write the files to load; return their paths."""
     head = b'{"slug": "s", "title": "T", '
     shapes = {
@@ -74,13 +78,14 @@ def documents(folder):
     return paths
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", default=str(ROOT), help="the checkout whose code loads the files (default: this)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        return child(args.child)
+        child(args.child)
+        return
     print(f"{'file':<22}{'MB':>6}{'RSS before':>12}{'peak':>8}{'growth':>8}{'x size':>8}  outcome")
     with tempfile.TemporaryDirectory() as folder:
         for path in documents(folder):
@@ -91,7 +96,7 @@ def main(argv=None):
             print(row(path.name, path.stat().st_size, figures))
 
 
-def row(name, size, figures):
+def row(name: str, size: int, figures: dict[str, Any]) -> str:
     """Return a file's line of the table from its child's figures (KB): the file's size, the child's memory before
     the load and its peak during it, the growth, the growth as a multiple of the file's size, the outcome."""
     growth = (figures["after"] - figures["before"]) * 1024

@@ -43,11 +43,14 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TypedDict
 
 from django.db.models import Count
 
 from bench import stack
+from bench.stack import Figures
 from respondents.models import Answer, PageSave
 
 ROOT = stack.ROOT
@@ -58,6 +61,28 @@ FAULTS = ["gunicorn-workers", "pgbouncer", "master-immediate", "replica", "redis
 SLOW_SAVE_S = 2.0
 
 
+class Sample(TypedDict):
+    """A JMeter sample of a results file, as the drills read it (``read_jtl``): times in seconds."""
+
+    label: str
+    start: float
+    elapsed: float
+    end: float
+    status: str  # the HTTP status, or "no answer"
+    success: bool
+    retried: bool
+    code: str
+    page: int
+
+
+# A fault's window under load (``faults_under_load``): the fault, the note of what was done, when it started, when
+# the stack was whole again and when the window ended (epoch seconds).
+Window = TypedDict("Window", {"fault": str, "did": str, "from": float, "whole": float, "to": float})
+# What a drill's recount reads (``database_counts``): answers stored and page saves logged by (access code, page),
+# answers beyond one a question by access code.
+Counts = tuple[Mapping[tuple[str, int], int], Mapping[tuple[str, int], int], Mapping[str, int]]
+
+
 # The drill's six threads come from one address and, on a quiet machine, finish its five-page survey in about a
 # tenth of a second: some sixty logins a second, past nginx's respondent login limit for one address (30 a second,
 # a burst of 300), which then answers 429 and the judge counts a person who saw an error. The drill is about faults,
@@ -65,13 +90,14 @@ SLOW_SAVE_S = 2.0
 DRILL_STACK_ENV = {"STACK_NGINX_RESPONDENT_LOGIN_RATE": "100000r/s", "STACK_NGINX_RESPONDENT_LOGIN_BURST": "100000"}
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     stack.RESULTS.mkdir(parents=True, exist_ok=True)
     configured = os.environ.get("STACK_PG_SYNCHRONOUS")
     limits = {name: os.environ.get(name) for name in DRILL_STACK_ENV}
     os.environ.update(DRILL_STACK_ENV)
-    reports, cost = [], None
+    reports: list[Figures] = []
+    cost = None
     try:
         if set(args.modes) >= set(MODES):
             cost = synchronous_cost(seconds=5 if args.short else 15, rounds=2)
@@ -92,12 +118,13 @@ def main(argv=None):
         sys.exit("drill: " + "; ".join(problems))
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return drill_arguments(argv, doc=__doc__, faults=FAULTS, modes="async,sync", threads=12, whole="the stack",
                            short="CI: 6 threads, 5 pages, 10 s steady, 5 s settle")
 
 
-def drill_arguments(argv, *, doc, faults, modes, threads, whole, short=None):
+def drill_arguments(argv: list[str] | None, *, doc: str | None, faults: Sequence[str], modes: str, threads: int,
+                    whole: str, short: str | None = None) -> argparse.Namespace:
     """The arguments `make drill` and `make lab-drill` share: modes, faults, the load, the windows (and --short)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--modes", default=modes, help=f"replication modes to drill, in order ({modes})")
@@ -123,7 +150,7 @@ def drill_arguments(argv, *, doc, faults, modes, threads, whole, short=None):
 
 # ---------------------------------------------------------------- the stack
 
-def deploy_stack(*args, check=True):
+def deploy_stack(*args: str, check: bool = True) -> str:
     """Run deploy/stack; return its output. The drill's mode travels in STACK_PG_SYNCHRONOUS."""
     run = subprocess.run([str(STACK), *args], capture_output=True, text=True)
     if check and run.returncode:
@@ -131,12 +158,16 @@ def deploy_stack(*args, check=True):
     return run.stdout
 
 
-def pid(component):
+def pid(component: str) -> int:
+    """Return the process id of a running component of the stack; exit when it is not running (no fault can be
+    done to it)."""
     output = deploy_stack("pid", component, check=False).strip()
-    return int(output) if output.isdigit() else None
+    if not output.isdigit():
+        sys.exit(f"drill: deploy/stack pid {component}: not running ({output or 'no process id'})")
+    return int(output)
 
 
-def children(parent):
+def children(parent: int) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -148,7 +179,7 @@ def children(parent):
     return found
 
 
-def kill(pids):
+def kill(pids: Iterable[int]) -> None:
     for number in pids:
         try:
             os.kill(number, signal.SIGKILL)
@@ -156,7 +187,7 @@ def kill(pids):
             pass
 
 
-def until_whole(timeout=90):
+def until_whole(timeout: float = 90) -> None:
     """Wait until every component of the stack runs again (gunicorn's master respawns its workers itself)."""
     deadline = time.monotonic() + timeout
     while subprocess.run([str(STACK), "status"], capture_output=True).returncode:
@@ -165,7 +196,7 @@ def until_whole(timeout=90):
         time.sleep(0.5)
 
 
-def restore_env(name, value):
+def restore_env(name: str, value: str | None) -> None:
     if value is None:
         os.environ.pop(name, None)
     else:
@@ -175,7 +206,7 @@ def restore_env(name, value):
 # ---------------------------------------------------------------- the faults
 
 # Faults that are one deploy/stack command: its arguments, and the note of what was done.
-ONE_COMMAND = {
+ONE_COMMAND: dict[str, tuple[tuple[str, ...], str]] = {
     "pgbouncer": (("restart", "pgbouncer-master"), "deploy/stack restart pgbouncer-master"),
     "redis": (("restart", "redis"), "deploy/stack restart redis"),
     "nginx-reload": (("reload", "nginx"), "nginx -s reload"),
@@ -183,7 +214,7 @@ ONE_COMMAND = {
 # Faults that stop a component for DOWN_SECONDS, then start it: deploy/stack stop's options and the component, and
 # the note.
 DOWN_SECONDS = 2
-STOPPED = {
+STOPPED: dict[str, tuple[tuple[str, ...], str]] = {
     "master-immediate": (("--immediate", "master"), "pg_ctl stop -m immediate; 2 s; start (crash recovery)"),
     "replica": (("replica",), "replica stopped; 2 s; started"),
     "memcached": (("memcached",), "memcached stopped; 2 s; started (empty)"),
@@ -191,7 +222,7 @@ STOPPED = {
 }
 
 
-def inject(fault):
+def inject(fault: str) -> str:
     """Do the fault and what ops (or the stack itself) does about it; return a note of what was done."""
     if fault in ONE_COMMAND:
         command, note = ONE_COMMAND[fault]
@@ -228,7 +259,7 @@ def inject(fault):
 
 # ---------------------------------------------------------------- one mode
 
-def run_mode(mode, args):
+def run_mode(mode: str, args: argparse.Namespace) -> Figures:
     os.environ["STACK_PG_SYNCHRONOUS"] = MODES[mode]
     print(f"\n=== {mode}: STACK_PG_SYNCHRONOUS={MODES[mode]} ===")
     stack.stack_env()  # deploy/stack up in this mode, and the app's environment for the data check
@@ -261,7 +292,9 @@ def run_mode(mode, args):
     return judge(mode, slug, out / "results.jtl", expected_per_page, steady, windows, count)
 
 
-def faults_under_load(args, jmeter, jtl, inject, until_whole, after_fault=None):
+def faults_under_load(args: argparse.Namespace, jmeter: subprocess.Popen[str], jtl: Path, inject: Callable[[str], str],
+                      until_whole: Callable[[], None], after_fault: Callable[[str], None] | None = None,
+                      ) -> tuple[tuple[float, float], list[Window]]:
     """The load's first --steady seconds, then each fault in turn: ``inject(fault)`` (it returns a note of what it
     did), ``until_whole()``, --settle seconds watched, ``after_fault(fault)``. Return (the steady window, the
     faults' windows)."""
@@ -269,7 +302,7 @@ def faults_under_load(args, jmeter, jtl, inject, until_whole, after_fault=None):
     steady_from = time.time()
     time.sleep(args.steady)
     steady = (steady_from, time.time())
-    windows = []
+    windows: list[Window] = []
     for fault in args.faults:
         started = time.time()
         print(f"[{started - steady_from:6.1f} s] {fault}...", flush=True)
@@ -304,11 +337,11 @@ CREATE TABLE drill_log (respondent int, save_id uuid, PRIMARY KEY (respondent, s
 """
 
 
-def synchronous_cost(seconds, rounds):
+def synchronous_cost(seconds: int, rounds: int) -> dict[str, list[int]]:
     """Page-save transactions per second on the master in each mode, alternating (async, sync, async, sync...)
     so that the machine's drift falls on both alike. Only the master's configuration changes between them."""
     stack.stack_env()
-    tps = {mode: [] for mode in MODES}
+    tps: dict[str, list[int]] = {mode: [] for mode in MODES}
     for _ in range(rounds):
         for mode, setting in MODES.items():
             os.environ["STACK_PG_SYNCHRONOUS"] = setting
@@ -319,7 +352,7 @@ def synchronous_cost(seconds, rounds):
     return tps
 
 
-def page_save_tps(seconds):
+def page_save_tps(seconds: int) -> int:
     """Page-save transactions per second on the master with pgbench: the cost of synchronous commit, alone."""
     values = bench_conf()
     port = values["STACK_PG1_PORT"] if deploy_stack("node", "master").strip() == "pg1" else values["STACK_PG2_PORT"]
@@ -328,7 +361,8 @@ def page_save_tps(seconds):
     return pgbench_page_saves(env, seconds, Path(values["STACK_PG_BIN"]))
 
 
-def pgbench_page_saves(env, seconds, binaries=Path("/usr/lib/postgresql/15/bin")):
+def pgbench_page_saves(env: Mapping[str, str], seconds: int, binaries: Path = Path("/usr/lib/postgresql/15/bin"),
+                       ) -> int:
     """Page-save transactions per second with pgbench (PAGE_SAVE_SQL, in a database `drill` it makes) on the server
     ``env`` names (PGHOST, PGPORT, PGUSER and a password): the one-box master, or the lab's leader."""
     exists = subprocess.run([binaries / "psql", "-X", "-qtA", "-d", "postgres", "-c",
@@ -347,14 +381,14 @@ def pgbench_page_saves(env, seconds, binaries=Path("/usr/lib/postgresql/15/bin")
     return round(float(found.group(1)))
 
 
-def bench_conf():
+def bench_conf() -> dict[str, str]:
     """deploy/stack.conf's values, as the script sees them (with this process's overrides)."""
     script = f'ROOT="{ROOT}"; set -a; . "{ROOT}/deploy/stack.conf"; env'
     output = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
     return dict(line.split("=", 1) for line in output.splitlines() if line.startswith("STACK_"))
 
 
-def wait_for_first_sample(jtl, run, timeout=60):
+def wait_for_first_sample(jtl: Path, run: subprocess.Popen[str], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not (jtl.exists() and jtl.stat().st_size > 200):
         if run.poll() is not None or time.monotonic() > deadline:
@@ -362,13 +396,13 @@ def wait_for_first_sample(jtl, run, timeout=60):
         time.sleep(0.5)
 
 
-def free_udp_port():
+def free_udp_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
-def stop_jmeter(run, port):
+def stop_jmeter(run: subprocess.Popen[str], port: int) -> None:
     """Ask JMeter to stop after the samples in flight (its Shutdown message), then let jmeter/run finish the report."""
     if run.poll() is None:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
@@ -382,7 +416,9 @@ def stop_jmeter(run, port):
 
 # ---------------------------------------------------------------- the recount
 
-def judge(mode, slug, jtl, expected_per_page, steady, windows, created, *, counts=None, lag_window_faults=("failover",)):
+def judge(mode: str, slug: str, jtl: Path, expected_per_page: Mapping[int, int], steady: tuple[float, float],
+          windows: list[Window], created: int, *, counts: Callable[[str], Counts] | None = None,
+          lag_window_faults: Collection[str] = ("failover",)) -> Figures:
     """The report of one mode: per window, saves acknowledged, answers lost, duplicates, statuses, the time until
     saves went through again. ``counts(slug)`` reads the database (the stack's, through Django, by default); in
     asynchronous mode the losses of ``lag_window_faults`` are the replication-lag window: reported, not failed."""
@@ -390,10 +426,10 @@ def judge(mode, slug, jtl, expected_per_page, steady, windows, created, *, count
     stored, saves_logged, answer_duplicates = counts(slug) if counts else stack.reconnecting(
         lambda: database_counts(slug))
 
-    def acknowledged(sample):
+    def acknowledged(sample: Sample) -> bool:
         return sample["label"] == "change_page" and sample["success"] and not sample["retried"]
 
-    def figures(start, end):
+    def figures(start: float, end: float) -> Figures:
         # A sample belongs to the window it ended in: a request killed by the fault started before it.
         inside = [r for r in rows if start <= r["end"] < end]
         saves = {(r["code"], r["page"]) for r in inside if acknowledged(r)}
@@ -417,7 +453,7 @@ def judge(mode, slug, jtl, expected_per_page, steady, windows, created, *, count
 
     steady_figures = figures(*steady)
     steady_seconds = steady[1] - steady[0]
-    report = {
+    report: Figures = {
         "mode": mode,
         "synchronous": MODES.get(mode, mode),
         "survey": slug,
@@ -460,8 +496,8 @@ def judge(mode, slug, jtl, expected_per_page, steady, windows, created, *, count
     return report
 
 
-def read_jtl(jtl):
-    rows = []
+def read_jtl(jtl: Path) -> list[Sample]:
+    rows: list[Sample] = []
     with open(jtl, newline="") as stream:
         for row in csv.DictReader(stream):
             rows.append({
@@ -479,7 +515,7 @@ def read_jtl(jtl):
     return rows
 
 
-def database_counts(slug):
+def database_counts(slug: str) -> Counts:
     """Per (code, page): answers stored and page saves logged; per code: answers beyond one per question."""
     stored = {(code, page): n for code, page, n in
               Answer.objects.using("default").filter(respondent__survey__slug=slug)
@@ -487,7 +523,7 @@ def database_counts(slug):
     logged = {(code, page): n for code, page, n in
               PageSave.objects.using("default").filter(respondent__survey__slug=slug)
               .values_list("respondent__access_code", "page").annotate(n=Count("id"))}
-    duplicates = defaultdict(int)
+    duplicates: defaultdict[str, int] = defaultdict(int)
     for code, n in (Answer.objects.using("default").filter(respondent__survey__slug=slug)
                     .values_list("respondent__access_code", "question").annotate(n=Count("id")).filter(n__gt=1)
                     .values_list("respondent__access_code", "n")):
@@ -495,7 +531,8 @@ def database_counts(slug):
     return stored, logged, duplicates
 
 
-def recovery(attempts, rows, start, acknowledged):
+def recovery(attempts: list[Sample], rows: list[Sample], start: float, acknowledged: Callable[[Sample], bool],
+             ) -> float | None:
     """Seconds from the fault until saves went through again: until the first acknowledged save (in the window or
     after it) that ended after the window's last save that was retried, failed, or took longer than SLOW_SAVE_S;
     0 when none was."""
@@ -507,7 +544,7 @@ def recovery(attempts, rows, start, acknowledged):
     return round(min(after) - start, 1) if after else None
 
 
-def percentile(values, pct):
+def percentile(values: list[float], pct: float) -> float | None:
     if not values:
         return None
     values = sorted(values)
@@ -516,11 +553,11 @@ def percentile(values, pct):
 
 # ---------------------------------------------------------------- printing
 
-def statuses_text(statuses):
+def statuses_text(statuses: Mapping[str, int]) -> str:
     return " ".join(f"{status}×{n}" for status, n in statuses.items())
 
 
-def print_mode(report):
+def print_mode(report: Figures) -> None:
     print(f"\n{report['mode']} replication (STACK_PG_SYNCHRONOUS={report['synchronous']}): before the faults "
           f"{report['steady_saves_per_s']} saves/s, {report['steady_answers_per_s']} answers/s, "
           f"p95 save {report['steady_p95_save_ms']} ms")
@@ -532,7 +569,8 @@ def print_mode(report):
               f"{row['failed_for_good']:>8}{row['slowest_save_s']:>11}{back:>14}  {statuses_text(row['statuses'])}")
 
 
-def print_summary(reports, cost, *, master="the master", through="the whole stack"):
+def print_summary(reports: list[Figures], cost: Mapping[str, list[int]] | None, *, master: str = "the master",
+                  through: str = "the whole stack") -> None:
     """Synchronous replication's cost, measured in the same run: pgbench on the master, and the steady load."""
     by_mode = {r["mode"]: r for r in reports}
     if not cost or not {"async", "sync"} <= set(by_mode):

@@ -21,7 +21,9 @@ import re
 import shlex
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from django.db import connection
 
@@ -40,9 +42,9 @@ PAGES = 12  # five answerable questions each
 CHUNK = 50_000
 
 
-def question_values(survey):
+def question_values(survey: Survey) -> dict[int, list[str]]:
     """Answerable question id -> the values an answer may take (every one valid for its question)."""
-    values = {}
+    values: dict[int, list[str]] = {}
     for question in answerable_questions(survey=survey):
         choices = list(Choice.objects.filter(question_id=question.grid_id or question.pk).order_by("position")
                        .values_list("value", flat=True))
@@ -65,7 +67,7 @@ def question_values(survey):
     return values
 
 
-def seed(survey, *, respondents, schools):
+def seed(survey: Survey, *, respondents: int, schools: int) -> int:
     """Insert the respondents and their answers, CHUNK respondents a statement; codes start with 0, which real
     codes never contain."""
     first_school = School.objects.get(code="X00000").pk
@@ -99,14 +101,15 @@ def seed(survey, *, respondents, schools):
     return len(values)
 
 
-def run_export(slug, fmt, path, *, deidentified=False, filter_options=()):
+def run_export(slug: str, fmt: str, path: Path, *, deidentified: bool = False, filter_options: Sequence[str] = (),
+               ) -> tuple[float, float, list[str]]:
     """Run export_responses in a child; return (seconds, the child's own peak RSS in MB, its last log line)."""
     seconds, peak, _, errors = manage_measured("export_responses", slug, "--format", fmt, "--output", path,
                                                *(["--deidentified"] if deidentified else []), *filter_options)
     return seconds, peak, errors.strip().splitlines()[-1:]
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--respondents", type=int, default=1_000_000)
     parser.add_argument("--schools", type=int, default=2000)
@@ -121,8 +124,8 @@ def main(argv=None):
 
     slug = f"export-bench-{args.respondents}"
     filter_options = shlex.split(args.filter)
-    figures = {"respondents": args.respondents, "schools": args.schools, "deidentified": args.deidentified,
-               "filter": args.filter}
+    figures: dict[str, Any] = {"respondents": args.respondents, "schools": args.schools,
+                               "deidentified": args.deidentified, "filter": args.filter}
     with read_from_master():
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:

@@ -26,15 +26,15 @@ import time
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 from urllib.parse import quote, urlencode
-
 
 from bench import stack
 from infra.db_router import read_from_master
 from respondents.answer_values import stored_answer_problems
 from respondents.models import Answer
 from surveys.models import Survey
-from surveys.selectors import page_count, page_definition
+from surveys.selectors import QuestionDefinition, page_count, page_definition
 
 ODD = [
     "", " ", "\x00", "a\x00b", "0", "-0", "+1", "-1", "1.5", "1e309", "NaN", "9" * 40, "9" * 5000, "2023-02-30",
@@ -44,8 +44,13 @@ ODD = [
 CHARSETS = ["latin-1", "utf-16", "hex", "ascii", "nonsense", "base64", "utf-32-be", "UTF8", '"utf-8"']
 METHODS = ["PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "HEAD"]
 
+# A request as a Client sends it: method, path, headers, body (None: no body).
+Request = tuple[str, str, dict[str, str], str | None]
+# A question as the fuzz answers it (``page_fields``): its kind, its choices' values, min, max and max_length.
+Field = tuple[str, list[str], int | None, int | None, int | None]
 
-def main(argv=None):
+
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     # Six pages: every question kind on a page that is not the last, which finishing locks.
     slug = stack.manage("seed_bench_survey", "--pages", "6").strip()
@@ -68,7 +73,7 @@ def main(argv=None):
     tally, lock = Tally(), threading.Lock()
     started = time.monotonic()
 
-    def run(index):
+    def run(index: int) -> None:
         rng = random.Random(args.seed * 1_000_003 + index)
         slot, client = sessions.sender(index)
         kind, request = make_request(rng, client, pages)
@@ -104,15 +109,15 @@ class Sessions:
     once (a later save would overwrite what the check must see): one that finished, logged out, or saved every
     page, gives its slot to a spare while there are spares."""
 
-    def __init__(self, sessions, *, clients, pages):
+    def __init__(self, sessions: list["Client"], *, clients: int, pages: int) -> None:
         self.clients, self.spares, self.pages = sessions[:clients], sessions[clients:], pages
 
-    def sender(self, index):
+    def sender(self, index: int) -> tuple[int, "Client"]:
         """Return (slot, client) of the request ``index``."""
         slot = index % len(self.clients)
         return slot, self.clients[slot]
 
-    def answered(self, slot, client, kind, request, status):
+    def answered(self, slot: int, client: "Client", kind: str, request: Request, status: int) -> None:
         """Note what ``client``'s request was answered (under the caller's lock)."""
         page = re.match(r"/take/page/(\d+)/$", request[1]) if kind.startswith("page save") else None
         if page and status in (200, 302):
@@ -131,16 +136,19 @@ class Tally:
 
     EXAMPLES = 20
 
-    def __init__(self):
-        self.statuses, self.by_kind, self.failures = Counter(), Counter(), []
+    def __init__(self) -> None:
+        self.statuses: Counter[int] = Counter()
+        self.by_kind: Counter[str] = Counter()
+        self.failures: list[dict[str, Any]] = []
 
-    def count(self, kind, request, status, body):
+    def count(self, kind: str, request: Request, status: int, body: str) -> None:
         self.statuses[status] += 1
         self.by_kind[f"{kind} {status}"] += 1
         if status >= 500 and len(self.failures) < self.EXAMPLES:
             self.failures.append({"kind": kind, "request": describe(request), "status": status, "body": body[:300]})
 
-    def report(self, *, requests, seconds, problems, survey, seed):
+    def report(self, *, requests: int, seconds: float, problems: list[dict[str, str]], survey: str, seed: int,
+               ) -> dict[str, Any]:
         """Return the report of the run: it fails on any server error or any stored value breaking its rules."""
         return {"requests": requests, "seconds": round(seconds, 1), "statuses": dict(sorted(self.statuses.items())),
                 "by_kind": dict(sorted(self.by_kind.items())),
@@ -149,7 +157,7 @@ class Tally:
                 "examples_of_bad_values": problems[:20], "survey": survey, "seed": seed}
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=10000, help="requests to send (default 10000)")
     parser.add_argument("--clients", type=int, default=8, help="logged-in respondents sending at once (default 8)")
@@ -157,14 +165,16 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def page_fields(slug):
+def page_fields(slug: str) -> list[dict[str, Field]]:
     """Return ``[{code: (kind, [choice values], min, max, max_length)}]`` for each page of the survey, in order."""
     survey = Survey.objects.using("default").get(slug=slug)
     pages = []
     for number in range(1, page_count(survey=survey) + 1):
         definition = page_definition(survey=survey, number=number)
-        grids = {q.pk: q for q in definition.items}
-        fields = {}
+        if definition is None:  # numbered within page_count: not out of range
+            raise stack.StackError(f"{slug}: no page {number}")
+        grids: dict[int | None, QuestionDefinition] = {q.pk: q for q in definition.items}
+        fields: dict[str, Field] = {}
         for code, q in definition.answerable.items():
             source = grids.get(q.grid_id, q)
             fields[code] = (q.kind, [c.value for c in source.choice_list], q.min_value, q.max_value, q.text_max_length)
@@ -175,8 +185,10 @@ def page_fields(slug):
 class Client:
     """One respondent's connection to nginx, with its cookies."""
 
-    def __init__(self, port, code):
-        self.port, self.cookies, self.saved_pages = port, {}, set()
+    def __init__(self, port: int, code: str) -> None:
+        self.port = port
+        self.cookies: dict[str, str] = {}
+        self.saved_pages: set[int] = set()
         self.send("GET", "/", {}, None)
         fields = urlencode({"csrfmiddlewaretoken": self.csrf, "access_code": code})
         for _ in range(100):
@@ -188,13 +200,13 @@ class Client:
             sys.exit(f"fuzz: the respondent {code} could not log in ({status})")
 
     @property
-    def csrf(self):
+    def csrf(self) -> str:
         return self.cookies.get("csrftoken", "")
 
-    def form_headers(self, content_type="application/x-www-form-urlencoded"):
+    def form_headers(self, content_type: str = "application/x-www-form-urlencoded") -> dict[str, str]:
         return {"Content-Type": content_type, "X-CSRFToken": self.csrf}
 
-    def send(self, method, path, headers, body):
+    def send(self, method: str, path: str, headers: dict[str, str], body: str | None) -> tuple[int, str]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=40)
         # A request with a forged Cookie header is another client: its answer's cookies are not this one's.
         own_cookies = "Cookie" not in headers
@@ -223,11 +235,11 @@ class Client:
             connection.close()
 
 
-def odd(rng):
+def odd(rng: random.Random) -> str:
     return rng.choice(ODD) if rng.random() < 0.7 else "".join(chr(rng.randrange(1, 0x2FFF)) for _ in range(rng.randrange(1, 30)))
 
 
-def value_for(rng, field):
+def value_for(rng: random.Random, field: Field) -> list[str]:
     """Posted values for one question: right nine times in ten, so that enough pages get saved and checked."""
     kind, choices, low, high, max_length = field
     wrong = rng.random() < 0.1
@@ -263,7 +275,7 @@ def value_for(rng, field):
     return ["".join(chr(rng.randrange(32, 0x2FFF)) for _ in range(length))]
 
 
-def page_post(rng, client, pages):
+def page_post(rng: random.Random, client: Client, pages: list[dict[str, Field]]) -> tuple[str, Request]:
     """A page save, mostly right with something wrong, of a page this respondent has not saved; (kind, request)."""
     unsaved = [n for n in range(1, len(pages) + 1) if n not in client.saved_pages] or [len(pages)]
     number = rng.choice(unsaved)
@@ -302,7 +314,7 @@ def page_post(rng, client, pages):
     return kind, ("POST", f"/take/page/{number}/", headers, body)
 
 
-def broken_request(rng, client, pages):
+def broken_request(rng: random.Random, client: Client, pages: list[dict[str, Field]]) -> tuple[str, Request]:
     """Everything else an attacker or a broken client sends; (kind, request)."""
     choice = rng.randrange(10)
     form = client.form_headers()
@@ -335,17 +347,17 @@ def broken_request(rng, client, pages):
                                   "nav=next")
 
 
-def make_request(rng, client, pages):
+def make_request(rng: random.Random, client: Client, pages: list[dict[str, Field]]) -> tuple[str, Request]:
     return page_post(rng, client, pages) if rng.random() < 0.6 else broken_request(rng, client, pages)
 
 
-def describe(request):
+def describe(request: Request) -> dict[str, Any]:
     method, path, headers, body = request
     return {"method": method, "path": path[:200], "headers": {k: str(v)[:100] for k, v in headers.items()},
             "body": (body or "")[:300] if isinstance(body, str) else None}
 
 
-def stored_problems(slug):
+def stored_problems(slug: str) -> list[dict[str, str]]:
     """Check every answer of the survey on the master (the replica may not have the last ones yet)."""
     with read_from_master():
         answers = Answer.objects.filter(respondent__survey__slug=slug)

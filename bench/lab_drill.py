@@ -25,17 +25,21 @@ jmeter/results/lab_drill.json. Exits 1 on any duplicated save or answer, any 500
 and on any lost answer in synchronous mode; in asynchronous mode the losses of the leader's faults are the
 replication-lag window, reported so ops can choose.
 """
+import argparse
 import base64
 import json
 import subprocess
 import sys
 import time
 import urllib.request
+from typing import Any
 
 from bench import stack
+from bench.stack import Figures
 from bench.drill import (
     MODES,
     PGBENCH_CLIENTS,
+    Counts,
     drill_arguments,
     faults_under_load,
     free_udp_port,
@@ -45,6 +49,7 @@ from bench.drill import (
     stop_jmeter,
 )
 from bench.restore_drill import EXPECTED_SQL, STORED_SQL, Lab, with_retries
+from deploy import lab_hosts
 from exports.models import ExportJob
 from infra.sql import table
 from respondents.models import Answer, PageSave, Respondent
@@ -65,12 +70,13 @@ COUNTS_SQL = {
 }
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     lab = LabDrill()
     stack.RESULTS.mkdir(parents=True, exist_ok=True)
     configured = lab.synchronous_mode()
-    reports, cost = [], None
+    reports: list[Figures] = []
+    cost = None
     try:
         if set(args.modes) >= set(MODES):
             cost = lab.synchronous_cost(seconds=10, rounds=2)
@@ -90,7 +96,7 @@ def main(argv=None):
         sys.exit("lab drill: " + "; ".join(problems))
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return drill_arguments(argv, doc=__doc__, faults=FAULTS, modes="sync,async", threads=8, whole="the lab")
 
 
@@ -99,18 +105,21 @@ def parse_args(argv=None):
 class LabDrill(Lab):
     """The lab, with what the drill needs beyond the restore drill's: its hosts' state, faults, Patroni's mode."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.up()
-        self.addresses = self.lab.hosts()
+        self.addresses = lab_hosts.hosts()
+        self.slug = ""  # the mode's survey (run_mode)
+        self.export_job = 0  # the export asked for last (start_export)
 
-    def patroni(self, path, *, method="GET", body=None, avoid=None):
+    def patroni(self, path: str, *, method: str = "GET", body: object = None, avoid: str | None = None,
+                ) -> Any:  # noqa: ANN401 - Patroni's decoded JSON
         """Patroni's REST API on the first member that answers (changes with the password the role made); not on
         ``avoid`` (one cut off, whose every call would wait for the timeout)."""
-        for name in [name for name in self.lab.group("postgresql") if name != avoid]:
+        for name in [name for name in lab_hosts.group("postgresql") if name != avoid]:
             request = urllib.request.Request(f"http://{self.addresses[name]}:8008/{path}", method=method,
                                              data=json.dumps(body).encode() if body is not None else None)
             if method != "GET":
-                password = (self.lab.SECRETS / "patroni-rest").read_text().strip()
+                password = (lab_hosts.SECRETS / "patroni-rest").read_text().strip()
                 request.add_unredirected_header("Authorization", "Basic " + base64.b64encode(
                     f"patroni:{password}".encode()).decode())
                 request.add_header("Content-Type", "application/json")
@@ -121,17 +130,17 @@ class LabDrill(Lab):
                 continue
         raise RuntimeError("no Patroni member answers")
 
-    def members(self, avoid=None):
+    def members(self, avoid: str | None = None) -> dict[str, tuple[str, str]]:
         """{name: (role, state)} as Patroni sees them."""
         try:
             return {m["name"]: (m["role"], m["state"]) for m in self.patroni("cluster", avoid=avoid)["members"]}
         except RuntimeError:
             return {}
 
-    def synchronous_mode(self):
+    def synchronous_mode(self) -> bool:
         return bool(self.patroni("config").get("synchronous_mode"))
 
-    def set_synchronous_mode(self, on):
+    def set_synchronous_mode(self, on: bool) -> None:
         self.patroni("config", method="PATCH", body={"synchronous_mode": bool(on)})
         # Patroni names (or stops naming) a synchronous standby within a loop or two.
         deadline = time.monotonic() + 60
@@ -142,11 +151,11 @@ class LabDrill(Lab):
             time.sleep(1)
         raise RuntimeError(f"Patroni did not turn synchronous_mode {'on' if on else 'off'} within 60 s")
 
-    def whole(self):
+    def whole(self) -> bool:
         """Every host up with every service RUNNING, three members running or streaming, one leader, the Redis
         primary with its replica."""
         members = self.members()
-        if len(members) != len(self.lab.group("postgresql")):
+        if len(members) != len(lab_hosts.group("postgresql")):
             return False
         if sum(role == "leader" for role, _ in members.values()) != 1:
             return False
@@ -159,33 +168,40 @@ class LabDrill(Lab):
         # "name address link up sshd up N MB program:STATE …": every program RUNNING.
         if any(not word.endswith(":RUNNING") for line in lines for word in line.split(" MB ", 1)[-1].split()):
             return False
-        primary = self.lab.sentinel_primary()
+        primary = lab_hosts.sentinel_primary()
         if not primary:
             return False
         by_address = {address: name for name, address in self.addresses.items()}
-        return self.lab.redis_role(by_address[primary]).get("connected_slaves", "0") != "0"
+        return lab_hosts.redis_role(by_address[primary]).get("connected_slaves", "0") != "0"
 
-    def until_whole(self, timeout=240):
+    def until_whole(self, timeout: float = 240) -> None:
         deadline = time.monotonic() + timeout
         while not self.whole():
             if time.monotonic() > deadline:
                 raise RuntimeError("the lab did not come back whole:\n" + self.command("status"))
             time.sleep(1)
 
-    def leader_name(self, other_than=None, seconds=90):
-        return self.lab.leader(other_than=other_than, seconds=seconds)
+    def leader_name(self, other_than: str | None = None, seconds: float = 90) -> str | None:
+        return lab_hosts.leader(other_than=other_than, seconds=seconds)
 
-    def counts(self, slug):
-        def read(name):
+    def current_leader(self) -> str:
+        """The leader's name; raise when the cluster has none (a leader's fault has no one to fall on)."""
+        name = self.leader_name()
+        if name is None:
+            raise RuntimeError("the lab's cluster has no leader")
+        return name
+
+    def counts(self, slug: str) -> Counts:
+        def read(name: str) -> list[list[str]]:
             return with_retries(lambda: self.sql(COUNTS_SQL[name].format(slug=slug)))
         stored = {(code, int(page)): int(n) for code, page, n in read("stored")}
         logged = {(code, int(page)): int(n) for code, page, n in read("logged")}
         doubled = {code: int(n) for code, n in read("doubled")}
         return stored, logged, doubled
 
-    def synchronous_cost(self, seconds, rounds):
+    def synchronous_cost(self, seconds: int, rounds: int) -> dict[str, list[int]]:
         """Page-save transactions a second on the leader in each mode, alternating: pgbench from this machine."""
-        tps = {mode: [] for mode in MODES}
+        tps: dict[str, list[int]] = {mode: [] for mode in MODES}
         for _ in range(rounds):
             for mode, setting in MODES.items():
                 self.set_synchronous_mode(setting == "on")
@@ -197,11 +213,11 @@ class LabDrill(Lab):
 
 # ---------------------------------------------------------------- the faults
 
-def inject(lab, fault, notes):
+def inject(lab: LabDrill, fault: str, notes: dict[str, Any]) -> str:
     """Do the fault and what the lab (or ops) does about it; return a note of what was done."""
     members = lab.members()
     if fault == "leader-kill":
-        old = lab.leader_name()
+        old = lab.current_leader()
         lab.command("kill", old)
         started = time.monotonic()
         new = lab.leader_name(other_than=old)
@@ -210,28 +226,30 @@ def inject(lab, fault, notes):
         lab.command("start", old)
         return f"kill of the leader {old}; {new} led after {promoted:.1f} s; {old} started again"
     if fault == "leader-partition":
-        old = lab.leader_name()
+        old = lab.current_leader()
         lab.command("partition", old)
         started = time.monotonic()
         # Both, watched together: a new leader among the others, and the old one, cut off from etcd, demoting
         # itself (read-only, or its PostgreSQL stopped) so that it takes no write nobody else will have.
-        new = promoted = read_only = None
-        while (new is None or read_only is None) and time.monotonic() - started < 90:
+        successor: str | None = None
+        led_after: float | None = None
+        read_only: float | None = None
+        while (successor is None or read_only is None) and time.monotonic() - started < 90:
             if read_only is None:
-                answer = lab.lab.in_host(old, "runuser", "-u", "postgres", "--", "psql", "-X", "-qtA", "-h",
-                                         str(stack.ROOT / ".lab" / old / "run" / "postgresql"), "-d", "postgres",
-                                         "-c", "SELECT pg_is_in_recovery()")
+                answer = lab_hosts.in_host(old, "runuser", "-u", "postgres", "--", "psql", "-X", "-qtA", "-h",
+                                           str(stack.ROOT / ".lab" / old / "run" / "postgresql"), "-d", "postgres",
+                                           "-c", "SELECT pg_is_in_recovery()")
                 if answer.returncode or answer.stdout.strip() == "t":
                     read_only = time.monotonic() - started
-            if new is None:
-                new = next((name for name, (role, state) in lab.members(avoid=old).items()
-                            if role == "leader" and state == "running" and name != old), None)
-                promoted = time.monotonic() - started if new else None
+            if successor is None:
+                successor = next((name for name, (role, state) in lab.members(avoid=old).items()
+                                  if role == "leader" and state == "running" and name != old), None)
+                led_after = time.monotonic() - started if successor else None
             time.sleep(0.5)
         notes["old_leader_read_only_after_s"] = None if read_only is None else round(read_only, 1)
-        notes["new_leader_after_s"] = None if promoted is None else round(promoted, 1)
+        notes["new_leader_after_s"] = None if led_after is None else round(led_after, 1)
         lab.command("heal", old)
-        return (f"{old} (leader) cut off; {new} led after {'-' if promoted is None else f'{promoted:.1f}'} s; "
+        return (f"{old} (leader) cut off; {successor} led after {'-' if led_after is None else f'{led_after:.1f}'} s; "
                 f"{old} stopped taking writes after {'-' if read_only is None else f'{read_only:.1f}'} s; healed")
     if fault == "replica-kill":
         replicas = [name for name, (role, _) in members.items() if role == "sync_standby"] or \
@@ -248,13 +266,16 @@ def inject(lab, fault, notes):
         return f"kill of web1; {DOWN_SECONDS} s; started"
     if fault in ("redis-primary", "memcached"):
         by_address = {address: name for name, address in lab.addresses.items()}
-        primary = by_address[lab.lab.sentinel_primary()]
+        primary_address = lab_hosts.sentinel_primary()
+        if primary_address is None:
+            raise RuntimeError("the Sentinels name no Redis primary")
+        primary = by_address[primary_address]
         victim = primary if fault == "redis-primary" else next(
-            name for name in lab.lab.group("memcached") if name != primary)
+            name for name in lab_hosts.group("memcached") if name != primary)
         lab.command("kill", victim)
         started = time.monotonic()
         if fault == "redis-primary":
-            lab.lab.wait_for(lambda: lab.lab.sentinel_primary() not in (None, lab.addresses[victim]), 60)
+            lab_hosts.wait_for(lambda: lab_hosts.sentinel_primary() not in (None, lab.addresses[victim]), 60)
         promoted = time.monotonic() - started
         time.sleep(max(0.0, DOWN_SECONDS - promoted))
         lab.command("start", victim)
@@ -264,7 +285,8 @@ def inject(lab, fault, notes):
     if fault == "worker1":
         job = start_export(lab)
         # Killed as soon as the worker has taken the job and is writing it (the database says so at once).
-        deadline, state = time.monotonic() + 60, "queued"
+        deadline = time.monotonic() + 60
+        state: str | None = "queued"
         while state == "queued" and time.monotonic() < deadline:
             state = export_status(lab, job)
         lab.command("kill", "worker1")
@@ -280,19 +302,19 @@ def inject(lab, fault, notes):
     raise ValueError(fault)
 
 
-def start_export(lab):
+def start_export(lab: LabDrill) -> int:
     """Ask for an export of the drill's survey as a state administrator would (the staff area's own code)."""
     output = lab.manage("drill_export", "start", "--survey", lab.slug, "--format", "xlsx")
     lab.export_job = int(output.strip().splitlines()[-1])
     return lab.export_job
 
 
-def export_status(lab, job):
+def export_status(lab: LabDrill, job: int) -> str | None:
     rows = lab.sql(f"SELECT status FROM {table(ExportJob)} WHERE id = {int(job)}")
     return rows[0][0] if rows else None
 
 
-def export_outcome(lab, job, timeout=300):
+def export_outcome(lab: LabDrill, job: int, timeout: float = 300) -> dict[str, Any]:
     """Wait until the export is finished: done with its whole file, or failed cleanly (no file), in which case it
     is asked for again, as its person would, and that one must be done whole."""
     started = time.monotonic()
@@ -315,7 +337,7 @@ def export_outcome(lab, job, timeout=300):
 
 # ---------------------------------------------------------------- one mode
 
-def run_mode(lab, mode, args):
+def run_mode(lab: LabDrill, mode: str, args: argparse.Namespace) -> Figures:
     print(f"\n=== {mode}: Patroni synchronous_mode {MODES[mode]} ===", flush=True)
     lab.set_synchronous_mode(MODES[mode] == "on")
     lab.until_whole()
@@ -338,9 +360,9 @@ def run_mode(lab, mode, args):
                                   duration=7200, think=args.think, respondents=codes_csv,
                                   extra=[*door, f"-Jjmeterengine.nongui.port={control_port}",
                                          f"-Jjmeterengine.nongui.maxport={control_port}"])
-    notes = {}
+    notes: dict[str, dict[str, Any]] = {}
 
-    def after_fault(fault):
+    def after_fault(fault: str) -> None:
         if fault == "worker1":  # the export asked for before the kill: finished, or failed and asked again
             notes[fault]["export"] = export_outcome(lab, lab.export_job)
             print(f"{'':10}the export: {notes[fault]['export']}", flush=True)
@@ -369,7 +391,7 @@ def run_mode(lab, mode, args):
     return report
 
 
-def print_notes(report):
+def print_notes(report: Figures) -> None:
     for fault, notes in report.get("notes", {}).items():
         for key, value in notes.items():
             print(f"  {fault}: {key} = {value}")

@@ -31,9 +31,10 @@ import urllib.parse
 import urllib.request
 from collections import Counter
 from http.cookiejar import CookieJar
-
+from typing import Any
 
 from bench import stack
+from bench.stack import Figures
 
 LIMITS_OFF = {
     "STACK_LOGIN_LIMITS": "0",
@@ -42,12 +43,12 @@ LIMITS_OFF = {
 }
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     stack.RESULTS.mkdir(parents=True, exist_ok=True)
     port = os.environ.get("STACK_NGINX_PORT", "28080")
     slug = stack.manage("seed_bench_survey", "--pages", "10").strip()
-    runs = {}
+    runs: dict[str, Figures] = {}
     try:
         for name, limits_off, flood in [("alone", False, False), ("flood, limits off", True, True),
                                         ("flood, limits on", False, True)]:
@@ -75,7 +76,7 @@ def main(argv=None):
         sys.exit("login-flood: some respondent samples failed (see the runs' reports in jmeter/results/)")
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     stack.load_arguments(parser, duration=40, threads=20, think=1)
     parser.add_argument("--flooders", type=int, default=20, help="clients posting to the staff login (default 20)")
@@ -83,7 +84,7 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def run_figures(survey, flood):
+def run_figures(survey: Figures, flood: dict[str, Any] | None) -> Figures:
     """Return a run's row: the respondents' figures (``stack.jmeter_run``'s) and what the flood was answered."""
     return {
         "survey_rps": round(survey["rps"], 1),
@@ -97,7 +98,7 @@ def run_figures(survey, flood):
     }
 
 
-def restack(*, limits_off):
+def restack(*, limits_off: bool) -> None:
     """Bring the stack up with the login limits off or on (gunicorn restarts when its environment changes)."""
     env = {**os.environ, **(LIMITS_OFF if limits_off else {})}
     for name in LIMITS_OFF:
@@ -111,10 +112,10 @@ def restack(*, limits_off):
 class Flood:
     """Clients that each POST a made-up username to the staff login at a fixed rate until stopped."""
 
-    def __init__(self, port, clients, rate):
+    def __init__(self, port: str, clients: int, rate: float) -> None:
         self.url = f"http://127.0.0.1:{port}/admin/login/"
         self.interval = 1 / rate
-        self.answers = Counter()
+        self.answers: Counter[str] = Counter()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.started = time.monotonic()
@@ -122,7 +123,7 @@ class Flood:
         for thread in self.threads:
             thread.start()
 
-    def client(self):
+    def client(self) -> None:
         jar = CookieJar()
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
         next_at = time.monotonic()
@@ -136,7 +137,7 @@ class Flood:
             next_at += self.interval
             self.stopping.wait(max(0, next_at - time.monotonic()))
 
-    def send(self, opener, body):
+    def send(self, opener: urllib.request.OpenerDirector, body: bytes | None) -> None:
         try:
             with opener.open(urllib.request.Request(self.url, data=body), timeout=30) as response:
                 answer = f"{response.status}"
@@ -148,7 +149,7 @@ class Flood:
             with self.lock:
                 self.answers[answer] += 1
 
-    def stop(self):
+    def stop(self) -> dict[str, Any]:
         self.stopping.set()
         for thread in self.threads:
             thread.join(timeout=35)
@@ -157,15 +158,15 @@ class Flood:
         return {"posts": total, "posts_per_s": round(total / seconds, 1), "answers": dict(self.answers)}
 
 
-def refusal(status, text):
+def refusal(status: int, text: str) -> str:
     """Name a refused login by its status and by who refused it: nginx's limit, or the app's pause."""
     return f"{status}" + (" (nginx)" if "Please wait a minute" in text else " (app)" if "Sign-in paused" in text else "")
 
 
-def table(runs):
+def table(runs: dict[str, Figures]) -> str:
     """Return the runs side by side, a column a run, as printed."""
     names = list(runs)
-    rows = [("survey req/s", [runs[n]["survey_rps"] for n in names]),
+    rows: list[tuple[str, list[object]]] = [("survey req/s", [runs[n]["survey_rps"] for n in names]),
             ("all requests p50 / p95 / p99 ms", [f"{runs[n]['all_p50_ms']} / {runs[n]['all_p95_ms']} / {runs[n]['all_p99_ms']}"
                                                  for n in names])]
     rows += [(f"{view} p50 / p99 ms", [f"{runs[n]['p50_ms'][view]} / {runs[n]['p99_ms'][view]}" for n in names])

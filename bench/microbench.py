@@ -7,11 +7,14 @@ the Content-Security-Policy header with django-csp's middleware and ours,
 building the JSON answer of a page save, and what the respondent login limits
 add to a login in their counters' cache (Redis db 3).
 """
+import functools
 import time
+from collections.abc import Callable
 from importlib import import_module
 from urllib.parse import urlencode
 
 from csp.middleware import CSPMiddleware as DjangoCSP
+from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.test import RequestFactory
@@ -28,7 +31,7 @@ from taking.respondent_session import CODE_KEY
 from taking.views import page_fragment
 
 
-def per_call_ms(fn, n):
+def per_call_ms(fn: Callable[[], object], n: int) -> float:
     fn()
     start = time.perf_counter()
     for _ in range(n):
@@ -36,29 +39,34 @@ def per_call_ms(fn, n):
     return (time.perf_counter() - start) / n * 1000
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     with read_from_master():
         survey = survey_create(document=bench_document(slug=f"micro-{time.time_ns()}", pages=4))
         respondent = roster_create(survey=survey, name="micro", entries=[RosterEntry()]).respondents.get()
     request = RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"})
-    request.respondent_id, request.survey = respondent.pk, survey
-    request.session = {CODE_KEY: respondent.access_code}  # what page_fragment checks the respondent against
+    # What taking's respondent_required leaves on the request, which HttpRequest does not declare.
+    request.respondent_id, request.survey = respondent.pk, survey  # type: ignore[attr-defined]
+    # A dict stands in for the session: page_fragment only reads the code it checks the respondent against.
+    request.session = {CODE_KEY: respondent.access_code}  # type: ignore[assignment]
     get_token(request)
-    renders = [per_call_ms(lambda n=n: page_fragment(request, page_definition(survey=survey, number=n)), 300)
-               for n in range(1, 5)]
+
+    def render(number: int) -> object:
+        return page_fragment(request, page_definition(survey=survey, number=number))
+
+    renders = [per_call_ms(functools.partial(render, n), 300) for n in range(1, 5)]
     print(f"page fragment render (Jinja2, with the answers read): {sum(renders) / len(renders):.3f} ms")
 
     for engine in ("infra.sessions", "django.contrib.sessions.backends.signed_cookies"):
-        store_class = import_module(engine).SessionStore
+        store_class: type[SessionBase] = import_module(engine).SessionStore
         store = store_class()
         store.update({"respondent_id": respondent.pk, "survey_id": survey.pk})
         store.save()
         key = store.session_key
 
-        def read(store_class=store_class, key=key):
+        def read(store_class: type[SessionBase] = store_class, key: str | None = key) -> None:
             store_class(key)["respondent_id"]
 
-        def read_and_write(store_class=store_class, key=key):
+        def read_and_write(store_class: type[SessionBase] = store_class, key: str | None = key) -> None:
             session = store_class(key)
             session["respondent_id"]
             session.modified = True
@@ -73,13 +81,15 @@ def main(argv=None):
     factory = RequestFactory()
     for kind, data, content_type in (("multipart", encode_multipart(BOUNDARY, body), MULTIPART_CONTENT),
                                      ("urlencoded", urlencode(body), "application/x-www-form-urlencoded")):
-        ms = per_call_ms(lambda data=data, content_type=content_type: factory.generic(
-            "POST", "/", data, content_type=content_type).POST["nav"], 5000)
+        def parse(data: str | bytes = data, content_type: str = content_type) -> str | None:
+            return factory.generic("POST", "/", data, content_type=content_type).POST["nav"]
+
+        ms = per_call_ms(parse, 5000)
         print(f"page save body {kind:<10} ({len(data)} B): request and POST parsed {ms:.3f} ms")
 
     # The Content-Security-Policy header: django-csp's middleware, and ours (built once: infra/csp.py).
     for name, middleware in (("django-csp", DjangoCSP(HttpResponse)), ("infra.csp", CSPMiddleware(HttpResponse))):
-        def respond(middleware=middleware):
+        def respond(middleware: DjangoCSP | CSPMiddleware = middleware) -> None:
             csp_request = factory.get("/take/")
             middleware.process_request(csp_request)
             middleware.process_response(csp_request, HttpResponse())
@@ -91,7 +101,7 @@ def main(argv=None):
     print(login_limit_timings(2000))
 
 
-def login_limit_timings(n):
+def login_limit_timings(n: int) -> str:
     """What the respondent login limits (respondents/login_limits.py) cost a login, in ms: the check every attempt
     makes, and with it a valid login of a respondent new to the window, the same respondent again, a failed code."""
     address = f"microbench-{time.time_ns()}"  # its own counters, gone with the window

@@ -24,6 +24,7 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -43,7 +44,7 @@ PASSWORD = "monitoring bench passphrase"
 PREFIX = "monitoring-bench-"
 
 
-def seed(survey, *, respondents, schools):
+def seed(survey: Survey, *, respondents: int, schools: int) -> None:
     """Insert the respondents in one statement; their codes start with 0, which real codes never contain."""
     first_school = School.objects.get(code="M00000").pk
     with connection.cursor() as cursor:
@@ -64,7 +65,7 @@ def seed(survey, *, respondents, schools):
         cursor.execute(f"ANALYZE {table(Respondent)}")
 
 
-def signed_in_opener(base, username):
+def signed_in_opener(base: str, username: str) -> urllib.request.OpenerDirector:
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     opener.open(f"{base}/staff/login/").read()
@@ -82,8 +83,8 @@ def signed_in_opener(base, username):
 WARM_UP = 10
 
 
-def time_page(opener, url, *, runs):
-    times = []
+def time_page(opener: urllib.request.OpenerDirector, url: str, *, runs: int) -> tuple[float, float, int]:
+    times: list[float] = []
     for _ in range(WARM_UP + runs):
         started = time.perf_counter()
         with opener.open(url) as response:
@@ -94,13 +95,13 @@ def time_page(opener, url, *, runs):
     return median, p95, len(body)
 
 
-def latency(times, warm_up=WARM_UP):
+def latency(times: list[float], warm_up: int = WARM_UP) -> tuple[float, float]:
     """Return the median and the 95th percentile of request times, the first ``warm_up`` left out."""
     times = sorted(times[warm_up:])
     return statistics.median(times), times[max(0, int(len(times) * 0.95) - 1)]
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--respondents", type=int, default=2_000_000)
     parser.add_argument("--schools", type=int, default=2000)
@@ -110,7 +111,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     base = f"http://127.0.0.1:{nginx_port()}"
-    figures = {"respondents": args.respondents, "schools": args.schools}
+    figures: dict[str, Any] = {"respondents": args.respondents, "schools": args.schools}
     with read_from_master():
         for old in Survey.objects.filter(slug__startswith=PREFIX):  # a run that was stopped half-way
             survey_forget(old)
@@ -142,7 +143,7 @@ def main(argv=None):
             "school by grade and role": ("bench-state", "?school=M00000"),
             "district coordinator: own district": ("bench-district", ""),
         }
-        openers = {}
+        openers: dict[str, urllib.request.OpenerDirector] = {}
         print(f"{'page':<40}{'median ms':>11}{'p95 ms':>9}{'kB':>7}")
         for name, (username, query) in pages.items():
             opener = openers.get(username) or openers.setdefault(username, signed_in_opener(base, username))

@@ -18,35 +18,43 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
+from email.message import Message
 from html.parser import HTMLParser
 from http.cookiejar import CookieJar
 from pathlib import Path
+from typing import Any
 
 from bench import stack
+
+# A request of the page's (``page_and_assets``): kind, URL, status, headers, the body as sent, the body decoded.
+Row = tuple[str, str, int, Message, bytes, bytes]
 
 
 class Assets(HTMLParser):
     """Collect the stylesheet and script URLs of a page, in document order."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
-        self.urls = []
+        self.urls: list[tuple[str, str]] = []
 
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "link" and "stylesheet" in (attrs.get("rel") or "").split() and attrs.get("href"):
-            self.urls.append(("css", attrs["href"]))
-        elif tag == "script" and attrs.get("src"):
-            self.urls.append(("js", attrs["src"]))
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        href, src = values.get("href"), values.get("src")
+        if tag == "link" and "stylesheet" in (values.get("rel") or "").split() and href:
+            self.urls.append(("css", href))
+        elif tag == "script" and src:
+            self.urls.append(("js", src))
 
 
-def demo_code():
+def demo_code() -> str:
     """Return an unused demo access code from the stack's own database (seeding the demo survey once)."""
     output = stack.manage("seed_demo", "--show", "1")
     return re.findall(r"^  ([2-9A-Z]{5}-[2-9A-Z]{5})$", output, re.M)[0]
 
 
-def fetch(opener, url, data=None, headers=None):
+def fetch(opener: urllib.request.OpenerDirector, url: str, data: Mapping[str, str | None] | None = None,
+          headers: Mapping[str, str] | None = None) -> tuple[int, Message, bytes, bytes]:
     """Return (status, headers, body as sent, body decoded)."""
     body = urllib.parse.urlencode(data).encode() if data is not None else None
     request = urllib.request.Request(url, data=body, headers={"Accept-Encoding": "gzip", **(headers or {})})
@@ -60,7 +68,7 @@ def fetch(opener, url, data=None, headers=None):
         return response.status, response.headers, sent, decoded
 
 
-def measure(base, code):
+def measure(base: str, code: str) -> list[Row]:
     jar = CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     fetch(opener, base + "/")  # the CSRF cookie
@@ -70,13 +78,13 @@ def measure(base, code):
     return page_and_assets(opener, base + "/take/", code)
 
 
-def page_and_assets(opener, page_url, code):
+def page_and_assets(opener: urllib.request.OpenerDirector, page_url: str, code: str) -> list[Row]:
     """Fetch the survey page and every stylesheet and script it names; return a row a request:
     (kind, url, status, headers, body as sent, body decoded)."""
     status, headers, sent, decoded = fetch(opener, page_url)
     if status != 200 or b"survey-page" not in decoded:
         sys.exit(f"page-weight: logging in with {code} did not lead to a survey page ({status})")
-    rows = [("html", page_url, status, headers, sent, decoded)]
+    rows: list[Row] = [("html", page_url, status, headers, sent, decoded)]
     parser = Assets()
     parser.feed(decoded.decode("utf-8"))
     for kind, url in parser.urls:
@@ -86,7 +94,7 @@ def page_and_assets(opener, page_url, code):
     return rows
 
 
-def weight(rows):
+def weight(rows: list[Row]) -> dict[str, int]:
     """Return the totals of ``measure``'s rows: requests, raw (decoded) and transferred bytes, of the whole page and
     of its static files (every row but the first, the page itself)."""
     return {"requests": len(rows), "raw_bytes": sum(len(r[5]) for r in rows),
@@ -95,14 +103,14 @@ def weight(rows):
             "static_transferred_bytes": sum(len(r[4]) for r in rows[1:])}
 
 
-def requests(rows):
+def requests(rows: list[Row]) -> list[dict[str, Any]]:
     """Return each of ``measure``'s rows as the JSON file gives it."""
     return [{"kind": k, "url": u, "status": s, "raw_bytes": len(d), "transferred_bytes": len(b),
              "content_encoding": h.get("Content-Encoding"), "cache_control": h.get("Cache-Control")}
             for k, u, s, h, b, d in rows]
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", default=None, help="the app's address (default: the stack's nginx)")
     parser.add_argument("--code", default=None, help="an unused access code (default: a fresh demo code)")

@@ -26,8 +26,10 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict, TypeVar
 
 from bench import stack
 from bench.drill import (
@@ -39,11 +41,14 @@ from bench.drill import (
     stop_jmeter,
     wait_for_first_sample,
 )
+from bench.stack import Figures
+from deploy import lab_hosts
 from infra.sql import table
 from respondents.models import Answer, Respondent
 from surveys.models import Page, Question, Survey
 
 ROOT = stack.ROOT
+T = TypeVar("T")
 DESTROY = {
     "drop-answers": f"DROP TABLE {table(Answer)} CASCADE",
     "delete-answers": f"DELETE FROM {table(Answer)}",
@@ -62,9 +67,9 @@ WHERE s.slug = '{{slug}}' GROUP BY r.access_code, p.position
 """
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    target = Lab() if args.lab else Stack()
+    target: Stack | Lab = Lab() if args.lab else Stack()
     stack.RESULTS.mkdir(parents=True, exist_ok=True)
     report = run(target, args)
     path = stack.RESULTS / f"restore_drill{'-lab' if args.lab else ''}.json"
@@ -75,7 +80,7 @@ def main(argv=None):
         sys.exit("restore drill: " + "; ".join(report["problems"]))
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lab", action="store_true", help="the lab (deploy/lab up first), not the one-box stack")
     stack.load_arguments(parser, threads=8, think=0, pages=8)
@@ -100,26 +105,26 @@ class Stack:
 
     name = "the one-box stack"
 
-    def up(self):
+    def up(self) -> None:
         stack.stack_env()
 
-    def command(self, *args):
+    def command(self, *args: str) -> str:
         return run_command([ROOT / "deploy" / "stack", *args])
 
-    def manage(self, *args):
+    def manage(self, *args: str) -> str:
         return stack.manage(*args)
 
-    def front_door(self):
+    def front_door(self) -> tuple[str, str]:
         return "127.0.0.1", stack.nginx_port()
 
-    def pgbench_env(self):
+    def pgbench_env(self) -> dict[str, str]:
         conf = bench_conf()
         node = self.command("node", "master").strip()
         return {"PATH": "/usr/bin:/bin", "PGHOST": "127.0.0.1", "PGUSER": "postgres",
                 "PGPORT": conf["STACK_PG1_PORT"] if node == "pg1" else conf["STACK_PG2_PORT"],
                 "PGPASSFILE": str(Path(conf["STACK_DIR"]) / "pgpass")}
 
-    def sql(self, query):
+    def sql(self, query: str) -> list[list[str]]:
         return psql(query, env=self.pgbench_env())
 
 
@@ -128,42 +133,40 @@ class Lab:
 
     name = "the lab"
 
-    def up(self):
-        from deploy import lab_hosts as lab
-        self.lab = lab
-        if not lab.cluster():
+    def up(self) -> None:
+        if not lab_hosts.cluster():
             sys.exit("restore drill: the lab does not answer: deploy/lab up first")
 
-    def command(self, *args):
+    def command(self, *args: str) -> str:
         return run_command([ROOT / "deploy" / "lab", *args])
 
-    def manage(self, *args):
+    def manage(self, *args: str) -> str:
         return self.command("manage", *args)
 
-    def front_door(self):
-        address = self.lab.load_balancer_url().removeprefix("http://")
+    def front_door(self) -> tuple[str, str]:
+        address = lab_hosts.load_balancer_url().removeprefix("http://")
         host, _, port = address.partition(":")
         return host, port or "80"
 
-    def pgbench_env(self):
-        leader = self.lab.leader(seconds=120)
+    def pgbench_env(self) -> dict[str, str]:
+        leader = lab_hosts.leader(seconds=120)
         if not leader:
             raise RuntimeError("the lab's cluster has no leader")
-        return {"PATH": "/usr/bin:/bin", "PGHOST": self.lab.hosts()[leader], "PGPORT": "5432", "PGUSER": "postgres",
-                "PGPASSWORD": (self.lab.SECRETS / "postgres-superuser").read_text().strip()}
+        return {"PATH": "/usr/bin:/bin", "PGHOST": lab_hosts.hosts()[leader], "PGPORT": "5432", "PGUSER": "postgres",
+                "PGPASSWORD": (lab_hosts.SECRETS / "postgres-superuser").read_text().strip()}
 
-    def sql(self, query):
+    def sql(self, query: str) -> list[list[str]]:
         return psql(query, env=self.pgbench_env())
 
 
-def run_command(command):
+def run_command(command: Sequence[object]) -> str:
     run = subprocess.run([str(part) for part in command], capture_output=True, text=True)
     if run.returncode:
         sys.exit(f"restore drill: {' '.join(str(part) for part in command)} failed:\n{run.stdout}{run.stderr}")
     return run.stdout
 
 
-def psql(query, *, env, database="survey"):
+def psql(query: str, *, env: Mapping[str, str], database: str = "survey") -> list[list[str]]:
     """Rows of ``query`` as the postgres superuser, in the app's database (on the server ``env`` names: PGHOST,
     PGPORT, PGUSER and a password); columns split."""
     run = subprocess.run(["psql", "-X", "-d", database, "-v", "ON_ERROR_STOP=1", "-AtF", "\t", "-c", query],
@@ -173,7 +176,7 @@ def psql(query, *, env, database="survey"):
     return [line.split("\t") for line in run.stdout.splitlines() if line]
 
 
-def with_retries(read, seconds=120):
+def with_retries(read: Callable[[], T], seconds: float = 120) -> T:
     """``read()``, asked again while the database is away (a restore's last seconds)."""
     deadline = time.monotonic() + seconds
     while True:
@@ -188,7 +191,7 @@ def with_retries(read, seconds=120):
 
 # ---------------------------------------------------------------- the drill
 
-def run(target, args):
+def run(target: Stack | Lab, args: argparse.Namespace) -> Figures:
     print(f"Restore drill on {target.name}: {args.threads} threads, {args.pages} pages, "
           f"{args.before} s before T and {args.after} s after; then {DESTROY[args.destroy]!r}")
     target.up()
@@ -243,7 +246,7 @@ def run(target, args):
     flight_kept = sum(1 for key in in_flight if stored.get(key, 0))
 
     serves = serves_again(after_csv, door, f"{slug}-after-restore")
-    report = {
+    report: Figures = {
         "target": target.name, "survey": slug, "destroy": DESTROY[args.destroy], "moment": moment_text(moment),
         "backup_s": round(backup_s, 1), "restore_s": round(restore_s, 1),
         "saves_before": len(before), "answers_expected_before": sum(expected[p] for _, p in before),
@@ -266,10 +269,10 @@ def run(target, args):
     return report
 
 
-def archiving_cost(target, seconds, rounds):
+def archiving_cost(target: Stack | Lab, seconds: int, rounds: int) -> dict[str, list[int]]:
     """Page-save transactions a second on the master (pgbench) with WAL archiving on, and paused (archive_command
     '': PostgreSQL keeps the WAL until it is on again, then archives it), alternating so drift falls on both."""
-    tps = {"archiving": [], "paused": []}
+    tps: dict[str, list[int]] = {"archiving": [], "paused": []}
     try:
         for _ in range(rounds):
             for state in tps:
@@ -285,11 +288,18 @@ def archiving_cost(target, seconds, rounds):
     return tps
 
 
-def moment_text(moment):
+def moment_text(moment: float) -> str:
     return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + "+00"
 
 
-def serves_again(respondents, door, name):
+class Served(TypedDict):
+    """Whether the app served a respondent the whole survey after the restore (``serves_again``), and the counts."""
+
+    ok: bool
+    text: str
+
+
+def serves_again(respondents: Path, door: list[str], name: str) -> Served:
     """One respondent takes the whole survey through the front door: every request answered, saves acknowledged."""
     figures = stack.jmeter_run("survey_taking", name, threads=1, iterations=1, duration=180, think=0,
                                respondents=respondents, extra=door)
@@ -300,7 +310,7 @@ def serves_again(respondents, door, name):
     return {"ok": ok, "text": f"{len(samples)} requests, {figures['failed']} failed, {saves} saves acknowledged"}
 
 
-def print_report(report):
+def print_report(report: Figures) -> None:
     print(f"\nRestore drill on {report['target']}: restored to T = {report['moment']} after {report['destroy']!r}")
     print(f"  full backup under load             {report['backup_s']:>8} s")
     print(f"  restore (to a serving cluster)     {report['restore_s']:>8} s")

@@ -22,10 +22,12 @@ respondents in 3,000 schools. The seeded survey is kept for the next run
 import argparse
 import json
 import time
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.db import connection, connections
 from django.test import Client
@@ -37,9 +39,10 @@ from bench.stack import ROOT, survey_forget
 from bench.survey_document import LAST_QUESTION, bench_document
 from infra.db_router import master_wal_position, read_from_master, replica_alias, replicas_caught_up
 from infra.sql import table
-from respondents.models import Answer, Respondent
+from respondents.models import Answer, Respondent, School
 from results.aggregates import answer_counts_refresh
 from rosters.directory import schools_ensure
+from surveys.documents import SurveyDocument
 from surveys.models import Choice, Survey
 from surveys.selectors import answerable_questions
 from surveys.services import survey_create
@@ -51,7 +54,7 @@ USERS = ("results-bench-state", "results-bench-school")
 NEW_STATIC = ("staff/results.js", "staff/pickers.js")
 
 
-def static_as_it_is(names):
+def static_as_it_is(names: Iterable[str]) -> None:
     """Name ``names`` without a hash where the static files' manifest lacks them (the stack's was collected for
     the checkout it serves); every other file keeps its hashed name, so the compressed blocks still match the
     offline manifest."""
@@ -61,22 +64,22 @@ def static_as_it_is(names):
             hashed.setdefault(name, name)
 
 
-def results_document(slug):
+def results_document(slug: str) -> SurveyDocument:
     """The bench survey of two pages, five answerable questions each, a number on the first."""
     document = bench_document(slug=slug, pages=2)
     document["pages"][0]["questions"][3] = {"code": "p1_last", **LAST_QUESTION[0]}  # an integer, 0 to 60
     return document
 
 
-def weighted(values):
+def weighted(values: list[str]) -> list[str]:
     """``values`` repeated 1, 2, 3, 2, 1... times, so that counts differ from cell to cell as real answers do."""
     weights = [1 + min(n, len(values) - 1 - n) * 2 for n in range(len(values))]
     return [value for value, weight in zip(values, weights, strict=True) for _ in range(weight)]
 
 
-def question_values(survey):
+def question_values(survey: Survey) -> dict[int, tuple[int, list[str]]]:
     """Answerable question id -> (its page, the values its answers take, weighted)."""
-    values = {}
+    values: dict[int, tuple[int, list[str]]] = {}
     for question in answerable_questions(survey=survey):
         page = question.page.position
         choices = list(Choice.objects.filter(question_id=question.grid_id or question.pk).order_by("position")
@@ -93,7 +96,7 @@ def question_values(survey):
     return values
 
 
-def seed(survey, *, respondents, schools, schools_by_code):
+def seed(survey: Survey, *, respondents: int, schools: int, schools_by_code: Mapping[str, School]) -> None:
     """Insert the respondents and their answers, CHUNK respondents a statement; codes start with R0, and real codes
     never hold a 0."""
     # The schools' ids in code order (not contiguous: a directory made in several runs interleaves them).
@@ -141,11 +144,11 @@ def seed(survey, *, respondents, schools, schools_by_code):
         cursor.execute(f"ANALYZE {table(Answer)}")
 
 
-def time_page(client, url, *, runs):
+def time_page(client: Client, url: str, *, runs: int) -> tuple[float, float, int, float]:
     """Return (median ms, p95 ms, queries, kB) of ``runs`` GETs of ``url`` after WARM_UP (the first compile
     templates and fill the definition memo); the queries of one more, counted on every database (the master and
     the replicas)."""
-    times = []
+    times: list[float] = []
     for _ in range(WARM_UP + runs):
         started = time.perf_counter()
         response = client.get(url)
@@ -158,7 +161,7 @@ def time_page(client, url, *, runs):
     return median, p95, sum(len(c.captured_queries) for c in captured), len(response.content) / 1024
 
 
-def staff(schools):
+def staff(schools: Mapping[str, School]) -> tuple[User, User]:
     """The state administrator and the coordinator of school R00000 (no passwords: signed in by the client)."""
     users = get_user_model().objects
     users.filter(username__in=USERS).delete()
@@ -170,7 +173,7 @@ def staff(schools):
     return state, school
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--respondents", type=int, default=2_000_000)
     parser.add_argument("--schools", type=int, default=3000)

@@ -13,6 +13,7 @@ minutes and under 300 MB.
 """
 import argparse
 import csv
+import functools
 import json
 import os
 import random
@@ -22,11 +23,13 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from django.db import connections
 
-from bench.stack import ROOT, manage_measured
+from bench.stack import ROOT, StackError, manage_measured
 from bench.survey_document import bench_document
 from infra.db_router import read_from_master
 from respondents.models import Nav, Respondent
@@ -37,8 +40,10 @@ from surveys.models import Survey
 from surveys.selectors import page_definition
 from surveys.services import survey_create
 
+T = TypeVar("T")
 
-def write_roster(path, *, rows, schools):
+
+def write_roster(path: Path, *, rows: int, schools: int) -> None:
     rng = random.Random(7)
     roles = ["student"] * 17 + ["teacher", "parent", "staff"]
     with open(path, "w", newline="", encoding="utf-8") as out:
@@ -49,13 +54,13 @@ def write_roster(path, *, rows, schools):
                              "es" if n % 5 == 0 else "en", f"Person {n}"])
 
 
-def run_import(slug, path, *extra):
+def run_import(slug: str, path: Path, *extra: str) -> tuple[float, float, str, list[str]]:
     """Run import_roster in a child; return (seconds, the child's own peak RSS in MB, its output, its phases)."""
     seconds, peak, output, errors = manage_measured("import_roster", slug, path, *extra)
     return seconds, peak, output.strip(), import_phases(errors)
 
 
-def import_phases(errors):
+def import_phases(errors: str) -> list[str]:
     """Return what the import logged of its phases (rosters.importing's log lines, the logger's name dropped) from
     the child's standard error."""
     marker = f" {importing.log.name} "
@@ -69,13 +74,16 @@ class Saver(threading.Thread):
     compared with saves while nothing else runs, the figure shows whether it does.
     """
 
-    def __init__(self, survey, respondent_ids):
+    def __init__(self, survey: Survey, respondent_ids: list[int]) -> None:
         super().__init__(daemon=True)
         self.survey, self.respondent_ids = survey, respondent_ids
-        self.stop, self.seconds = threading.Event(), []
+        self.stop = threading.Event()
+        self.seconds: list[float] = []
 
-    def run(self):
+    def run(self) -> None:
         definition = page_definition(survey=self.survey, number=1)
+        if definition is None:
+            raise StackError(f"{self.survey.slug} has no page 1")
         values = {question: "" for question in definition.answerable.values()}
         try:
             n = 0
@@ -89,7 +97,7 @@ class Saver(threading.Thread):
             connections.close_all()
 
 
-def saves_while(survey, respondent_ids, work):
+def saves_while(survey: Survey, respondent_ids: list[int], work: Callable[[], T]) -> tuple[T, dict[str, Any]]:
     """Run ``work()`` while a Saver saves; return (what work returned, the save figures)."""
     saver = Saver(survey, respondent_ids)
     saver.start()
@@ -101,14 +109,14 @@ def saves_while(survey, respondent_ids, work):
     return result, save_figures(saver.seconds)
 
 
-def save_figures(seconds):
+def save_figures(seconds: list[float]) -> dict[str, Any]:
     """Return the count of the saves and their median, 99th percentile and slowest, in ms."""
     times = sorted(seconds) or [0.0]
     return {"saves": len(seconds), "median_ms": round(1000 * times[len(times) // 2], 1),
             "p99_ms": round(1000 * times[int(len(times) * 0.99)], 1), "max_ms": round(1000 * times[-1], 1)}
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--schools", type=int, default=2000)
@@ -122,7 +130,7 @@ def main(argv=None):
         schools_ensure([(f"BD{n % 40:02d}", f"Bench district {n % 40}", f"B{n:05d}", f"Bench school {n}")
                         for n in range(args.schools)])
         survey_create(document=bench_document(slug=slug, pages=2))
-    figures = {"rows": args.rows, "schools": args.schools}
+    figures: dict[str, Any] = {"rows": args.rows, "schools": args.schools}
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "roster.csv"
         started = time.monotonic()
@@ -130,7 +138,7 @@ def main(argv=None):
         print(f"roster: {args.rows} rows, {args.schools} schools, {path.stat().st_size / 1e6:.0f} MB "
               f"(written in {time.monotonic() - started:.1f} s)")
         print(f"{'run':<22}{'seconds':>9}{'rows/s':>10}{'peak RSS MB':>13}")
-        saves = {}
+        saves: dict[str, dict[str, Any]] = {}
         for name, extra in [("first import", ()), ("same file again", ()), ("dry run", ("--dry-run",))]:
             if name == "first import":
                 seconds, peak, output, phases = run_import(slug, path, *extra)
@@ -141,7 +149,7 @@ def main(argv=None):
                 saves["nothing else running"] = saves_while(survey, people, lambda: time.sleep(5))[1]
             else:
                 (seconds, peak, output, phases), saves[f"during: {name}"] = saves_while(
-                    survey, people, lambda extra=extra: run_import(slug, path, *extra))
+                    survey, people, functools.partial(run_import, slug, path, *extra))
             figures[name] = {"seconds": round(seconds, 1), "rows_per_second": round(args.rows / seconds),
                              "peak_rss_mb": round(peak), "output": output.splitlines()[-2:], "phases": phases}
             print(f"{name:<22}{seconds:>9.1f}{args.rows / seconds:>10.0f}{peak:>13.0f}    {output.splitlines()[-2].strip()}")

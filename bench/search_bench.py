@@ -18,10 +18,13 @@ import argparse
 import json
 import re
 import time
+from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import connection, connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -33,7 +36,7 @@ from bench.survey_document import bench_document
 from infra.db_router import master_wal_position, read_from_master, replicas_caught_up
 from infra.sql import table
 from respondents import access_codes
-from respondents.models import Respondent, School
+from respondents.models import District, Respondent, School
 from rosters.directory import schools_ensure
 from surveys.models import Survey
 from surveys.services import survey_create
@@ -53,36 +56,36 @@ SYLLABLES = [["Ro", "Ma", "Ka", "Be", "Sa", "Lo", "Ta", "Ne", "Vi", "Da", "Pe", 
               "eau", "ing", "o", "a", "es", "ov", "um", "ay", "ic"]]
 
 
-def sql_array(words):
+def sql_array(words: Iterable[str]) -> str:
     return "ARRAY[" + ",".join(f"'{word}'" for word in words) + "]"
 
 
-def code_prefix(survey):
+def code_prefix(survey: Survey) -> str:
     """Three code characters of the survey's own ('Z' and its id in base 31), so two seeded surveys never share
     a code."""
     alphabet = access_codes.ALPHABET
     return "Z" + alphabet[(survey.pk // 31) % 31] + alphabet[survey.pk % 31]
 
 
-def sql_code(survey):
+def sql_code(survey: Survey) -> str:
     """A valid access code from n: the survey's prefix, then n in base 31 in the code alphabet (7 characters)."""
     alphabet = access_codes.ALPHABET
     return f"'{code_prefix(survey)}' || " + " || ".join(
         f"substr('{alphabet}', 1 + ((n::bigint / {31 ** power}) % 31)::int, 1)" for power in range(6, -1, -1))
 
 
-def code_of(survey, n):
+def code_of(survey: Survey, n: int) -> str:
     alphabet = access_codes.ALPHABET
     return code_prefix(survey) + "".join(alphabet[(n // 31 ** power) % 31] for power in range(6, -1, -1))
 
 
-def surname_of(n):
+def surname_of(n: int) -> str:
     first, middle, last = SYLLABLES
     return first[n % len(first)] + middle[(n // len(first)) % len(middle)] + last[
         (n // (len(first) * len(middle))) % len(last)]
 
 
-def seed(survey, *, respondents, schools):
+def seed(survey: Survey, *, respondents: int, schools: int) -> None:
     # The schools' ids by code (not a range: a directory loaded before may have numbered them otherwise).
     school_ids = list(School.objects.filter(code__startswith="Q").order_by("code").values_list("pk", flat=True)
                       [:schools])
@@ -108,7 +111,7 @@ def seed(survey, *, respondents, schools):
         cursor.execute(f"ANALYZE {table(Respondent)}")
 
 
-def build_indexes():
+def build_indexes() -> tuple[dict[str, float], dict[str, int]]:
     """Build the search indexes the migrations build (a database migrated by another checkout may lack them, and
     0019's function over unaccent), less the one 0019 replaced; return {name: seconds} (0 for one there already)
     and their sizes."""
@@ -116,7 +119,8 @@ def build_indexes():
 
     indexes = import_module("respondents.migrations.0016_search_indexes")
     folded = import_module("respondents.migrations.0019_search_folded_names")
-    built, sizes = {}, {}
+    built: dict[str, float] = {}
+    sizes: dict[str, int] = {}
     with connection.cursor() as cursor:
         cursor.execute(indexes.EXTENSION)
         folded.function_create(cursor)
@@ -137,20 +141,22 @@ def build_indexes():
     return built, sizes
 
 
-def staff(username, role, **scope):
+def staff(username: str, role: str, *, districts: Sequence[District] = (), schools: Sequence[School] = ()) -> User:
     users = get_user_model().objects
     users.filter(username=username).delete()
     user = users.create_user(username, password=None)
     member = StaffMember.objects.create(user=user, role=role)
-    member.districts.set(scope.get("districts", []))
-    member.schools.set(scope.get("schools", []))
+    member.districts.set(districts)
+    member.schools.set(schools)
     return user
 
 
-def time_page(client, method, url, data, runs):
+def time_page(client: Client, method: str, url: str, data: dict[str, str] | None, runs: int,
+              ) -> tuple[float, float, list[tuple[str, dict[str, str]]], str]:
     """Request ``url`` WARM_UP + ``runs`` times; return the median and p95 ms, the last request's queries (on
     every database: the staff pages read the replica) as [(alias, query)], and its body."""
-    times, queries = [], []
+    times: list[float] = []
+    queries: list[tuple[str, dict[str, str]]] = []
     for _ in range(WARM_UP + runs):
         with ExitStack() as stack:
             captured = {alias: stack.enter_context(CaptureQueriesContext(connections[alias])) for alias in connections}
@@ -163,7 +169,7 @@ def time_page(client, method, url, data, runs):
     return median, p95, queries, response.content.decode()
 
 
-def explain(alias, sql):
+def explain(alias: str, sql: str) -> tuple[list[str], list[str]]:
     """The plan of ``sql`` as run on the database ``alias`` (EXPLAIN ANALYZE): its lines, and the indexes it
     used."""
     if not sql.lstrip().upper().startswith("SELECT"):
@@ -175,7 +181,7 @@ def explain(alias, sql):
                                         "\n".join(lines))))
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--respondents", type=int, default=2_000_000)
     parser.add_argument("--schools", type=int, default=3000)
@@ -185,7 +191,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     slug = f"{PREFIX}{args.respondents}-{args.schools}"
-    figures: dict = {"respondents": args.respondents, "schools": args.schools}
+    figures: dict[str, Any] = {"respondents": args.respondents, "schools": args.schools}
     with read_from_master():
         survey = Survey.objects.filter(slug=slug).first()
         if survey is not None and Respondent.objects.filter(survey=survey).count() != args.respondents:
@@ -218,7 +224,7 @@ def main(argv=None):
     n = 1 + args.schools * 7  # a person of school Q00001 (n % schools == 1)
     name_hit = surname_of(n)
     base = f"/staff/surveys/{slug}"
-    pages = {
+    pages: dict[str, tuple[str, str, dict[str, str] | None]] = {
         "survey's schools, page 1": ("GET", f"{base}/", None),
         "survey's schools, page 30": ("GET", f"{base}/?page=30", None),
         "survey's schools, search 'district 7'": ("GET", f"{base}/?q=district+7", None),
@@ -250,8 +256,8 @@ def main(argv=None):
                                             "grade": "4", "status": ""}),
     }
     who = {"state administrator": state, "district coordinator": district, "school coordinator": school}
-    results = {}
-    explains = []
+    results: dict[str, dict[str, Any]] = {}
+    explains: list[str] = []
     print(f"{'page':<52}{'as':<22}{'median ms':>10}{'p95 ms':>9}{'queries':>9}  found")
     for role, user in who.items():
         client = Client()

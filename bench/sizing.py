@@ -22,19 +22,27 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from pathlib import Path
 
 from django.db import connections
 
 from bench import stack, survey_bench
+from bench.stack import Figures
+from bench.survey_bench import Taking
 from deploy import capacity
 
+# A run's setting: gunicorn workers, the pgbouncer pool, think seconds (whole numbers unless given with a point).
+Setting = tuple[float, float, float]
 
-def main(argv=None):
+
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     taking = survey_bench.prepare(argparse.Namespace(pages=PAGES, respondents=1, smoke=False, threads=args.threads,
                                               duration=args.duration))
     defaults = stack_defaults()
-    runs, references = [], []
+    runs: list[Figures] = []
+    references: list[Figures] = []
     try:
         for round_, (workers, pool, think) in rounds(settings_tried(args, defaults), args.repeat):
             if args.reference and (not references or references[-1]["round"] != round_):
@@ -63,7 +71,7 @@ def main(argv=None):
 PAGES = 20  # the benchmark survey's
 
 
-def rounds(settings, repeat):
+def rounds(settings: Sequence[Setting], repeat: int) -> list[tuple[int, Setting]]:
     """Return (round, setting) for ``repeat`` rounds of the distinct ``settings`` (in their first order); with
     one round, every setting as given (the default worker count's run then comes once per list it is in)."""
     if repeat == 1:
@@ -72,7 +80,7 @@ def rounds(settings, repeat):
     return [(round_, setting) for round_ in range(1, repeat + 1) for setting in distinct]
 
 
-def medians_table(runs):
+def medians_table(runs: list[Figures]) -> str:
     """Return each setting's median req/s and save p50 over its runs, one line a setting."""
     lines = [f"{'workers':>7} {'pool':>5} {'think s':>7} {'median req/s':>12} {'median save p50':>15}   runs req/s"]
     for (workers, pool, think), group in capacity.by_setting(runs).items():
@@ -83,7 +91,7 @@ def medians_table(runs):
     return "\n".join(lines)
 
 
-def settings_tried(args, defaults):
+def settings_tried(args: argparse.Namespace, defaults: dict[str, int]) -> list[Setting]:
     """Return (workers, pool, think) of each run in order: each number of workers (the default pool, think 0), each
     pool size (the default workers, think 0), each think time (the default workers and pool)."""
     return ([(workers, defaults["pool"], 0) for workers in args.workers]
@@ -91,7 +99,7 @@ def settings_tried(args, defaults):
             + [(defaults["workers"], defaults["pool"], think) for think in args.thinks])
 
 
-def table(runs, *, machine, threads, duration):
+def table(runs: list[Figures], *, machine: str, threads: int, duration: int) -> str:
     """Return the runs as the table printed: one line a run, under a line saying where and how long."""
     lines = [f"{machine}, {threads} JMeter threads, {duration} s each",
              f"{'workers':>7} {'pool':>5} {'think s':>7} {'req/s':>7} {'save p50':>8} {'save p99':>8} "
@@ -103,8 +111,8 @@ def table(runs, *, machine, threads, duration):
     return "\n".join(lines)
 
 
-def parse_args(argv=None):
-    def numbers(text):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    def numbers(text: str) -> list[float]:
         return [float(n) if "." in n else int(n) for n in text.split(",") if n]
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -120,7 +128,7 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def stack_defaults():
+def stack_defaults() -> dict[str, int]:
     conf = subprocess.run(["bash", "-c", f'ROOT="{stack.ROOT}"; . "{stack.ROOT}/deploy/stack.conf"; '
                           'echo "$STACK_GUNICORN_WORKERS $STACK_PGBOUNCER_POOL_SIZE"'],
                           capture_output=True, text=True, check=True, env={k: v for k, v in os.environ.items()
@@ -129,7 +137,7 @@ def stack_defaults():
     return {"workers": int(workers), "pool": int(pool)}
 
 
-def configure(*, workers, pool):
+def configure(*, workers: float, pool: float) -> None:
     """Restart gunicorn with ``workers`` sync workers and the master's pgbouncer with ``pool`` server connections."""
     env = {**os.environ, **stack.BENCH_STACK_ENV, "STACK_GUNICORN_WORKERS": str(workers),
            "STACK_PGBOUNCER_POOL_SIZE": str(pool)}  # as the bench command brought the stack up (bench.stack.stack_env)
@@ -139,7 +147,8 @@ def configure(*, workers, pool):
     connections.close_all()  # this process's own, cut by pgbouncer's restart
 
 
-def configured_and_warm(args, taking, *, workers, pool, duration):
+def configured_and_warm(args: argparse.Namespace, taking: Taking, *, workers: float, pool: float, duration: int,
+                        ) -> Path:
     """Restart gunicorn and pgbouncer with the setting, warm every worker (one survey a thread: each worker's
     definition memo), and return fresh respondents enough for a run of ``duration``."""
     configure(workers=workers, pool=pool)
@@ -149,7 +158,7 @@ def configured_and_warm(args, taking, *, workers, pool, duration):
     return survey_bench.respondents_csv(taking, args.threads + duration * 40, f"sizing-{time.time_ns()}")
 
 
-def measured(args, taking, *, workers, pool, think):
+def measured(args: argparse.Namespace, taking: Taking, *, workers: float, pool: float, think: float) -> Figures:
     print(f"workers {workers}, pool {pool}, think {think} s: warming, then {args.duration} s...")
     codes = configured_and_warm(args, taking, workers=workers, pool=pool, duration=args.duration)
     run = survey_bench.cpu_measured_run("survey_taking", f"{taking['slug']}-w{workers}-p{pool}-t{think}",
@@ -159,7 +168,7 @@ def measured(args, taking, *, workers, pool, think):
     return run_figures(run, check, workers=workers, pool=pool, think=think)
 
 
-def reference(args, taking, defaults):
+def reference(args: argparse.Namespace, taking: Taking, defaults: dict[str, int]) -> Figures:
     """Run the bench's main measurement (the survey at the stack's defaults, think 0, for --reference-duration)
     with each process's CPU: `deploy/plan check` takes the capacity model's CPU inputs from these, measured in the
     same rounds as the runs it predicts, so that the shared machine's drift falls on both alike."""
@@ -175,7 +184,7 @@ def reference(args, taking, defaults):
             "cpu_s": {name: round(after[name] - before.get(name, 0.0), 2) for name in after}}
 
 
-def run_figures(run, check, *, workers, pool, think):
+def run_figures(run: Figures, check: Figures, *, workers: float, pool: float, think: float) -> Figures:
     """Return one run's row: its settings, its figures (``cpu_measured_run``) and its data check's."""
     save = run["latency"].get("change_page", {})
     return {

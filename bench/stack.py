@@ -8,9 +8,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from argparse import ArgumentParser
 from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from io import StringIO
 from pathlib import Path
+from typing import Any, TypeVar
 
 from django.core.cache import caches
 from django.core.management import call_command
@@ -23,13 +26,17 @@ from infra.db_router import LAG_SQL
 from infra.sql import table
 from respondents.models import Answer, PageSave, Respondent
 from results.models import AnswerCount
-from surveys.models import Question
+from surveys.models import Question, Survey
 
 ROOT = Path(__file__).resolve().parent.parent
 JMETER = ROOT / "jmeter"
 RESULTS = JMETER / "results"
 VIEWS = ["login", "display", "content", "change_page", "complete"]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+# A run's figures, a data check's counts: plain data the tools print and write as JSON.
+Figures = dict[str, Any]
+T = TypeVar("T")
 
 
 class StackError(Exception):
@@ -41,15 +48,15 @@ class StackError(Exception):
 BENCH_STACK_ENV = {"STACK_BENCH_FLOOR_VIEWS": "1", "STACK_GUNICORN_MAX_REQUESTS": "0"}
 
 
-def stack_env():
+def stack_env() -> None:
     """Bring the stack up as the bench tools run it (BENCH_STACK_ENV), and take its env."""
     subprocess.run([ROOT / "deploy" / "stack", "up"], check=True, stdout=subprocess.DEVNULL,
                    env={**os.environ, **BENCH_STACK_ENV})
     output = subprocess.run([ROOT / "deploy" / "stack", "env"], check=True, capture_output=True, text=True).stdout
-    os.environ.update(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    os.environ.update(dict(line.split("=", 1) for line in output.splitlines() if "=" in line))
 
 
-def manage_measured(*args, env=None):
+def manage_measured(*args: object, env: Mapping[str, str] | None = None) -> tuple[float, float, str, str]:
     """Run ``manage.py ARGS`` in a child process; return (wall seconds, the child's own peak RSS in MB, what it
     printed, what it logged). A failure ends the bench, with the end of both."""
     started = time.monotonic()
@@ -66,23 +73,24 @@ def manage_measured(*args, env=None):
     return seconds, usage.ru_maxrss / 1024, output, errors
 
 
-def manage(*args):
+def manage(*args: str) -> str:
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
 
 
-def forget_login_failures():
+def forget_login_failures() -> None:
     """Clear the login limits' counters (staff/sign_in_limits.py, respondents/login_limits.py), which a tool's wrong codes or flood ran up."""
     caches["ratelimit"].clear()
 
 
-def answerable_per_page(slug):
+def answerable_per_page(slug: str) -> Counter[int]:
     rows = Question.objects.using("default").filter(survey__slug=slug).exclude(kind=Question.Kind.GRID)
     return Counter(rows.values_list("page__position", flat=True))
 
 
-def load_arguments(parser, *, duration=None, threads, think=None, pages=None):
+def load_arguments(parser: ArgumentParser, *, duration: int | None = None, threads: int, think: float | None = None,
+                   pages: int | None = None) -> None:
     """Add the arguments of a JMeter run the load tools share, each with the tool's default; one whose default is
     None is left out."""
     if duration is not None:
@@ -96,7 +104,8 @@ def load_arguments(parser, *, duration=None, threads, think=None, pages=None):
         parser.add_argument("--pages", type=int, default=pages, help=f"pages of the benchmark survey (default {pages})")
 
 
-def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
+def jmeter_run(plan: str, name: str, *, threads: int, iterations: int, duration: int, think: float,
+               respondents: Path | None = None, extra: Sequence[str] = ()) -> Figures:
     """Run a plan through jmeter/run; return its figures (a failed sample does not stop the bench)."""
     run, out = jmeter_start(plan, name, threads=threads, iterations=iterations, duration=duration, think=think,
                             respondents=respondents, extra=extra)
@@ -104,18 +113,19 @@ def jmeter_run(plan, name, *, threads, iterations, duration, think, respondents=
     return jmeter_figures(plan, out, stdout + stderr)
 
 
-def nginx_port():
+def nginx_port() -> str:
     """Return the stack's nginx port, as deploy/stack.conf (and the environment: STACK_NGINX_PORT) set it."""
     script = f'ROOT="{ROOT}"; . "{ROOT}/deploy/stack.conf"; echo "$STACK_NGINX_PORT"'
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def rampup(threads):
+def rampup(threads: int) -> int:
     """Seconds JMeter takes to start ``threads`` threads (a tenth of the threads, 1 to 5)."""
     return min(5, max(1, threads // 10))
 
 
-def jmeter_start(plan, name, *, threads, iterations, duration, think, respondents=None, extra=()):
+def jmeter_start(plan: str, name: str, *, threads: int, iterations: int, duration: int, think: float,
+                 respondents: Path | None = None, extra: Sequence[str] = ()) -> tuple[subprocess.Popen[str], Path]:
     """Start a plan through jmeter/run in the background; return (the process, its results folder). The plan
     reaches the stack's nginx unless ``extra`` names another front door (-Jhost=…, -Jport=…: the lab's)."""
     out = RESULTS / f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{name}"
@@ -131,7 +141,7 @@ def jmeter_start(plan, name, *, threads, iterations, duration, think, respondent
     return run, out
 
 
-def jmeter_figures(plan, out, output=""):
+def jmeter_figures(plan: str, out: Path, output: str = "") -> Figures:
     """Return the figures of a finished run from its results folder."""
     stats_file = out / "report" / "statistics.json"
     if not stats_file.exists():
@@ -154,7 +164,7 @@ def jmeter_figures(plan, out, output=""):
     }
 
 
-def jtl_span(jtl):
+def jtl_span(jtl: Path) -> tuple[float, float]:
     """Return (first sample start, last sample end) of a jtl, in seconds."""
     first, last = None, 0
     with open(jtl, newline="") as stream:
@@ -165,17 +175,17 @@ def jtl_span(jtl):
     return (first or 0) / 1000, last / 1000
 
 
-def is_retried(row):
+def is_retried(row: Mapping[str, str]) -> bool:
     """A sample survey_taking.jmx retried (retry.groovy): kept as a success, with the status the person met."""
     return row["success"] == "true" and not row["responseCode"][:1] in ("2", "3")
 
 
-def retried_attempts(jtl):
+def retried_attempts(jtl: Path) -> int:
     with open(jtl, newline="") as stream:
         return sum(is_retried(row) for row in csv.DictReader(stream))
 
 
-def reconnecting(read, *, seconds=60):
+def reconnecting(read: Callable[[], T], *, seconds: float = 60) -> T:
     """Return ``read()``, opening the database connections again while the database is away (a restart, a
     failover): the bench's own connection is cut then too, and the bench must not crash with it."""
     deadline = time.monotonic() + seconds
@@ -191,13 +201,15 @@ def reconnecting(read, *, seconds=60):
             time.sleep(1)
 
 
-def data_check(jtl, slug, expected_per_page):
+def data_check(jtl: Path, slug: str, expected_per_page: Mapping[int, int]) -> Figures:
     """Count, for every save JMeter saw acknowledged, the answers PostgreSQL holds (on the master)."""
     return reconnecting(lambda: _data_check(jtl, slug, expected_per_page))
 
 
-def _data_check(jtl, slug, expected_per_page):
-    acknowledged, finishes, codes_used = set(), set(), set()
+def _data_check(jtl: Path, slug: str, expected_per_page: Mapping[int, int]) -> Figures:
+    acknowledged: set[tuple[str, int]] = set()
+    finishes: set[str] = set()
+    codes_used: set[str | None] = set()
     with open(jtl, newline="") as stream:
         for row in csv.DictReader(stream):
             codes_used.add(row.get("code"))
@@ -206,7 +218,7 @@ def _data_check(jtl, slug, expected_per_page):
                 acknowledged.add((row["code"], page))
                 if page == max(expected_per_page):
                     finishes.add(row["code"])
-    stored = defaultdict(int)
+    stored: defaultdict[tuple[str, int], int] = defaultdict(int)
     rows = (Answer.objects.using("default").filter(respondent__survey__slug=slug)
             .values_list("respondent__access_code", "question__page__position").annotate(n=Count("id")))
     for code, page, n in rows:
@@ -225,7 +237,7 @@ def _data_check(jtl, slug, expected_per_page):
     }
 
 
-def cpu_seconds():
+def cpu_seconds() -> dict[str, float]:
     """Return CPU seconds (user + system, their exited children included) of each stack component's process tree."""
     stack_dir = Path(os.environ["STATIC_ROOT"]).parent  # deploy/stack puts static files in .stack/static
     primary_file = stack_dir / "pg" / "primary"
@@ -240,7 +252,8 @@ def cpu_seconds():
         "redis": [stack_dir / "run" / "redis.pid"],
         "celery": [stack_dir / "run" / "celery.pid"],
     }
-    stats, children = {}, defaultdict(list)
+    stats: dict[int, float] = {}
+    children: defaultdict[int, list[int]] = defaultdict(list)
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
@@ -251,10 +264,10 @@ def cpu_seconds():
             stats[pid] = sum(int(fields[i]) for i in (11, 12, 13, 14)) / CLOCK_TICKS
             children[int(fields[1])].append(pid)
 
-    def tree(pid):
+    def tree(pid: int) -> float:
         return stats.get(pid, 0.0) + sum(tree(child) for child in children.get(pid, []))
 
-    totals = {}
+    totals: dict[str, float] = {}
     for name, files in pidfiles.items():
         total = 0.0
         for file in files:
@@ -266,13 +279,13 @@ def cpu_seconds():
     return totals
 
 
-def master_transactions():
+def master_transactions() -> int:
     return transactions("default")
 
 
-def transactions(alias):
+def transactions(alias: str) -> int:
     """Return the transactions the database server behind ``alias`` has committed or rolled back so far."""
-    def read():
+    def read() -> int:
         with connections[alias].cursor() as cursor:
             cursor.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()")
             return cursor.fetchone()[0]
@@ -280,9 +293,9 @@ def transactions(alias):
     return reconnecting(read)
 
 
-def master_wal_bytes():
+def master_wal_bytes() -> int:
     """Return the master's WAL position in bytes: two readings' difference is the WAL written between them."""
-    def read():
+    def read() -> int:
         with connections["default"].cursor() as cursor:
             cursor.execute("SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint")
             return cursor.fetchone()[0]
@@ -290,7 +303,7 @@ def master_wal_bytes():
     return reconnecting(read)
 
 
-def survey_forget(survey):
+def survey_forget(survey: Survey) -> None:
     """Delete a bench survey with its results' counts, its people and their answers: plain DELETEs of what may be
     millions of rows, not Django's collector, which would load them all first."""
     with connections["default"].cursor() as cursor:
@@ -305,11 +318,11 @@ def survey_forget(survey):
 FOOTPRINT_TABLES = {"respondent": Respondent, "page_save": PageSave, "answer": Answer}
 
 
-def row_footprint():
+def row_footprint() -> dict[str, float | None]:
     """Return the bytes on disk a row of each table a respondent fills (its indexes and TOAST included; the
     table's free space too, as a real survey's has), from the master: {"answer": 170.2, ...}."""
-    def read():
-        sizes = {}
+    def read() -> dict[str, float | None]:
+        sizes: dict[str, float | None] = {}
         with connections["default"].cursor() as cursor:
             for name, model in FOOTPRINT_TABLES.items():
                 cursor.execute(f"SELECT pg_total_relation_size(%s), (SELECT count(*) FROM {table(model)})",
@@ -324,11 +337,12 @@ def row_footprint():
 SESSION_KEYS = "*django.contrib.sessions.cache*"
 
 
-def session_footprint(sample=300):
+def session_footprint(sample: int = 300) -> dict[str, int | None]:
     """Return the bytes Redis spends on a respondent's session (MEMORY USAGE: key, value and Redis's own
     overhead), the mean of up to ``sample`` sessions, and how many sessions Redis holds now."""
     client = Redis.from_url(os.environ["REDIS_SESSIONS_URL"])
-    sizes, count = [], 0
+    sizes: list[int] = []
+    count = 0
     for key in client.scan_iter(match=SESSION_KEYS, count=1000):
         count += 1
         if len(sizes) < sample:
@@ -336,7 +350,7 @@ def session_footprint(sample=300):
     return {"bytes_per_session": round(sum(sizes) / len(sizes)) if sizes else None, "sessions": count}
 
 
-def memcached_bytes():
+def memcached_bytes() -> int:
     """Return the bytes memcached holds now (its ``stats``), summed over MEMCACHED_LOCATION's servers."""
     total = 0
     for location in os.environ["MEMCACHED_LOCATION"].split(","):
@@ -349,7 +363,7 @@ def memcached_bytes():
     return total
 
 
-def backup_compression():
+def backup_compression() -> float | None:
     """Return how many times smaller than the database the newest full backup is in the repository (pgBackRest's
     zstd and encryption: `deploy/stack backups --json`), or None when the stack has no full backup."""
     run = subprocess.run([ROOT / "deploy" / "stack", "backups", "--json"], capture_output=True, text=True)
@@ -362,7 +376,7 @@ def backup_compression():
     return round(fulls[-1]["delta"] / fulls[-1]["repository"]["delta"], 2)
 
 
-def gunicorn_rss_per_worker():
+def gunicorn_rss_per_worker() -> float | None:
     """Return the mean resident memory of the stack's gunicorn workers, in MiB (None when gunicorn is not up)."""
     stack_dir = Path(os.environ["STATIC_ROOT"]).parent
     try:
@@ -383,7 +397,7 @@ def gunicorn_rss_per_worker():
     return round(sum(rss) / len(rss), 1) if rss else None
 
 
-def replica_lag():
+def replica_lag() -> float | None:
     try:
         with connections["replica"].cursor() as cursor:
             cursor.execute(LAG_SQL)
@@ -392,7 +406,7 @@ def replica_lag():
         return None
 
 
-def machine():
+def machine() -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     memory = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
     return f"{os.cpu_count()} cores ({cpu}), {int(memory) // 1024 // 1024} GiB"

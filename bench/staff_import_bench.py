@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from bench.stack import ROOT, manage_measured
@@ -28,7 +29,7 @@ PREFIX = "staffbench-"
 CODE = "SB"
 
 
-def write_staff_file(path, *, accounts, schools, districts):
+def write_staff_file(path: Path, *, accounts: int, schools: int, districts: int) -> None:
     with open(path, "w", encoding="utf-8") as out:
         out.write("username,email,name,role,district_codes,school_codes\n")
         for n in range(accounts):
@@ -47,7 +48,7 @@ def write_staff_file(path, *, accounts, schools, districts):
                       f"{school_codes}\n")
 
 
-def child(action, argv):
+def child(action: str, argv: list[str]) -> None:
     """Run one step in this (child) process, printing what it measured as JSON."""
     from django.contrib.auth import get_user_model
     from django.db import connection
@@ -79,7 +80,7 @@ def child(action, argv):
                               "created": len(result.created_user_ids)}))
 
 
-def own_database(env):
+def own_database(env: dict[str, str]) -> str:
     """Point ``env``'s database URLs (master and replica) at the bench's own database on the stack's server, made
     when missing; return its name."""
     from django.db import connection
@@ -98,21 +99,21 @@ def own_database(env):
     return name
 
 
-def drop_own_database(name):
+def drop_own_database(name: str) -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def run_child(env, *args):
+def run_child(env: dict[str, str], *args: str) -> tuple[dict[str, Any], float, float]:
     """Run a step in a child process; return (what it printed, as JSON; its wall time; its peak RSS in MB)."""
     seconds, peak, output, _ = manage_measured(*args, env=env)
     last = output.strip().splitlines()[-1] if output.strip() else "{}"
     return json.loads(last) if last.startswith("{") else {}, seconds, peak
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--accounts", type=int, default=5000)
     parser.add_argument("--schools", type=int, default=3000)
@@ -148,7 +149,7 @@ def main(argv=None):
         write_staff_file(path, accounts=args.accounts, schools=args.schools, districts=args.districts)
         print(f"staff file: {args.accounts} accounts, {path.stat().st_size / 1e3:.0f} KB")
         print(f"{'run':<18}{'import s':>10}{'child s':>9}{'peak RSS MB':>13}{'queries':>9}  counts")
-        figures = {"database": "postgresql" if on_postgresql else "sqlite", "accounts": args.accounts,
+        figures: dict[str, Any] = {"database": "postgresql" if on_postgresql else "sqlite", "accounts": args.accounts,
                    "schools": args.schools, "runs": {}}
         for name in ("first import", "same file again"):
             measured, seconds, peak = run_child(env, *step, "import", str(path))

@@ -26,12 +26,16 @@ import json
 import os
 import sys
 import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, TypedDict
 
 from bench import drill
 from bench.stack import (
     JMETER,
     RESULTS,
     VIEWS,
+    Figures,
     answerable_per_page,
     backup_compression,
     cpu_seconds,
@@ -51,16 +55,26 @@ from bench.stack import (
 )
 
 
-def main(argv=None):
+class Taking(TypedDict):
+    """A bench survey seeded for a run, and its respondents (``prepare``)."""
+
+    slug: str
+    expected_per_page: Counter[int]  # answerable questions by page position
+    codes: Path  # the access codes' CSV, for JMeter
+    count: int
+
+
+def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    cached_before = None if args.smoke else memcached_bytes()
+    # What the definitions of a page take in memcached (a smoke run measures none).
+    cached_before = 0 if args.smoke else memcached_bytes()
     plain = prepare(args)
-    definition_bytes = None if args.smoke else max(memcached_bytes() - cached_before, 0) / args.pages
+    definition_bytes = 0.0 if args.smoke else max(memcached_bytes() - cached_before, 0) / args.pages
     ruled = prepare(args, conditions=True) if args.conditions else None
 
     if args.smoke:
-        report = {"mode": "smoke", "survey": plain["slug"], "threads": args.threads}
+        report: Figures = {"mode": "smoke", "survey": plain["slug"], "threads": args.threads}
         for taking, prefix in ((plain, ""), (ruled, "conditional_")):
             if taking is None:
                 continue
@@ -116,8 +130,10 @@ def main(argv=None):
 PACED_THINK_S = 5  # seconds a page in the run at a human pace
 
 
-def bench_report(args, plain, *, survey, floor, ceiling, check, cpu_spent, master_tps, replica_lag, conditional,
-                 machine, footprint, pgbench_tps, paced, settings=None):
+def bench_report(args: argparse.Namespace, plain: Taking, *, survey: Figures, floor: Figures, ceiling: Figures,
+                 check: Figures, cpu_spent: dict[str, float], master_tps: float, replica_lag: float | None,
+                 conditional: Figures, machine: str, footprint: Figures, pgbench_tps: dict[str, float],
+                 paced: Figures, settings: dict[str, Any] | None = None) -> Figures:
     """Return the bench's report: the survey's run against the floor's and the ceiling's (``cpu_measured_run``'s
     figures), the data check of the survey's run, the CPU seconds each component spent meanwhile, the master's
     transactions a second, the replica's lag, the comparison with skip logic (``compare_conditions``), and what
@@ -203,7 +219,7 @@ def bench_report(args, plain, *, survey, floor, ceiling, check, cpu_spent, maste
     }
 
 
-def stack_settings():
+def stack_settings() -> dict[str, Any]:
     """Return the stack's settings the run had (deploy/stack.conf with this process's overrides) and the cores."""
     conf = drill.bench_conf()
     return {"cores": os.cpu_count(), "gunicorn_workers": int(conf["STACK_GUNICORN_WORKERS"]),
@@ -212,7 +228,7 @@ def stack_settings():
             "synchronous": conf["STACK_PG_SYNCHRONOUS"] == "on"}
 
 
-def write_ceiling(seconds):
+def write_ceiling(seconds: int) -> dict[str, float]:
     """Return pgbench's page saves a second on the master in each replication mode ({"async": n, "sync": n}: the
     database's write ceiling, bench.drill's), and put the stack's own mode back."""
     configured = os.environ.get("STACK_PG_SYNCHRONOUS")
@@ -227,25 +243,25 @@ def write_ceiling(seconds):
 IDLE_SECONDS = 10
 
 
-def idle_gunicorn_cpu(seconds):
+def idle_gunicorn_cpu(seconds: float) -> float:
     """Return gunicorn's CPU seconds a second with no load at all (measured over ``seconds``)."""
     before = cpu_seconds()["gunicorn"]
     time.sleep(seconds)
     return round((cpu_seconds()["gunicorn"] - before) / seconds, 4)
 
 
-def paced_cpu_ms(run):
+def paced_cpu_ms(run: Figures) -> float:
     """Return a paced run's gunicorn CPU a request, less its idle CPU over the run's length."""
     idle_ms = 1000 * run["gunicorn_idle_cpu_per_s"] * run["duration_s"] / max(run["samples"], 1)
     return round(max(run["gunicorn_cpu_ms_per_request"] - idle_ms, 0.0), 3)
 
 
-def jmeter_run_cost(run):
+def jmeter_run_cost(run: Figures) -> Figures:
     return {"samples": run["samples"], "jmeter_cpu_s": round(run["jmeter_cpu_s"], 2),
             "duration_s": round(run["duration_s"], 1)}
 
 
-def cpu_measured_run(plan, name, **kwargs):
+def cpu_measured_run(plan: str, name: str, **kwargs: Any) -> Figures:
     """``jmeter_run`` a plan; return its figures with the gunicorn CPU it cost per request
     (``gunicorn_cpu_ms_per_request``)."""
     before = cpu_seconds()["gunicorn"]
@@ -254,14 +270,18 @@ def cpu_measured_run(plan, name, **kwargs):
     return {**figures, "gunicorn_cpu_ms_per_request": round(1000 * spent / max(figures["samples"], 1), 3)}
 
 
-def compare_conditions(args, plain, ruled):
+def compare_conditions(args: argparse.Namespace, plain: Taking, ruled: Taking) -> Figures:
     """Run the survey with and without skip logic in alternating pairs (this machine's speed drifts within minutes,
     so one run of each says little); return the median ratio, every pair's, and the data check of the runs with it."""
-    ratios, failed, lost, completed_lost, saves, p99, jmeter_runs = [], 0, 0, 0, 0, [], []
-    cpu_ms = {True: [], False: []}  # gunicorn CPU per request, each run: steadier than throughput here
+    ratios: list[float | None] = []
+    p99: list[float | None] = []
+    jmeter_runs: list[Figures] = []
+    failed, lost, completed_lost, saves = 0, 0, 0, 0
+    # gunicorn CPU per request, each run: steadier than throughput here
+    cpu_ms: dict[bool, list[float]] = {True: [], False: []}
     for round_ in range(1, args.compare_rounds + 1):
         order = [(ruled, True), (plain, False)] if round_ % 2 else [(plain, False), (ruled, True)]
-        rps = {}
+        rps: dict[bool, float] = {}
         for taking, with_rules in order:
             label = "with" if with_rules else "without"
             print(f"Compare, round {round_}: {label} skip logic, {args.compare_duration} s...")
@@ -299,14 +319,14 @@ def compare_conditions(args, plain, ruled):
     }
 
 
-def respondents_csv(taking, count, name):
+def respondents_csv(taking: Taking, count: int, name: str) -> Path:
     """Write ``count`` fresh respondents of the survey ``taking`` to a codes file for one JMeter run; return it."""
     codes = JMETER / "data" / f"{taking['slug']}-{name}.csv"
     manage("loadtest_respondents", "--survey", taking["slug"], "--count", str(count), "--output", str(codes))
     return codes
 
 
-def prepare(args, *, conditions=False):
+def prepare(args: argparse.Namespace, *, conditions: bool = False) -> Taking:
     """Seed a benchmark survey (with skip logic if ``conditions``) and its respondents; warm the cache with one."""
     flags = ["--conditions", "--slug", time.strftime("bench-rules-%Y%m%d-%H%M%S", time.gmtime())] if conditions else []
     slug = manage("seed_bench_survey", "--pages", str(args.pages), *flags).strip()
@@ -324,7 +344,7 @@ def prepare(args, *, conditions=False):
     return {"slug": slug, "expected_per_page": expected_per_page, "codes": codes_csv, "count": count}
 
 
-def parse_args(argv=None):
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     load_arguments(parser, duration=60, threads=50, think=0, pages=20)
     parser.add_argument("--respondents", type=int, help="respondents to create (default: enough for the run)")
@@ -345,9 +365,10 @@ def parse_args(argv=None):
     return args
 
 
-def write_and_judge(report, path, *, smoke):
+def write_and_judge(report: Figures, path: Path, *, smoke: bool) -> None:
     path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print()
+    rows: list[tuple[str, object]]
     if smoke:
         rows = [("samples", report["samples"]), ("failed samples", report["failed_samples"]),
                 ("retried (502/503/504/none)", report["retried_samples"]),
@@ -419,7 +440,7 @@ def write_and_judge(report, path, *, smoke):
         sys.exit("bench: " + "; ".join(found))
 
 
-def problems(report, *, smoke):
+def problems(report: Figures, *, smoke: bool) -> list[str]:
     """Return what fails the run: answers or completions LOST, failed samples, no save acknowledged, and (not in
     a smoke run, which takes every respondent it makes) respondents running out before the end."""
     found = []

@@ -1,12 +1,27 @@
 """The bench survey: shaped like the state-wide one (pages of five answerable questions, every kind that takes
 an answer), with or without skip logic."""
+from typing import Required, TypedDict
 
-AGREE = [{"value": str(n), "label": label} for n, label in
+from surveys.documents import ChoiceDocument, SurveyDocument
+
+AGREE: list[ChoiceDocument] = [{"value": str(n), "label": label} for n, label in
          enumerate(["Strongly disagree", "Disagree", "Agree", "Strongly agree"], start=1)]
-OFTEN = [{"value": str(n), "label": label} for n, label in
+OFTEN: list[ChoiceDocument] = [{"value": str(n), "label": label} for n, label in
          enumerate(["Never", "Rarely", "Sometimes", "Often", "Always"], start=1)]
+
+
+class LastQuestion(TypedDict, total=False):
+    """A page's last question, but for its code (a QuestionDocument's keys)."""
+
+    kind: Required[str]
+    prompt: Required[str]
+    min: int
+    max: int
+    max_length: int
+
+
 # The last answerable question of a page rotates through the other kinds.
-LAST_QUESTION = [
+LAST_QUESTION: list[LastQuestion] = [
     {"kind": "integer", "prompt": "About how many hours a week do you spend on homework?", "min": 0, "max": 60},
     {"kind": "short_text", "prompt": "In a few words, what would make this better?", "max_length": 120},
     {"kind": "date", "prompt": "About when did this last happen?"},
@@ -17,7 +32,7 @@ LAST_QUESTION = [
 ]
 
 
-def bench_document(*, slug, pages, conditions=False):
+def bench_document(*, slug: str, pages: int, conditions: bool = False) -> SurveyDocument:
     """Return a survey document of ``pages`` pages with five answerable questions each, every kind present.
 
     With ``conditions`` the same survey carries skip logic and constraints
@@ -32,7 +47,7 @@ def bench_document(*, slug, pages, conditions=False):
     integer questions carry a constraint. ``make bench`` compares the two in
     one run.
     """
-    document = {
+    document: SurveyDocument = {
         "slug": slug,
         "title": f"Load-test survey ({pages} pages)",
         "status": "open",
@@ -56,7 +71,7 @@ def bench_document(*, slug, pages, conditions=False):
     return document
 
 
-def _add_conditions(document):
+def _add_conditions(document: SurveyDocument) -> None:
     for n, page in enumerate(document["pages"], start=1):
         if n > 1:
             page["show_if"] = ({"op": "in", "q": "p1_single", "values": [c["value"] for c in OFTEN]} if n % 3 == 0

@@ -30,8 +30,10 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
@@ -78,9 +80,11 @@ SHEET_REL = ('<Relationship Id="rId{n}" Type="http://schemas.openxmlformats.org/
              'worksheet" Target="worksheets/sheet{n}.xml"/>')
 ROSTER_HEADER = ["external_id", "school_code", "grade", "role", "language", "display_name"]
 MB = 1 << 20
+# What a part of an XLSX is written from: pieces of text, or bytes.
+Chunks = Iterable[str | bytes]
 
 
-def column_letters(index):
+def column_letters(index: int) -> str:
     letters = ""
     while index:
         index, rest = divmod(index - 1, 26)
@@ -88,7 +92,7 @@ def column_letters(index):
     return letters
 
 
-def xml_row(number, values, strings=None):
+def xml_row(number: int, values: Sequence[object], strings: dict[str, int] | None = None) -> str:
     """A sheet row: texts shared (``strings``: text -> index, added to) or inline, numbers as numbers."""
     cells = []
     for n, value in enumerate(values, start=1):
@@ -103,7 +107,7 @@ def xml_row(number, values, strings=None):
     return f'<row r="{number}">{"".join(cells)}</row>'
 
 
-def repeated(piece, total_bytes):
+def repeated(piece: str | bytes, total_bytes: int) -> Iterator[bytes]:
     """``piece`` over and over, about ``total_bytes`` in all, in blocks of about a megabyte."""
     piece = piece.encode() if isinstance(piece, str) else piece
     block = piece * max(1, MB // len(piece))
@@ -111,7 +115,8 @@ def repeated(piece, total_bytes):
         yield block
 
 
-def write_xlsx(path, sheets, *, strings=(), styles=None, content_types=None, extra=()):
+def write_xlsx(path: Path, sheets: Sequence[tuple[str, Chunks]], *, strings: Chunks = (), styles: Chunks | None = None,
+               content_types: str | None = None, extra: Iterable[tuple[str, bytes]] = ()) -> None:
     """An XLSX as Excel lays it out: ``sheets`` is [(name, iterable of XML chunks of its sheetData and around)];
     ``strings`` chunks of the shared texts (inside <sst>)."""
     names = "".join(f'<sheet name="{name}" sheetId="{n}" r:id="rId{n}"/>' for n, (name, _) in enumerate(sheets, 1))
@@ -139,7 +144,7 @@ def write_xlsx(path, sheets, *, strings=(), styles=None, content_types=None, ext
             archive.writestr(name, data)
 
 
-def sheet_xml(rows_xml, dimension=None):
+def sheet_xml(rows_xml: Chunks, dimension: str | None = None) -> Iterator[str | bytes]:
     yield f"{HEAD}<worksheet {NS}>"
     if dimension:
         yield f'<dimension ref="{dimension}"/>'
@@ -148,42 +153,43 @@ def sheet_xml(rows_xml, dimension=None):
     yield "</sheetData></worksheet>"
 
 
-def roster_rows(count):
+def roster_rows(count: int) -> Iterator[list[str | int]]:
     roles = ["student"] * 17 + ["teacher", "parent", "staff"]
     for n in range(count):
         yield [f"P{n:08d}", f"B{n % 2000:05d}", 3 + n % 10, roles[n * 7 % len(roles)], "es" if n % 5 == 0 else "en",
                f"Person {n}"]
 
 
-def roster_xlsx(path, rows):
+def roster_xlsx(path: Path, rows: int) -> None:
     """A legitimate roster as Excel saves one: shared texts, every row numbered."""
-    strings = {}
+    strings: dict[str, int] = {}
     body = [xml_row(1, ROSTER_HEADER, strings)]
     body += [xml_row(n, values, strings) for n, values in enumerate(roster_rows(rows), start=2)]
     text = [f"<si><t>{value}</t></si>" for value in strings]
     write_xlsx(path, [("Roster", sheet_xml(body))], strings=text)
 
 
-def roster_csv(path, rows):
+def roster_csv(path: Path, rows: int) -> None:
     with open(path, "w", encoding="utf-8", newline="") as out:
         out.write(",".join(ROSTER_HEADER) + "\r\n")
         for values in roster_rows(rows):
             out.write(",".join(map(str, values)) + "\r\n")
 
 
-def shared_texts_bomb(path, upload_bytes, *, sheet_name="Roster", header=ROSTER_HEADER):
+def shared_texts_bomb(path: Path, upload_bytes: int, *, sheet_name: str = "Roster", header: list[str] = ROSTER_HEADER,
+                      ) -> None:
     # <si><t>a</t></si> deflates some 400 to 1: the upload's size sets how many.
     write_xlsx(path, [(sheet_name, sheet_xml([xml_row(1, header), xml_row(2, ["s1", "LIN"])]))],
                strings=repeated("<si><t>a</t></si>", upload_bytes * 412))
 
 
-def dimension_bomb(path, last_row, *, sheet_name="Roster", header=ROSTER_HEADER):
+def dimension_bomb(path: Path, last_row: int, *, sheet_name: str = "Roster", header: list[str] = ROSTER_HEADER) -> None:
     """The finding's 5 KB workbook: a sheet that says it is XFD columns wide, one row far down."""
     write_xlsx(path, [(sheet_name, sheet_xml([xml_row(1, header), xml_row(last_row, ["s1", "LIN"])],
                                              dimension=f"A1:XFD{last_row}"))])
 
 
-def wide_header_bomb(path, rows):
+def wide_header_bomb(path: Path, rows: int) -> None:
     """A header naming every column to XFD, then rows of one cell each in column XFD: each row used to be padded
     to the header's width."""
     header = xml_row(1, ROSTER_HEADER[:2] + [f"extra_{n}" for n in range(16_384 - 2)])
@@ -192,56 +198,57 @@ def wide_header_bomb(path, rows):
                                                       for n in range(2, rows + 2))]))])
 
 
-def styles_bomb(path, unpacked, *, sheet_name="Roster", header=ROSTER_HEADER):
+def styles_bomb(path: Path, unpacked: int, *, sheet_name: str = "Roster", header: list[str] = ROSTER_HEADER) -> None:
     write_xlsx(path, [(sheet_name, sheet_xml([xml_row(1, header), xml_row(2, ["s1", "LIN"])]))],
                styles=[f"{HEAD}<styleSheet {NS}><cellXfs>", *repeated("<xf/>", unpacked), "</cellXfs></styleSheet>"])
 
 
-def nesting_bomb(path, depth):
+def nesting_bomb(path: Path, depth: int) -> None:
     write_xlsx(path, [("Roster", sheet_xml([xml_row(1, ROSTER_HEADER), "<row r=\"2\">" + "<x>" * depth]))])
 
 
-def comment_bomb(path, unpacked):
+def comment_bomb(path: Path, unpacked: int) -> None:
     write_xlsx(path, [("Roster", sheet_xml([xml_row(1, ROSTER_HEADER), "<!--", *repeated("<a>", unpacked), "-->"]))])
 
 
-def many_parts_bomb(path, parts):
+def many_parts_bomb(path: Path, parts: int) -> None:
     write_xlsx(path, [("Roster", sheet_xml([xml_row(1, ROSTER_HEADER), xml_row(2, ["s1", "LIN"])]))],
                extra=[(f"xl/media/{n}", b"") for n in range(parts)])
 
 
-def broken_content_types(path, *, sheet_name="Schools", header=("district_code", "district_name", "school_code",
-                                                                   "school_name")):
+def broken_content_types(path: Path, *, sheet_name: str = "Schools",
+                         header: tuple[str, ...] = ("district_code", "district_name", "school_code", "school_name"),
+                         ) -> None:
     write_xlsx(path, [(sheet_name, sheet_xml([xml_row(1, list(header)), xml_row(2, ["D1", "North", "S1", "A"])]))],
                content_types=CONTENT_TYPES[:200])
 
 
-def csv_columns_bomb(path, columns):
+def csv_columns_bomb(path: Path, columns: int) -> None:
     """The finding's header of 20,000 columns (the check for a repeated name was quadratic)."""
     names = ROSTER_HEADER[:2] + [f"extra_{n}" for n in range(columns)]
     Path(path).write_text(",".join(names) + "\ns1,LIN\n")
 
 
-def csv_sniffer_bomb(path, size):
+def csv_sniffer_bomb(path: Path, size: int) -> None:
     """The finding's 32 KB of ," (csv.Sniffer's quadratic case)."""
     Path(path).write_text(',"' * (size // 2))
 
 
-def csv_padding_bomb(path, columns, rows):
+def csv_padding_bomb(path: Path, columns: int, rows: int) -> None:
     """A header of many empty columns, then short rows: each row used to be padded to the header's width."""
     with open(path, "w") as out:
         out.write("external_id,school_code" + "," * columns + "\n")
         out.write("s1,LIN\n" * rows)
 
 
-def csv_long_line_bomb(path, size):
+def csv_long_line_bomb(path: Path, size: int) -> None:
     with open(path, "w") as out:
         out.write("external_id,school_code\n")
         for block in repeated(",", size):
             out.write(block.decode())
 
 
-def survey_xlsx(path, pages):
+def survey_xlsx(path: Path, pages: int) -> None:
     """A legitimate XLSForm: ``pages`` pages of a Likert grid, a choice and a text, in two languages."""
     header = ["type", "name", "label::English (en)", "label::Español (es)", "required", "relevant", "appearance"]
     rows = [header]
@@ -258,9 +265,10 @@ def survey_xlsx(path, pages):
                ["agree", "1", "Disagree", "En desacuerdo"], ["agree", "2", "Agree", "De acuerdo"]]
     settings = [["form_id", "form_title::English (en)", "form_title::Español (es)", "default_language"],
                 ["bomb_control", "Control", "Control", "English (en)"]]
-    strings = {}
-    sheets = [(name, list(sheet_xml([xml_row(n, values, strings) for n, values in enumerate(table, 1)])))
-              for name, table in (("survey", rows), ("choices", choices), ("settings", settings))]
+    strings: dict[str, int] = {}
+    sheets: list[tuple[str, Chunks]] = [
+        (name, list(sheet_xml([xml_row(n, values, strings) for n, values in enumerate(table, 1)])))
+        for name, table in (("survey", rows), ("choices", choices), ("settings", settings))]
     write_xlsx(path, sheets, strings=[f"<si><t>{value}</t></si>" for value in strings])
 
 
@@ -269,7 +277,7 @@ class Case:
     name: str
     reader: str
     suffix: str
-    make: object  # make(path)
+    make: Callable[[Path], None]  # writes the file at the path
     control: bool = False
 
 
@@ -305,7 +313,7 @@ CASES = [
 # ---------------------------------------------------------------- the child: one read
 
 
-def status_mb(field):
+def status_mb(field: str) -> float:
     with open("/proc/self/status") as status:
         for line in status:
             if line.startswith(field + ":"):
@@ -313,7 +321,7 @@ def status_mb(field):
     return 0.0
 
 
-def child(reader, path):
+def child(reader: str, path: str) -> None:
     """Read ``path`` as the staff area does; print one line of JSON: memory, seconds, outcome."""
     resource.setrlimit(resource.RLIMIT_AS, (CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE))
 
@@ -352,7 +360,7 @@ def child(reader, path):
 # ---------------------------------------------------------------- the parent
 
 
-def unpacked_bytes(path):
+def unpacked_bytes(path: Path) -> int:
     """What the file unpacks to: the sum of an XLSX's parts, a CSV's own size."""
     try:
         with zipfile.ZipFile(path) as archive:
@@ -361,7 +369,7 @@ def unpacked_bytes(path):
         return os.path.getsize(path)
 
 
-def measure(case, path, code, timeout):
+def measure(case: Case, path: Path, code: str, timeout: float) -> dict[str, Any]:
     command = [sys.executable, "manage.py", "bench", "upload_bombs", "--child", case.reader, str(path)]
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     started = time.monotonic()
@@ -373,7 +381,7 @@ def measure(case, path, code, timeout):
     return child_figures(done, wall=time.monotonic() - started)
 
 
-def child_figures(done, *, wall):
+def child_figures(done: subprocess.CompletedProcess[str], *, wall: float) -> dict[str, Any]:
     """Return a finished child's figures: the line of JSON it printed last, or, when it printed none, no figures and
     what it said as it died."""
     lines = done.stdout.strip().splitlines()
@@ -384,12 +392,12 @@ def child_figures(done, *, wall):
                 "outcome": f"error: the child died ({done.returncode}): {done.stderr.strip()[-300:]}"}
 
 
-def time_bound(unpacked):
+def time_bound(unpacked: int) -> float:
     """Return the seconds a file that unpacks to ``unpacked`` bytes may take to read."""
     return TIME_BOUND_SECONDS + TIME_BOUND_SECONDS_PER_MB * unpacked / 1e6
 
 
-def over_the_bound(case, result, limit):
+def over_the_bound(case: Case, result: Mapping[str, Any], limit: float) -> list[str]:
     """Return why a read broke the bound, given its time bound ``limit``: nothing when it kept it."""
     memory = result["memory_mb"]
     return [why for why, bad in [
@@ -400,13 +408,13 @@ def over_the_bound(case, result, limit):
         ("a control refused", case.control and not result["outcome"].startswith("read"))] if bad]
 
 
-def selected(only):
+def selected(only: str) -> list[Case]:
     """Return the cases whose names hold one of the comma-separated parts of ``only`` (every case when it is empty)."""
     wanted = [part.strip().lower() for part in only.split(",") if part.strip()]
     return [case for case in CASES if not wanted or any(part in case.name.lower() for part in wanted)]
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="", help="comma-separated parts of case names")
     parser.add_argument("--code", default=str(ROOT), help="the checkout whose code reads the files")
@@ -415,13 +423,15 @@ def main(argv=None):
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        return child(*args.child)
+        child(*args.child)
+        return 0
 
     cases = selected(args.only)
     print(f"bound: {MEMORY_BOUND_MB} MB above the baseline; {TIME_BOUND_SECONDS} s + "
           f"{TIME_BOUND_SECONDS_PER_MB:g} s per MB unpacked. Code: {args.code}")
     print(f"{'file':<40}{'upload':>10}{'unpacked':>10}{'MB':>7}{'wall s':>8}{'CPU s':>7}  outcome")
-    broken, figures = [], []
+    broken: list[str] = []
+    figures: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         for case in cases:
             path = Path(scratch) / f"upload{case.suffix}"
@@ -449,6 +459,6 @@ def main(argv=None):
     return 0
 
 
-def _size(size):
+def _size(size: float) -> str:
     return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} KB"
 

@@ -18,13 +18,14 @@ import math
 from dataclasses import asdict, dataclass
 from statistics import median
 from pathlib import Path
+from typing import Any, Self
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MEASUREMENTS = Path(__file__).resolve().parent / "plan.bench.json"
 
 # The requests one respondent of a P-page survey makes, by kind (jmeter/plans/survey_taking.jmx and survey.js:
 # the survey page shows the first page's form; every page is fetched (content) and saved (change_page)).
-def requests_by_kind(pages):
+def requests_by_kind(pages: int) -> dict[str, int]:
     return {"login_form": 1, "login": 1, "display": 1, "content": pages, "change_page": pages, "complete": 1}
 
 
@@ -72,7 +73,7 @@ class Inputs:
 class Measurements:
     """What one `make bench` measured, read from its report (bench/survey_bench.py's bench_report)."""
 
-    def __init__(self, report, source="?"):
+    def __init__(self, report: dict[str, Any], source: object = "?") -> None:
         self.source = str(source)
         try:
             self.machine = report["machine"]
@@ -86,13 +87,13 @@ class Measurements:
             samples = report["samples"]
             # The cores the run kept busy: every process's CPU seconds (the load generator's too) over its length.
             self.busy_cores = sum(report["cpu_s"].values()) / report["duration_s"]
-            self.cpu_ms = {name: 1000 * seconds / samples for name, seconds in report["cpu_s"].items()}
+            self.cpu_ms: dict[str, float] = {name: 1000 * seconds / samples for name, seconds in report["cpu_s"].items()}
             self.cpu_ms["gunicorn"] = report["gunicorn_cpu_ms_per_request"]["survey"]
             self.cpu_ms["jmeter"] = report["jmeter_cpu_ms_per_request"]["survey"]
             # gunicorn's CPU a request at a human pace (think time: a worker sleeps between requests, and pays
             # for it in cold caches); None in a bench before it measured one.
-            self.paced_gunicorn_ms = report["gunicorn_cpu_ms_per_request"].get("paced")
-            self.conditional_cpu_ratio = report.get("conditional_cpu_ratio") or 1.0
+            self.paced_gunicorn_ms: float | None = report["gunicorn_cpu_ms_per_request"].get("paced")
+            self.conditional_cpu_ratio: float = report.get("conditional_cpu_ratio") or 1.0
             self.mean_ms = report["mean_ms"]
             self.p50_ms = report["p50_ms"]
             self.master_per_request = report["master_transactions_per_request"]
@@ -103,7 +104,7 @@ class Measurements:
             self.cached_bytes_per_page = report["cached_bytes_per_page"]
             self.worker_rss_mb = report["gunicorn_rss_mb_per_worker"]
             self.write_ceiling = report["pgbench_page_saves_per_s"]
-            self.backup_compression = report.get("backup_compression")
+            self.backup_compression: float | None = report.get("backup_compression")
             self.jmeter_fixed_s, self.jmeter_ms = jmeter_costs(report.get("jmeter_runs") or [],
                                                                self.cpu_ms["jmeter"])
             self.references = 0
@@ -112,7 +113,7 @@ class Measurements:
                                    "missing): run `make bench` on this version") from None
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: str | Path) -> Self:
         path = Path(path).resolve()
         source = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
         try:
@@ -120,7 +121,7 @@ class Measurements:
         except (OSError, ValueError) as error:
             raise MeasurementError(f"{path}: {error}") from None
 
-    def with_references(self, references):
+    def with_references(self, references: list[dict[str, Any]] | None) -> Self:
         """Return these measurements with the CPU a request of each process and the busy cores taken from
         ``references`` instead (the medians of `make sizing --reference`'s runs: the bench's main run, repeated in
         the rounds of the runs the check predicts)."""
@@ -136,12 +137,12 @@ class Measurements:
         adjusted.references = len(references)
         return adjusted
 
-    def tier_ms(self, tier):
+    def tier_ms(self, tier: str) -> float:
         """CPU ms a survey request costs ``tier`` (TIERS), as measured."""
         return sum(self.cpu_ms.get(name, 0.0) for name in TIERS[tier])
 
 
-def jmeter_costs(runs, per_request_ms):
+def jmeter_costs(runs: list[dict[str, Any]], per_request_ms: float) -> tuple[float, float]:
     """Return JMeter's CPU (a fixed cost a run in seconds, a cost a sample in ms) from runs of the same plan and
     different lengths (least squares over their samples and CPU seconds); without two lengths, (0, the measured
     cost a request)."""
@@ -157,10 +158,10 @@ def jmeter_costs(runs, per_request_ms):
     return fixed, slope * 1000
 
 
-def plan(inputs, measured):
+def plan(inputs: Inputs, measured: Measurements) -> dict[str, Any]:
     """Return the plan for ``inputs`` from ``measured``: a dict of sections (``table`` prints it; ``group_vars``
     turns it into the inventory's settings) with the warnings."""
-    warnings = []
+    warnings: list[str] = []
     pages, per_respondent = inputs.pages, 2 * inputs.pages + 4
     arrivals = inputs.takers_per_hour / 3600  # respondents starting a second
     rates = {kind: arrivals * count for kind, count in requests_by_kind(pages).items()}
@@ -288,14 +289,16 @@ def plan(inputs, measured):
     }
 
 
-def size(n):
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(n) < 1000 or unit == "TB":
+def size(n: float) -> str:
+    """Return ``n`` bytes in decimal units, B to TB."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if abs(n) < 1000:
             return f"{n:.1f} {unit}" if unit != "B" else f"{n:.0f} B"
         n /= 1000
+    return f"{n:.1f} TB"
 
 
-def table(result):
+def table(result: dict[str, Any]) -> str:
     """Return the plan as the table deploy/plan prints."""
     i, m = result["inputs"], result["measured"]
     r, w, d, c = result["rates"], result["web"], result["database"], result["connections"]
@@ -357,7 +360,7 @@ def table(result):
     return "\n".join(lines)
 
 
-def group_vars(result, *, command):
+def group_vars(result: dict[str, Any], *, command: str) -> str:
     """Return the plan's settings as Ansible group variables (group_vars/all/plan.yml of an inventory)."""
     w, c, mem = result["web"], result["connections"], result["memory"]
     return "\n".join([
@@ -378,7 +381,7 @@ def group_vars(result, *, command):
     ])
 
 
-def as_json(result):
+def as_json(result: dict[str, Any]) -> dict[str, Any]:
     """Return the plan as plain data (deploy/plan --json)."""
     measured = result["measured"]
     return {**{key: value for key, value in result.items() if key not in ("inputs", "measured")},
@@ -388,7 +391,7 @@ def as_json(result):
 
 # ---------------------------------------------------------------- the model against this machine's runs
 
-def mean_value_analysis(threads, demand_s, servers, think_s):
+def mean_value_analysis(threads: int, demand_s: float, servers: float, think_s: float) -> tuple[float, float]:
     """Return (throughput a second, response time s) of ``threads`` closed-loop clients, each thinking ``think_s``
     between requests that need ``demand_s`` of CPU on ``servers`` cores: exact mean value analysis, the multi-core
     station by Seidmann's approximation (a queue of demand D/c followed by a delay of D(c-1)/c)."""
@@ -401,14 +404,15 @@ def mean_value_analysis(threads, demand_s, servers, think_s):
     return throughput, response
 
 
-def plan_sequence(pages):
+def plan_sequence(pages: int) -> list[tuple[str, bool]]:
     """The requests of one pass of survey_taking.jmx, in order, each with whether the think time comes before it."""
     return ([("login_form", False), ("login", False), ("display", False)]
             + [step for _ in range(pages) for step in (("content", False), ("change_page", True))]
             + [("complete", False)])
 
 
-def samples_in_window(*, threads, duration_s, rampup_s, pages, think_s, response_s):
+def samples_in_window(*, threads: int, duration_s: float, rampup_s: float, pages: int, think_s: float,
+                      response_s: dict[str, float]) -> int:
     """Return the samples JMeter's closed loop takes in its run: each thread starts at its share of the ramp-up and
     walks the plan's requests (a fresh respondent after each completion), the think time before each save, each
     request taking its kind's response time, until the run's end (JMeter starts no sample after it)."""
@@ -428,7 +432,8 @@ def samples_in_window(*, threads, duration_s, rampup_s, pages, think_s, response
     return total
 
 
-def predict_run(measured, *, workers, pool, think_s, threads, duration_s, rampup_s, pages):
+def predict_run(measured: Measurements, *, workers: int, pool: int, think_s: float, threads: int, duration_s: float,
+                rampup_s: float, pages: int) -> tuple[float, float]:
     """Predict a `make sizing` run on the measured machine (everything, the load generator included, on its
     cores): (requests a second, the save's p50 ms).
 
@@ -470,15 +475,15 @@ WORKER_PATH = ("gunicorn", "pgbouncer", "postgresql_master", "postgresql_replica
 DATABASE_PATH = ("pgbouncer", "postgresql_master")
 
 
-def by_setting(runs):
+def by_setting(runs: list[dict[str, Any]]) -> dict[tuple[int, int, float], list[dict[str, Any]]]:
     """Return `make sizing`'s runs grouped by their setting, (workers, pool, think), in their first order."""
-    groups = {}
+    groups: dict[tuple[int, int, float], list[dict[str, Any]]] = {}
     for run in runs:
         groups.setdefault((run["workers"], run["pool"], run["think_s"]), []).append(run)
     return groups
 
 
-def check(measured, sizing):
+def check(measured: Measurements, sizing: dict[str, Any]) -> list[dict[str, Any]]:
     """Return, for each setting of a `make sizing` run (its repeats' medians), the prediction and the error."""
     rows = []
     for (workers, pool, think), runs in by_setting(sizing["runs"]).items():
@@ -496,7 +501,8 @@ def check(measured, sizing):
     return rows
 
 
-def check_table(rows, *, measured, sizing, tolerance):
+def check_table(rows: list[dict[str, Any]], *, measured: Measurements, sizing: dict[str, Any],
+                tolerance: float) -> str:
     """Return the check's table: per setting, predicted against measured throughput and save p50, and the errors."""
     lines = [f"The model against make sizing on {sizing['machine']}: {sizing['threads']} JMeter threads, "
              f"{sizing['duration_s']} s a run, medians of each setting's runs",

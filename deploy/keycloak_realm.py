@@ -29,7 +29,7 @@ class KeycloakAdmin:
         with urllib.request.urlopen(f"{self.url}/realms/master/protocol/openid-connect/token", form, timeout=30) as r:
             self.token = json.load(r)["access_token"]
 
-    def call(self, method: str, path: str, body: Any = None) -> Any:
+    def call(self, method: str, path: str, body: object = None) -> Any:  # noqa: ANN401 - the API's decoded JSON
         request = urllib.request.Request(
             f"{self.url}/admin/realms{path}", method=method,
             data=None if body is None else json.dumps(body).encode(),

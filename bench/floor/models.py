@@ -11,5 +11,5 @@ class FloorRow(models.Model):
     class Meta:
         indexes = [models.Index(fields=["session_key", "-id"], name="floor_session_latest")]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.session_key} #{self.position}: {self.value}"

@@ -8,7 +8,7 @@ survey views. Routed only when ``BENCH_FLOOR_VIEWS`` is on (the one-box stack; n
 """
 import secrets
 
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
@@ -21,7 +21,7 @@ VALUES = 5
 
 @require_http_methods(["GET", "POST"])
 @never_cache
-def floor(request):
+def floor(request: HttpRequest) -> HttpResponse:
     session_key = request.session.get(FLOOR_KEY)
     if session_key is None:
         # The first visit makes the session (a survey's login); every later one only reads it.

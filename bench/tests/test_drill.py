@@ -108,3 +108,16 @@ def test_every_fault_the_drill_offers_can_be_injected_and_no_other():
     assert set(drill.FAULTS) == set(drill.ONE_COMMAND) | set(drill.STOPPED) | {"gunicorn-workers", "celery", "failover"}
     with pytest.raises(ValueError):
         drill.inject("disk-full")
+
+
+@pytest.mark.parametrize("fault, component", [("gunicorn-workers", "gunicorn"), ("celery", "celery"),
+                                              ("failover", "master")])
+def test_a_fault_on_a_process_that_is_not_running_stops_the_drill_naming_it_and_kills_nothing(
+        monkeypatch, fault, component):
+    monkeypatch.setattr(drill, "deploy_stack", lambda *args, check=True: "" if args[0] == "pid" else "pg1\n")
+    killed = []
+    monkeypatch.setattr(drill, "kill", killed.append)
+    monkeypatch.setattr(drill.time, "sleep", lambda seconds: None)
+    with pytest.raises(SystemExit, match=f"deploy/stack pid {component}: not running"):
+        drill.inject(fault)
+    assert killed == []

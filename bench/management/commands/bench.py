@@ -9,9 +9,11 @@ process, with the settings the tool measures.
 import importlib
 import os
 import sys
+from types import ModuleType
+from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import stack
 
@@ -26,12 +28,12 @@ LOCAL_TOOLS = {"upload_bombs", "document_bench", "staff_import_bench"}
 class Command(BaseCommand):
     help = __doc__.split("\n\n")[0]
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("tool", nargs="?", choices=sorted(TOOLS), help="the tool; none lists them")
         # Not ``args``: Django hands an option of that name to handle() as positional arguments.
         parser.add_argument("tool_args", nargs="...", metavar="args", help="the tool's own arguments (--help for its list)")
 
-    def handle(self, *, tool=None, tool_args, **options):
+    def handle(self, *, tool: str | None = None, tool_args: list[str], **options: Any) -> None:
         if tool is None:
             width = max(map(len, TOOLS)) + 2
             for name in TOOLS:
@@ -54,15 +56,15 @@ class Command(BaseCommand):
             raise CommandError(f"{tool} failed", returncode=status if isinstance(status, int) else 1)
 
 
-def tool_module(name):
+def tool_module(name: str) -> ModuleType:
     return importlib.import_module(f"bench.{name}")
 
 
-def summary(module):
+def summary(module: ModuleType) -> str:
     """Return the first paragraph of a tool's docstring, on one line."""
-    return " ".join(module.__doc__.split("\n\n")[0].split())
+    return " ".join((module.__doc__ or "").split("\n\n")[0].split())
 
 
-def in_stack_environment():
+def in_stack_environment() -> bool:
     """Whether this process runs with the stack's settings (``deploy/stack manage`` sets them)."""
     return settings.SETTINGS_MODULE == "config.settings.production" and os.environ.get("BENCH_TOOLS") == "1"

@@ -1,7 +1,8 @@
 """Create fresh respondents for a load test and write their access codes as CSV for JMeter."""
 import csv
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from infra.db_router import read_from_master
@@ -16,12 +17,12 @@ LOAD_SCHOOLS = 40
 class Command(BaseCommand):
     help = "Create N new respondents of a survey and write `code` CSV (header + one code a line) for JMeter."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--survey", required=True, help="The survey's slug.")
         parser.add_argument("--count", type=int, required=True)
         parser.add_argument("--output", required=True, help="The CSV file to write, e.g. jmeter/data/respondents.csv.")
 
-    def handle(self, *, survey, count, output, **options):
+    def handle(self, *, survey: str, count: int, output: str, **options: Any) -> None:
         if count < 1:
             raise CommandError("--count must be at least 1.")
         with read_from_master():
