@@ -25,23 +25,25 @@ class AuditedAdminSite(admin.AdminSite):
         inner = super().admin_view(view, cacheable)
 
         def audited(request, *args, **kwargs):
-            if request.method not in ("POST", "PUT", "PATCH", "DELETE") or not request.user.is_authenticated:
+            # The user as the view found them: signing out makes ``request.user`` anonymous.
+            user = request.user
+            if request.method not in ("POST", "PUT", "PATCH", "DELETE") or not user.is_authenticated:
                 return inner(request, *args, **kwargs)
             last = LogEntry.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
             try:
                 return inner(request, *args, **kwargs)
             finally:
-                _audit_log_entries(request, after=last)
+                _audit_log_entries(request, user, after=last)
 
         return update_wrapper(audited, inner)
 
 
-def _audit_log_entries(request, *, after):
-    """Copy the admin log entries ``request``'s user wrote after ``after`` (a LogEntry id) into the audit log."""
-    entries = LogEntry.objects.filter(pk__gt=after, user=request.user).select_related("content_type").order_by("pk")
+def _audit_log_entries(request, user, *, after):
+    """Copy the admin log entries ``user`` (``request``'s) wrote after ``after`` (a LogEntry id) into the audit log."""
+    entries = LogEntry.objects.filter(pk__gt=after, user=user).select_related("content_type").order_by("pk")
     if not entries:
         return
-    scope = admin_scope(user=request.user, address=client_ip(request))
+    scope = admin_scope(user=user, address=client_ip(request))
     for entry in entries:
         message = entry.get_change_message()
         audit_record(scope=scope, action=Action.ADMIN_CHANGED, detail=(
