@@ -10,6 +10,7 @@ add to a login in their counters' cache (Redis db 3).
 import functools
 import time
 from collections.abc import Callable
+from typing import cast
 from importlib import import_module
 from urllib.parse import urlencode
 
@@ -27,7 +28,7 @@ from respondents.login_limits import address_login_failed, address_login_succeed
 from rosters.services import RosterEntry, roster_create
 from surveys.selectors import page_definition
 from surveys.services import survey_create
-from taking.respondent_session import CODE_KEY
+from taking.respondent_session import CODE_KEY, RespondentRequest
 from taking.views import page_fragment
 
 
@@ -43,15 +44,17 @@ def main(argv: list[str] | None = None) -> None:
     with read_from_master():
         survey = survey_create(document=bench_document(slug=f"micro-{time.time_ns()}", pages=4))
         respondent = roster_create(survey=survey, name="micro", entries=[RosterEntry()]).respondents.get()
-    request = RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"})
-    # What taking's respondent_required leaves on the request, which HttpRequest does not declare.
-    request.respondent_id, request.survey = respondent.pk, survey  # type: ignore[attr-defined]
+    # What taking's respondent_required leaves on the request: RespondentRequest declares it.
+    request = cast(RespondentRequest, RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"}))
+    request.respondent_id, request.survey = respondent.pk, survey
     # A dict stands in for the session: page_fragment only reads the code it checks the respondent against.
     request.session = {CODE_KEY: respondent.access_code}  # type: ignore[assignment]
     get_token(request)
 
     def render(number: int) -> object:
-        return page_fragment(request, page_definition(survey=survey, number=number))
+        page = page_definition(survey=survey, number=number)
+        assert page is not None  # the bench survey has these pages
+        return page_fragment(request, page)
 
     renders = [per_call_ms(functools.partial(render, n), 300) for n in range(1, 5)]
     print(f"page fragment render (Jinja2, with the answers read): {sum(renders) / len(renders):.3f} ms")

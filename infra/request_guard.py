@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.http import parse_header_parameters
 
 from infra import errors
@@ -39,7 +39,7 @@ from infra import errors
 UTF8_ALIASES = {"utf-8", "utf8", "us-ascii", "ascii"}
 
 
-_View = TypeVar("_View", bound=Callable[..., HttpResponse])
+_View = TypeVar("_View", bound=Callable[..., HttpResponseBase])
 
 
 class RequestGuardMiddleware:

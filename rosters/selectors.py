@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import reduce
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db import models
 from django.db.models import Case, Count, Q, QuerySet, Value, When
@@ -21,6 +22,9 @@ from respondents.models import LoginLimitHit, Respondent, School
 from respondents.name_folding import NameFolded, fold_name
 from rosters.models import Roster
 from surveys.models import Survey
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 
 def school_counts(*, scope: Scope, survey: Survey,
@@ -225,8 +229,14 @@ def people_chosen(*, scope: Scope, survey: Survey, action: str, respondent_ids: 
                   left_out={reason: left_out[reason] for reason in LeftOut if left_out[reason]})
 
 
+class LeftOutReason(TypedDict):
+    """What ``people_left_out`` adds to each person: why the action leaves them out (a LeftOut value)."""
+
+    left_out: str
+
+
 def people_left_out(*, scope: Scope, survey: Survey, action: str, respondent_ids: Iterable[int] = (),
-                    search: PeopleSearch | None = None) -> QuerySet[Respondent]:
+                    search: PeopleSearch | None = None) -> "QuerySet[WithAnnotations[Respondent, LeftOutReason]]":
     """The chosen people in ``scope`` that ``action`` leaves out, each with ``left_out`` (a LeftOut value), in the
     search's order: who the confirm page names as left out."""
     return _chosen(scope, survey, respondent_ids, search).annotate(left_out=_left_out_reason(action)).exclude(

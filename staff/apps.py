@@ -6,7 +6,7 @@ class StaffConfig(AppConfig):
     name = "staff"
     verbose_name = "Staff area"
 
-    def ready(self):
+    def ready(self) -> None:
         # Sign-ins go to the audit log; the settings' checks.
         from staff import checks, signals, single_sign_on  # noqa: F401
 

@@ -1,6 +1,10 @@
 """The staff area's settings, checked at start (``manage.py check``, migrate, collectstatic): the addresses its emails
 and code slips print, and the password links' lifetimes (docs/operations.md, "Production settings")."""
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import urlsplit
+
+from django.apps import AppConfig
 
 from django.conf import settings
 from django.core import checks
@@ -12,9 +16,9 @@ ADDRESSES = {
 
 
 @checks.register()
-def site_addresses_check(app_configs, **kwargs):
+def site_addresses_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Refuse an address that a link cannot be made from: empty, relative, or not http(s)."""
-    errors = []
+    errors: list[checks.CheckMessage] = []
     for name, (error_id, what) in ADDRESSES.items():
         value = getattr(settings, name, "")
         parts = urlsplit(value or "")
@@ -26,7 +30,7 @@ def site_addresses_check(app_configs, **kwargs):
 
 
 @checks.register()
-def password_links_check(app_configs, **kwargs):
+def password_links_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Refuse a reset link's lifetime that Django's own (``PASSWORD_RESET_TIMEOUT``) would cut short."""
     reset, longest = settings.PASSWORD_RESET_LINK_SECONDS, settings.PASSWORD_RESET_TIMEOUT
     if not 0 < reset <= longest:

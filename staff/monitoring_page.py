@@ -4,11 +4,14 @@ The charts are plain data for ``json_script``: staff/static/staff/monitoring.js
 draws them with Chart.js, and the template writes the same figures as a table
 beside each chart (what is read with JavaScript off, and by screen readers).
 """
+from collections.abc import Sequence
+from datetime import datetime
 from urllib.parse import urlencode
 
+from django.http import QueryDict
 from django.utils import timezone
 
-from monitoring.selectors import MY_SCHOOLS, SORTS
+from monitoring.selectors import MY_SCHOOLS, SORTS, Completion, CompletionHome, CompletionOverview
 from surveys.page_names import page_name
 
 # The table's columns: sort key, heading, numeric (a first click sorts high to low).
@@ -21,20 +24,24 @@ COLUMNS = [
 CHILDREN = {"state": "district", MY_SCHOOLS: "school", "district": "school", "school": "grade and role"}
 
 
-def monitoring_trail(overview, home):
+def monitoring_trail(overview: CompletionOverview, home: CompletionHome) -> list[tuple[str, str | None]]:
     """The page's breadcrumbs after the survey's: [(label, query string, or None for the page itself)], from
     "Completion" (the level the staff member's page opens on, ``home``) to this one; a district between only when
     the page opens on the state."""
-    if home.holds(overview) or (overview.school or overview.district) is None:
+    place = overview.school or overview.district
+    if home.holds(overview) or place is None:
         return [("Completion", None)]
-    trail = [("Completion", "")]
+    trail: list[tuple[str, str | None]] = [("Completion", "")]
     if overview.school is not None and home.level == "state":
-        trail.append((overview.district.name, "?" + urlencode({"district": overview.district.code})))
-    trail.append(((overview.school or overview.district).name, None))
+        district = overview.school.district
+        trail.append((district.name, "?" + urlencode({"district": district.code})))
+    trail.append((place.name, None))
     return trail
 
 
-def monitoring_charts(overview, rows, *, hours):
+def monitoring_charts(
+        overview: CompletionOverview, rows: Sequence[Completion], *, hours: Sequence[tuple[datetime, int]],
+) -> tuple[dict[str, Sequence[tuple[object, object]]], dict[str, dict[str, object]]]:
     """The three charts of a monitoring page: completion rate of each row (sorted, the whole's rate marked),
     completions per hour, and the page where in-progress respondents sit (named as in the definition, a
     conditional page marked and its condition given); with ``tables``, their figures as (label, value) pairs
@@ -42,8 +49,9 @@ def monitoring_charts(overview, rows, *, hours):
     by_name = SORTS["name"]
     by_rate = sorted(rows, key=lambda row: (-row.completion_rate, by_name(row)))
     stops = [(page_name(overview.pages, page), count) for page, count in overview.whole.stops()]
-    tables = {"rates": [(row.label, row.completion_rate) for row in by_rate],
-              "hours": [(hour, count) for hour, count in hours if count], "stops": stops}
+    tables: dict[str, Sequence[tuple[object, object]]] = {
+        "rates": [(row.label, row.completion_rate) for row in by_rate],
+        "hours": [(hour, count) for hour, count in hours if count], "stops": stops}
     return tables, {
         "rates": {
             "title": f"Completion rate by {CHILDREN[overview.level]}",
@@ -67,9 +75,9 @@ def monitoring_charts(overview, rows, *, hours):
     }
 
 
-def sort_columns(query, sort):
+def sort_columns(query: QueryDict, sort: str) -> list[dict[str, object]]:
     """The table's headings with their sort links (keeping the rest of ``query``, a QueryDict) and aria-sort."""
-    columns = []
+    columns: list[dict[str, object]] = []
     for key, title, numeric in COLUMNS:
         current = sort.lstrip("-") == key
         descending = sort.startswith("-")

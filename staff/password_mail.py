@@ -2,11 +2,15 @@
 the reset link, each to its own page with its own one-use tokens (``accounts/passwords.py``). Every link is on
 ``STAFF_SITE_URL``, never a request's Host: a forged Host header would otherwise put an attacker's site in the
 email."""
+from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.mail import EmailMultiAlternatives, get_connection
+from django.contrib.auth.models import User
+from django.core.mail import EmailMessage, EmailMultiAlternatives, get_connection
+from django.core.mail.backends.base import BaseEmailBackend
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.encoding import force_bytes
@@ -25,13 +29,15 @@ from accounts.passwords import (
 )
 from accounts.scopes import Scope
 
+Item = TypeVar("Item")
+
 SEND_BATCH = 200  # messages per SMTP connection
 # Each kind of email: the page its link opens, and the tokens that page accepts.
 LINKS = {"set": ("staff:password-set", password_set_tokens), "reset": ("staff:password-reset-link",
                                                                         password_reset_tokens)}
 
 
-def password_link(user, *, kind):
+def password_link(user: User, *, kind: str) -> str:
     """The absolute link that lets ``user`` set a password once, from an email of ``kind`` ("set" or "reset")."""
     url_name, tokens = LINKS[kind]
     path = reverse(url_name, kwargs={"uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
@@ -39,7 +45,7 @@ def password_link(user, *, kind):
     return f"{settings.STAFF_SITE_URL}{path}"
 
 
-def lifetime_text(seconds):
+def lifetime_text(seconds: int) -> str:
     """A link's lifetime in words: "7 days", "1 hour", "30 minutes"."""
     for unit, (one, many) in ((86400, ("%(count)d day", "%(count)d days")),
                               (3600, ("%(count)d hour", "%(count)d hours"))):
@@ -49,7 +55,8 @@ def lifetime_text(seconds):
     return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
 
 
-def password_message(user, *, kind, connection=None):
+def password_message(user: User, *, kind: str, connection: BaseEmailBackend | None = None,
+                     ) -> EmailMultiAlternatives:
     """The email to ``user``: ``kind`` "set" (a new account) or "reset" (asked for), saying how long its link
     works."""
     context = {"user": user, "link": password_link(user, kind=kind), "site_url": settings.STAFF_SITE_URL,
@@ -60,7 +67,8 @@ def password_message(user, *, kind, connection=None):
     return EmailMultiAlternatives(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email], connection=connection)
 
 
-def messages_send_batched(items, *, message, record):
+def messages_send_batched(items: Iterable[Item], *, message: Callable[[Item, BaseEmailBackend], EmailMessage],
+                          record: Callable[[list[Item]], None]) -> int:
     """Send ``message(item, connection)`` of each of ``items``, a batch of SEND_BATCH per SMTP connection, and
     ``record(batch)`` each batch once it is sent (its audit entries)."""
     items = list(items)
@@ -72,7 +80,7 @@ def messages_send_batched(items, *, message, record):
     return len(items)
 
 
-def password_mails_send(*, scope: Scope, user_ids, again=False):
+def password_mails_send(*, scope: Scope, user_ids: Iterable[int], again: bool = False) -> int:
     """Send each account of ``user_ids`` still to be invited its "set your password" email (``invitation_refused``:
     an account given a password meanwhile, or linked to single sign-on, is left alone), a batch per SMTP
     connection; audited per account (``again``: sent again from the staff list), and those without an address.
@@ -90,7 +98,7 @@ def password_mails_send(*, scope: Scope, user_ids, again=False):
     return sent
 
 
-def password_reset_send(*, email: str, address: str, limited: bool = False, asked_at: datetime | None = None):
+def password_reset_send(*, email: str, address: str, limited: bool = False, asked_at: datetime | None = None) -> int:
     """Answer a reset asked for ``email`` from ``address`` (the Celery task's work, so that the request takes as
     long whether an account has the address or not): email a reset link to each staff account with the address
     (``password_reset_recipients``; nobody when the ask was ``limited``), except those that sign in with single

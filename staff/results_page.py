@@ -5,6 +5,7 @@ The charts are plain data for ``json_script``: staff/static/staff/results.js dra
 template writes the same figures as tables (what is read with JavaScript off, and by screen readers). A suppressed
 count is never in the data: its bar (or its part of a grid row's bar) is null, and its label says "(suppressed)".
 """
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from results.selectors import QuestionResult, SurveyResults
@@ -24,16 +25,16 @@ class GridSection:
         return any(_drawn(row) for row in self.rows)
 
 
-def _drawn(row):
+def _drawn(row: QuestionResult) -> bool:
     """Whether a grid row has a bar: percentages to draw (how many answered shown, and someone did)."""
     return bool(row.cells and row.answered)
 
 
-def results_sections(results: SurveyResults):
+def results_sections(results: SurveyResults) -> list[GridSection | QuestionResult]:
     """The page's questions in order, a grid's rows gathered into one GridSection."""
     by_code = {question.code: question for question in results.questions}
     language = results.page.survey.default_language
-    sections = []
+    sections: list[GridSection | QuestionResult] = []
     for item in results.page.items:
         if item.row_list:
             rows = tuple(by_code[row.code] for row in item.row_list if row.code in by_code)
@@ -45,11 +46,11 @@ def results_sections(results: SurveyResults):
     return sections
 
 
-def results_charts(sections):
+def results_charts(sections: Iterable[GridSection | QuestionResult]) -> list[dict[str, object]]:
     """The charts' data: a bar chart of each question's counts, and a stacked 100% bar chart of each grid (a row a
     bar, a choice a colour, the row's percentages: none for a row whose count of those who answered is hidden);
     none for a question counted only, with too few answers, or none."""
-    charts = []
+    charts: list[dict[str, object]] = []
     for section in sections:
         if isinstance(section, GridSection):
             if section.has_figures:
@@ -61,8 +62,9 @@ def results_charts(sections):
     return charts
 
 
-def _grid_chart(grid):
-    rows, series = [], [[] for _ in grid.labels]
+def _grid_chart(grid: GridSection) -> dict[str, object]:
+    rows: list[str | list[str]] = []
+    series: list[list[float | None]] = [[] for _ in grid.labels]
     for row in grid.rows:
         shown = _drawn(row)
         if row.too_few:

@@ -5,12 +5,16 @@ attempt with what the limits did."""
 import math
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core import signing
-from django.core.cache import caches
+from django.core.cache import BaseCache, caches
 from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -24,7 +28,8 @@ STAFF_DEVICE_SALT = "config.login_limits.staff-device"
 CLAIM_SECONDS = 10
 
 
-def staff_locked_out(request, original_response=None, credentials=None):
+def staff_locked_out(request: HttpRequest, original_response: HttpResponse | None = None,
+                     credentials: dict[str, Any] | None = None) -> HttpResponse:
     """django-axes' answer to a paused or slowed staff sign-in: 429, Retry-After, and when to try again."""
     attempt = getattr(request, "staff_sign_in", None)
     if attempt is not None and attempt.wait:
@@ -59,7 +64,7 @@ def staff_locked_out(request, original_response=None, credentials=None):
     return response
 
 
-def staff_login_delay(failures, *, after):
+def staff_login_delay(failures: int, *, after: int) -> int:
     """Return the seconds an attempt must wait after the last of ``failures``: none below ``after``, then 1 s,
     doubling with each further failure, at most ``STAFF_LOGIN_DELAY_MAX_SECONDS``."""
     if failures < after:
@@ -77,7 +82,7 @@ class StaffSignIn:
     checked: bool = False  # neither paused nor slowed: the password was checked
     slowed_by: str = ""  # "account" or "address"
     wait: int = 0  # the seconds a slowed attempt was told to wait
-    claims: list = field(default_factory=list)
+    claims: list[str] = field(default_factory=list)
     device_cookie: str = ""  # set on success: the browser's new device cookie
 
 
@@ -92,24 +97,24 @@ class _Counted:
     other: str
 
     @property
-    def last_key(self):
+    def last_key(self) -> str:
         return f"{self.key}:last"
 
     @property
-    def claim_key(self):
+    def claim_key(self) -> str:
         return f"{self.key}:claim"
 
     @property
-    def spread_key(self):
+    def spread_key(self) -> str:
         # How many addresses an account's failures came from (accounts an address's went to)...
         return f"{self.key}:spread"
 
     @property
-    def seen_key(self):
+    def seen_key(self) -> str:
         # ...each counted once: this one's failures came from (went to) ``other`` before.
         return f"{self.key}:with:{self.other}"
 
-    def delay(self, failures, spread):
+    def delay(self, failures: int, spread: int) -> int:
         """Return the seconds to wait after the last of ``failures``: none while they all came from one address
         (went to one account), which django-axes' pause of the pair is there for."""
         return staff_login_delay(failures, after=self.slow_after) if spread >= 2 else 0
@@ -123,12 +128,13 @@ class StaffSignInDelayBackend:
     """Refuse a staff sign-in whose account or address is slowed until its wait is over, before ``ModelBackend``
     hashes the password; let a browser trusted for the account through. Authenticates nobody itself."""
 
-    def authenticate(self, request, username=None, password=None, **kwargs):
+    def authenticate(self, request: HttpRequest | None, username: str | None = None, password: str | None = None,
+                     **kwargs: Any) -> None:
         if request is None or username is None or not settings.LOGIN_LIMITS_ENABLED:
             return None
         address = client_ip(request)
-        attempt = request.staff_sign_in = StaffSignIn(
-            username=username, address=address, device=_trusted_device(request, username))
+        attempt = StaffSignIn(username=username, address=address, device=_trusted_device(request, username))
+        request.staff_sign_in = attempt  # type: ignore[attr-defined]  # read back with getattr: HttpRequest has none
         if attempt.device is None:
             for counted in _counted(username, address):
                 wait = _claim(counted, attempt)
@@ -137,19 +143,19 @@ class StaffSignInDelayBackend:
                     attempt.slowed_by, attempt.wait = counted.kind, wait
                     # Marked as django-axes marks its own refusals: its failure handler counts nothing for it,
                     # and its middleware answers with staff_locked_out.
-                    request.axes_locked_out = True
+                    request.axes_locked_out = True  # type: ignore[attr-defined]  # django-axes' own mark
                     raise StaffSignInSlowed(f"{counted.kind} slowed for {wait} s")
         attempt.checked = True
         return None
 
 
-def staff_device_trusted(request, credentials=None):
+def staff_device_trusted(request: HttpRequest, credentials: dict[str, Any] | None = None) -> bool:
     """django-axes' whitelist: a browser trusted for the account (its device cookie) is not paused for it."""
     username = (credentials or {}).get("username")
     return bool(settings.LOGIN_LIMITS_ENABLED and username and _trusted_device(request, username))
 
 
-def staff_sign_in_failed(request):
+def staff_sign_in_failed(request: HttpRequest) -> str:
     """Count a staff sign-in whose password was checked and wrong, against its account, its address and its
     browser's device cookie; return what the limits did with the attempt, for the audit log."""
     attempt = getattr(request, "staff_sign_in", None)
@@ -181,7 +187,7 @@ def staff_sign_in_failed(request):
     return "; ".join(notes)
 
 
-def staff_sign_in_paused(request):
+def staff_sign_in_paused(request: HttpRequest) -> str:
     """Return the audit log's note when this staff sign-in's failure paused its account at its address (django-axes
     says so for its refusals of a paused pair too: those are audited by ``staff_sign_in_failed``), else ""."""
     attempt = getattr(request, "staff_sign_in", None)
@@ -192,7 +198,7 @@ def staff_sign_in_paused(request):
             f"{settings.AXES_FAILURE_LIMIT} failures")
 
 
-def staff_signed_in(request, user):
+def staff_signed_in(request: HttpRequest, user: AbstractBaseUser) -> str:
     """Forget the account's failures and trust this browser for it (a new device cookie, set by
     ``StaffSignInMiddleware``); return the audit log's note."""
     attempt = getattr(request, "staff_sign_in", None)
@@ -213,10 +219,10 @@ class StaffSignInMiddleware:
     """Give up a staff sign-in's claims once it is answered (however it ended), and set the device cookie of a
     successful one."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         attempt = getattr(request, "staff_sign_in", None)
         if attempt is not None:
@@ -230,19 +236,19 @@ class StaffSignInMiddleware:
         return response
 
 
-def _now():
+def _now() -> float:
     return time.time()
 
 
-def _counters():
+def _counters() -> BaseCache:
     return caches[settings.AXES_CACHE]
 
 
-def _window():
+def _window() -> int:
     return int(settings.STAFF_LOGIN_FAILURE_WINDOW.total_seconds())
 
 
-def _counted(username, address):
+def _counted(username: str, address: str) -> tuple[_Counted, _Counted]:
     account, address = digest(username), digest(address)
     return (
         _Counted("account", settings.STAFF_LOGIN_SLOW_AFTER_ACCOUNT_FAILURES, f"staff-login:account:{account}", address),
@@ -250,11 +256,11 @@ def _counted(username, address):
     )
 
 
-def _device_key(nonce):
+def _device_key(nonce: str) -> str:
     return f"staff-login:device:{digest(nonce)}"
 
 
-def _trusted_device(request, username):
+def _trusted_device(request: HttpRequest, username: str) -> str | None:
     """Return the nonce of this browser's device cookie if it is trusted for ``username``, else None."""
     known = getattr(request, "_staff_device", None)
     if known is not None and known[0] == username:
@@ -269,11 +275,11 @@ def _trusted_device(request, username):
         if named == username and isinstance(candidate, str):
             if (_counters().get(_device_key(candidate)) or 0) < settings.AXES_FAILURE_LIMIT:
                 nonce = candidate
-    request._staff_device = (username, nonce)
+    request._staff_device = (username, nonce)  # type: ignore[attr-defined]  # read back with getattr, above
     return nonce
 
 
-def _claim(counted, attempt):
+def _claim(counted: _Counted, attempt: StaffSignIn) -> int:
     """Return 0 if ``attempt`` may be checked now as far as ``counted`` goes (taking the one check at a time a
     slowed account or address has), else the seconds it must wait."""
     counters = _counters()
@@ -291,14 +297,14 @@ def _claim(counted, attempt):
     return 0
 
 
-def _release(attempt):
+def _release(attempt: StaffSignIn) -> None:
     # One key at a time: delete() is what the counters' Redis cache tolerates being unreachable for.
     for key in attempt.claims:
         _counters().delete(key)
     attempt.claims = []
 
 
-def _count(counters, key, window):
+def _count(counters: BaseCache, key: str, window: int) -> int:
     """Add one failure under ``key``, kept ``window`` seconds after the last; return how many there are."""
     if counters.add(key, 1, timeout=window):
         return 1

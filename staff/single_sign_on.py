@@ -6,13 +6,17 @@ account the claims name is ``accounts.sign_on`` 's rule, never the library's
 (it would make accounts from any email). On when ``OIDC_RP_CLIENT_ID`` is set
 (``config/settings/base.py``, "Single sign-on").
 """
+from collections.abc import Callable, Sequence
+from typing import Any
 from urllib.parse import urlencode
 
+from django.apps import AppConfig
 from django.conf import settings
 from django.contrib import messages
 from django.core import checks
 from django.contrib.auth import views as auth_views
-from django.http import Http404, HttpResponseRedirect
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import reverse
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
@@ -27,7 +31,7 @@ def sign_on_rules() -> SignOnRules:
 
 
 @checks.register(checks.Tags.security)
-def sign_on_settings_check(app_configs, **kwargs):
+def sign_on_settings_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Refuse at start (``manage.py check``, every command, gunicorn's first request) a role mapping that would make
     coordinators from a claim, rather than at someone's first sign-on."""
     if not settings.SINGLE_SIGN_ON:
@@ -43,7 +47,7 @@ class StaffSignOnBackend(OIDCAuthenticationBackend):
     """The staff account the provider's claims name (``accounts.sign_on``); a refusal's reason is kept on the
     request for the sign-in page."""
 
-    def get_or_create_user(self, access_token, id_token, payload):
+    def get_or_create_user(self, access_token: str, id_token: str, payload: dict[str, Any]) -> User | None:
         claims = {**self.get_userinfo(access_token, id_token, payload), **payload}
         roles = claims.get(settings.OIDC_ROLE_CLAIM, ()) if settings.OIDC_ROLE_CLAIM else ()
         try:
@@ -60,8 +64,8 @@ class StaffSignOnBackend(OIDCAuthenticationBackend):
         return user
 
 
-def _sign_on_on(view):
-    def guarded(request, *args, **kwargs):
+def _sign_on_on(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+    def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not settings.SINGLE_SIGN_ON:
             raise Http404("Single sign-on is not set up.")
         return view(request, *args, **kwargs)
@@ -74,7 +78,7 @@ sign_on_start = _sign_on_on(OIDCAuthenticationRequestView.as_view())
 class SignOnCallbackView(OIDCAuthenticationCallbackView):
     """The provider's answer: signed in, or back to the sign-in page saying why not."""
 
-    def login_failure(self):
+    def login_failure(self) -> HttpResponse:
         reason = getattr(self.request, "sign_on_refused", "") or (
             "Signing in with your identity provider did not work: try again, or ask the survey office.")
         messages.error(self.request, reason, extra_tags="sign-on")
@@ -92,7 +96,7 @@ class StaffSignOutView(auth_views.LogoutView):
 
     next_page = "staff:login"
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         id_token = request.session.get("oidc_id_token")
         response = super().post(request, *args, **kwargs)
         if id_token and settings.SINGLE_SIGN_ON and settings.OIDC_OP_LOGOUT_ENDPOINT:

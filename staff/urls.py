@@ -24,13 +24,13 @@ class RowIdConverter:
 
     regex = "[0-9]+"
 
-    def to_python(self, value):
+    def to_python(self, value: str) -> int:
         number = row_id(value)
         if number is None:
             raise ValueError(value)
         return number
 
-    def to_url(self, value):
+    def to_url(self, value: int) -> str:
         return str(value)
 
 

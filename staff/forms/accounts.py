@@ -1,4 +1,7 @@
 """The forms of the staff accounts screens (staff/views/accounts.py)."""
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict, cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -13,7 +16,7 @@ from staff.forms.fields import IdsField
 class CodesField(forms.CharField):
     """Codes separated by commas, spaces or new lines (``split_codes``, as a staff file's columns are read)."""
 
-    def to_python(self, value):
+    def to_python(self, value: object) -> tuple[str, ...]:  # type: ignore[override]  # codes, not one text
         return split_codes(super().to_python(value) or "")
 
 
@@ -37,7 +40,7 @@ class StaffAccountForm(forms.Form):
                                           "spaces."))
     is_active = forms.BooleanField(label=_("The account may sign in"), required=False, initial=True)
 
-    def account(self):
+    def account(self) -> StaffAccount:
         """The StaffAccount the form describes, with what the fields could read (a field with an error: empty), so
         that the service can list its own problems in the same round trip as the form's."""
         data = {name: self.cleaned_data.get(name) for name in self.fields}
@@ -46,14 +49,15 @@ class StaffAccountForm(forms.Form):
                             district_codes=data["district_codes"] or (), school_codes=data["school_codes"] or (),
                             is_active=bool(data["is_active"]))
 
-    def add_problems(self, problems):
+    def add_problems(self, problems: Mapping[str, Sequence[str]]) -> None:
         """Add the service's problems ({field: [message]}; others: the form's) to the form's own, every one shown at
         once; the password typed is kept only when nothing is wrong with it."""
         for field, messages in problems.items():
             for message in messages:
                 if not (field in self.errors and message in self.errors[field]):
                     self.add_error(field if field in self.fields else None, message)
-        self.fields["password"].widget.render_value = not self.has_error("password")
+        # (The PasswordInput above: the stubs type a field's widget as any Widget.)
+        cast(forms.PasswordInput, self.fields["password"].widget).render_value = not self.has_error("password")
 
 
 class StaffUploadForm(forms.Form):
@@ -63,6 +67,15 @@ class StaffUploadForm(forms.Form):
         "changes nothing. It is checked first: nothing is written until you apply it."))
 
 
+class StaffFilters(TypedDict, total=False):
+    """``staff_accounts``' filters, as the staff list's search gives them."""
+
+    query: str
+    role: str
+    active: bool | None
+    sign_in: str
+
+
 class StaffSearchForm(forms.Form):
     q = forms.CharField(label=_("Find by user name, email or name"), required=False, max_length=150)
     role = forms.ChoiceField(label=_("Role"), required=False, choices=[("", _("Any"))] + StaffMember.Role.choices)
@@ -70,12 +83,14 @@ class StaffSearchForm(forms.Form):
         ("", _("Either")), ("yes", _("Yes")), ("no", _("No (deactivated)"))])
     sign_in = forms.ChoiceField(label=_("Sign-in"), required=False)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # With local passwords off, nobody has one to set: single sign-on, or not signed in yet.
-        self.fields["sign_in"].choices = [("", _("Any")), *((state.value, state.label) for state in sign_in_choices())]
+        # With local passwords off, nobody has one to set: single sign-on, or not signed in yet. (``fields`` types
+        # each as a Field: this one is the ChoiceField above.)
+        cast(forms.ChoiceField, self.fields["sign_in"]).choices = [
+            ("", _("Any")), *((state.value, state.label) for state in sign_in_choices())]
 
-    def filters(self):
+    def filters(self) -> StaffFilters:
         """The selector's filters (``staff_accounts``): none for a search that is not valid."""
         if not self.is_valid():
             return {}

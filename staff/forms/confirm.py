@@ -1,5 +1,6 @@
 """The confirm step of the screens' actions that are hard to undo."""
 from django import forms
+from django.http import HttpRequest
 
 
 class ConfirmForm(forms.Form):
@@ -10,6 +11,6 @@ class ConfirmForm(forms.Form):
     confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
     @classmethod
-    def confirmed(cls, request):
+    def confirmed(cls, request: HttpRequest) -> bool:
         form = cls(request.POST)
         return request.method == "POST" and form.is_valid() and form.cleaned_data["confirm"]

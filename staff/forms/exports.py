@@ -1,7 +1,10 @@
 """The form of the export screen (staff/views/exports.py)."""
+from typing import Any, cast
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from accounts.scopes import Scope
 from exports.filters import NO_FILTER, STATUSES, ExportFilterError, export_filter_make
 from exports.jobs import NAMED_FIELDS
 from exports.models import ExportJob
@@ -52,17 +55,19 @@ class ExportForm(forms.Form):
 
     FILTER_FIELDS = ("statuses", "districts", "schools", "completed_from", "completed_to")
 
-    def __init__(self, *args, scope, **kwargs):
+    def __init__(self, *args: Any, scope: Scope, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.scope = scope
         self.export_filter = NO_FILTER
         if not scope.can_see_codes:  # analysts never get names
-            self.fields["roster_fields"].choices = [
+            # (``fields`` types each as a Field: this one is the MultipleChoiceField above.)
+            cast(forms.MultipleChoiceField, self.fields["roster_fields"]).choices = [
                 (name, label) for name, label in ROSTER_FIELDS.items() if name not in NAMED_FIELDS]
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         """Make the filter (exports/filters.py checks it against the scope): every problem on its field at once."""
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if any(name in self.errors for name in self.FILTER_FIELDS):
             return data
         # A place that names nothing, or several, is its field's error; the rest of the filter is still checked.
@@ -77,7 +82,7 @@ class ExportForm(forms.Form):
                 self.add_error(problem.part if problem.part in self.FILTER_FIELDS else None, problem.message)
         return data
 
-    def _place_codes(self, name, text):
+    def _place_codes(self, name: str, text: str) -> str:
         """The codes of the places ``text`` names, separated by spaces. Its entries are separated by commas (or new
         lines), each a code, several codes separated by spaces, "Name (CODE)" or a name, looked up in the scope; one
         that names nothing there, or several (``offered`` on the field, to choose from), is the field's error. Codes
@@ -101,13 +106,14 @@ class ExportForm(forms.Form):
                 codes += tokens
                 continue
             self.add_error(name, place_problem(found, kind))
-            if found.matches and self.fields[name].offered is None:
-                self.fields[name].offered = PlacesOffered(more=found.more, choices=[
+            field = cast(PlaceField, self.fields[name])  # (one of the PlaceFields above)
+            if found.matches and field.offered is None:
+                field.offered = PlacesOffered(more=found.more, choices=[
                     (place, ", ".join(place.code if n == number else other for n, other in enumerate(entries)))
                     for place in found.matches])
         return " ".join(codes)
 
-    def options(self):
+    def options(self) -> ExportOptions:
         data = self.cleaned_data
         return ExportOptions(labels=data["answers"] == "labels", multiple=data["multiple"],
                              roster_fields=tuple(data["roster_fields"]), deidentified=data["deidentified"])

@@ -13,6 +13,6 @@ class MonitoringFilterForm(forms.Form):
     below = forms.DecimalField(label=_("Completion rate below (%)"), required=False, min_value=0, max_value=100,
                                decimal_places=1)
 
-    def clean_below(self):
+    def clean_below(self) -> float | None:
         below = self.cleaned_data["below"]
         return None if below is None else float(below)

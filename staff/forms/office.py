@@ -1,6 +1,7 @@
 """The forms of the office screens (staff/views/office.py): surveys and their dates, the school directory, the
 audit log."""
-from datetime import date
+from datetime import date, datetime
+from typing import Any
 
 from django import forms
 from django.utils import timezone
@@ -22,7 +23,7 @@ class SurveyUploadForm(forms.Form):
 DATETIME_LOCAL = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 
 
-def _survey_year(value):
+def _survey_year(value: datetime | None) -> None:
     """A survey's times lie within these years: the calendar's ends cannot be stored in UTC (9999-12-31 in Chicago
     is a day past it)."""
     if value is not None and not 2000 <= value.year <= 2999:
@@ -35,7 +36,7 @@ class SurveyDatesForm(forms.Form):
     opens_at = forms.DateTimeField(required=False, widget=DATETIME_LOCAL, validators=[_survey_year])
     closes_at = forms.DateTimeField(required=False, widget=DATETIME_LOCAL, validators=[_survey_year])
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         zone = timezone.get_current_timezone_name()
         now = timezone.localtime().strftime("%Z")
@@ -67,7 +68,7 @@ class AuditFilterForm(forms.Form):
     until = forms.DateField(label=_("Until (date, included)"), required=False,
                             widget=forms.DateInput(attrs={"type": "date"}))
 
-    def clean_until(self):
+    def clean_until(self) -> date | None:
         # The calendar's last day has no day after it to end the range at; nothing is recorded after it either.
         until = self.cleaned_data["until"]
         return None if until == date.max else until

@@ -1,8 +1,11 @@
 """The form of the staff password reset (staff/views/passwords.py)."""
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import PasswordResetForm
 from django.db import transaction
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import get_usage
@@ -20,7 +23,11 @@ class StaffPasswordResetForm(PasswordResetForm):
 
     email = EmailAddressField(label=_("Email"), widget=forms.EmailInput(attrs={"autocomplete": "email"}))
 
-    def save(self, *, request, **kwargs):
+    def save(self, *args: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+        """Count the ask and queue it (Django's options for an email of its own, ``args`` and ``kwargs``, have no
+        use here); ``PasswordResetView`` passes ``request``, whose address is counted and audited."""
+        if request is None:
+            raise TypeError("StaffPasswordResetForm.save() needs the request")
         email = self.cleaned_data["email"]
         usage = get_usage(request, group="staff-password-reset-email", key=lambda group, request: email,
                           rate=settings.PASSWORD_RESET_RATE_PER_EMAIL, increment=True)

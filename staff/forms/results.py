@@ -1,11 +1,17 @@
 """The forms of the results screens (staff/views/results.py)."""
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, cast
 from urllib.parse import urlencode
 
 from django import forms
+from django.http import QueryDict
 
-from respondents.models import Respondent
-from rosters.directory import district_lookup, school_lookup
+from accounts.scopes import Scope
+from respondents.models import District, Respondent, School
+from rosters.directory import PlaceLookup, district_lookup, school_lookup
 from staff.forms.places import PLACE_TEXT_MAX, PlaceField, PlacePicker, PlacesOffered, place_label, place_problem
+
+Place = TypeVar("Place", District, School)
 
 
 class ResultsFilterForm(forms.Form):
@@ -13,6 +19,8 @@ class ResultsFilterForm(forms.Form):
     district and a school are given by a code or a name, looked up in the scope (``rosters.directory``): one that
     names nothing there, or several, is the field's error, with the several to choose from (its ``offered``).
     ``cleaned_data`` holds the District and the School. English only, as the staff area is."""
+
+    data: QueryDict  # the page's query string (request.GET): a place found is written back into a copy of it
 
     page = forms.IntegerField(required=False, min_value=1, max_value=32767, widget=forms.HiddenInput)
     district = PlaceField(label="District", required=False, max_length=PLACE_TEXT_MAX,
@@ -23,13 +31,14 @@ class ResultsFilterForm(forms.Form):
     role = forms.ChoiceField(label="Role", required=False,
                              choices=[("", "Every role"), *Respondent.Role.choices])
 
-    def __init__(self, *args, scope, grades=(), **kwargs):
+    def __init__(self, *args: Any, scope: Scope, grades: Iterable[str] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.scope = scope
         self.fields["grade"].widget = forms.Select(choices=[("", "Every grade"), *((g, g) for g in grades)])
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         district = self._place("district", data.get("district"), district_lookup, scope=self.scope)
         school = None
         if "district" not in self.errors:
@@ -37,12 +46,14 @@ class ResultsFilterForm(forms.Form):
         data["district"], data["school"] = district, school
         return data
 
-    def _place(self, name, text, lookup, **where):
+    def _place(self, name: str, text: str | None, lookup: Callable[..., PlaceLookup[Place]],
+               **where: Any) -> Place | None:
         if not text:
             return None
         found = lookup(text=text, **where)
         if found.found is None:
-            self.fields[name].offered = PlacesOffered(
+            # A PlaceField (above): ``fields`` types each as a Field.
+            cast(PlaceField, self.fields[name]).offered = PlacesOffered(
                 choices=[(place, self.choice_query(name, place)) for place in found.matches], more=found.more)
             self.add_error(name, place_problem(found, name, within=where.get("district")))
             return None
@@ -51,7 +62,7 @@ class ResultsFilterForm(forms.Form):
         self.data[name] = place_label(found.found)
         return found.found
 
-    def query(self):
+    def query(self) -> str:
         """The filters as a query string (codes for the places), without the page: the page's links carry it."""
         data = self.cleaned_data
         params = {"district": data["district"].code if data["district"] else "",
@@ -59,7 +70,7 @@ class ResultsFilterForm(forms.Form):
                   "grade": data["grade"], "role": data["role"]}
         return urlencode({name: value for name, value in params.items() if value})
 
-    def choice_query(self, name, place):
+    def choice_query(self, name: str, place: District | School) -> str:
         """The query string of the filters as typed, with ``place`` chosen for field ``name`` (of several)."""
         params = self.data.copy()
         params.pop("page", None)

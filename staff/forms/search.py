@@ -1,8 +1,9 @@
 """The forms of finding a survey's people and acting on those chosen (staff/views/search.py; a school's page
 searches its people with the same form)."""
-from typing import cast
+from typing import Any, cast
 
 from django import forms
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from respondents.models import School
@@ -25,7 +26,7 @@ class RespondentSearchForm(forms.Form):
         ("", _("Everyone")), ("not_started", _("Not started")), ("in_progress", _("In progress")),
         ("completed", _("Completed")), ("withdrawn", _("Withdrawn"))])
 
-    def __init__(self, data=None, *, can_see_codes: bool, school: School | None = None):
+    def __init__(self, data: QueryDict | None = None, *, can_see_codes: bool, school: School | None = None) -> None:
         super().__init__(data)
         self.school = school
         # Who sees no codes searches by external id (or school): "anything" would be only that.
@@ -37,7 +38,7 @@ class RespondentSearchForm(forms.Form):
         self.fields["q"].help_text = self.HELP[can_see_codes]
 
     @classmethod
-    def from_query(cls, query, **kwargs) -> "RespondentSearchForm":
+    def from_query(cls, query: QueryDict, **kwargs: Any) -> "RespondentSearchForm":
         """The form of a page's query string: bound when it names any of the form's fields (else everyone)."""
         return cls(query if set(cls.base_fields) & set(query) else None, **kwargs)
 
@@ -65,8 +66,9 @@ class PeopleActionForm(forms.Form):
     # People kept chosen after an action (those just given new codes): the token of their list in the session.
     kept = forms.RegexField(regex=r"^[A-Za-z0-9_-]{1,32}$", required=False, widget=forms.HiddenInput)
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         if not data.get("respondent") and not data.get("everyone") and not data.get("kept"):
             raise forms.ValidationError(_("Choose at least one person, or everyone the search finds."))
         return data

@@ -1,5 +1,7 @@
 """How the staff screens show a time: in the site's zone (TIME_ZONE), with the zone named ("2026-11-25 14:02 CST"),
 so that a coordinator in another zone, or reading a printout, knows which clock it is."""
+from datetime import datetime
+
 from django import template
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
@@ -11,7 +13,7 @@ FORMATS = {"minutes": "Y-m-d H:i T", "seconds": "Y-m-d H:i:s T", "hours": "Y-m-d
 
 
 @register.filter
-def when(value, precision="minutes"):
+def when(value: datetime | None, precision: str = "minutes") -> str:
     """Return ``value`` (a datetime) as a ``<time>`` of the site's local date and time with the zone's abbreviation,
     to the minute (``precision`` "seconds" or "hours" for other steps); "—" when there is none."""
     if not value:

@@ -70,6 +70,13 @@ def test_changes_made_in_admin_are_audited_with_who_and_from_where_bulk_deletion
     assert sorted(detail for _, _, detail in recorded[2:]) == ["deleted group 'Analysts'", "deleted group 'Others'"]
 
 
+def test_signing_out_of_admin_signs_out_and_audits_the_sign_out(client):
+    client.force_login(get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD))
+    assert client.post("/admin/logout/").status_code == 200
+    assert client.get("/admin/").status_code == 302  # to the sign-in page
+    assert [(e.action, e.username) for e in AuditEntry.objects.exclude(action="sign_in")] == [("sign_out", "root")]
+
+
 def test_reading_admin_pages_writes_nothing_to_the_audit_log(client):
     client.force_login(get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD))
     assert client.get("/admin/auth/group/").status_code == 200

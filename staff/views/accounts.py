@@ -4,7 +4,7 @@ links, and staff files (upload, check, apply or discard)."""
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -35,7 +35,7 @@ from accounts.staff_import import (
 )
 from infra.request_guard import accepts_uploads
 from respondents.code_lists import join_codes
-from staff.access import staff_view
+from staff.access import StaffRequest, staff_view
 from staff.forms.accounts import StaffAccountForm, StaffIdsForm, StaffSearchForm, StaffUploadForm
 from staff.forms.confirm import ConfirmForm
 from staff.password_mail import lifetime_text
@@ -48,7 +48,7 @@ NAMES_SHOWN = 10  # user names a message lists; "and N more" for the rest
 
 
 @staff_view("can_manage_staff")
-def staff_list(request):
+def staff_list(request: StaffRequest) -> HttpResponse:
     """The staff accounts, found by user name, email or name and filtered by role and sign-in, a page at a time."""
     search = StaffSearchForm(request.GET or None)
     return render(request, "staff/staff_list.html", {
@@ -57,7 +57,7 @@ def staff_list(request):
 
 
 @staff_view("can_manage_staff")
-def staff_edit(request, user_id=None):
+def staff_edit(request: StaffRequest, user_id: int | None = None) -> HttpResponse:
     """A new account's form, or an account's: its form (what the scope may not change of it disabled, and why), and
     its single sign-on links. A superuser's account is shown, never changed: /admin/ changes it."""
     member, limits, identities = None, None, []
@@ -105,7 +105,7 @@ def staff_edit(request, user_id=None):
 
 @require_POST
 @staff_view("can_manage_staff")
-def staff_invite(request, user_id=None):
+def staff_invite(request: StaffRequest, user_id: int | None = None) -> HttpResponse:
     """Send the "set your password" email again: to one account (``user_id``: its row's button, its page) or to
     those chosen on the list. Only accounts still waiting for their first password get it
     (``password_invitations``), each at most ``STAFF_INVITATION_RATE_PER_ACCOUNT``; the Celery task sends and audits
@@ -119,7 +119,7 @@ def staff_invite(request, user_id=None):
         back = back_to(request, reverse("staff:staff-list"))
         form = StaffIdsForm(request.POST)
         if not form.is_valid():
-            messages.error(request, " ".join(form.errors["user"]))
+            messages.error(request, " ".join(str(message) for message in form.errors["user"]))
             return redirect(back)
         ids = form.cleaned_data["user"]
     invitations = password_invitations(scope=request.scope, user_ids=ids)
@@ -153,7 +153,7 @@ def staff_invite(request, user_id=None):
     return redirect(back)
 
 
-def _names(names):
+def _names(names: list[str]) -> str:
     """User names for a message: the first NAMES_SHOWN, then how many more."""
     shown = ", ".join(names[:NAMES_SHOWN])
     more = len(names) - NAMES_SHOWN
@@ -163,7 +163,7 @@ def _names(names):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_staff")
-def staff_sign_on_unlink(request, user_id, identity_id):
+def staff_sign_on_unlink(request: StaffRequest, user_id: int, identity_id: int) -> HttpResponse:
     """Remove one single sign-on link of an account, after a confirm page; only where the scope may change the
     account's sign-in (another state administrator's: a superuser)."""
     member = get_object_or_404(staff_accounts(scope=request.scope), user_id=user_id)
@@ -186,7 +186,7 @@ def staff_sign_on_unlink(request, user_id, identity_id):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_staff")
-def staff_deactivate(request):
+def staff_deactivate(request: StaffRequest) -> HttpResponse:
     """Stop the accounts chosen on the list from signing in: first a page that lists them (never the
     administrator's own), whose button posts them again with ``confirm``; only that changes them."""
     return _set_active(request, active=False)
@@ -194,22 +194,23 @@ def staff_deactivate(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_staff")
-def staff_reactivate(request):
+def staff_reactivate(request: StaffRequest) -> HttpResponse:
     """Let the accounts chosen sign in again, after the same confirm page."""
     return _set_active(request, active=True)
 
 
-def _set_active(request, *, active):
+def _set_active(request: StaffRequest, *, active: bool) -> HttpResponse:
     back = back_to(request, reverse("staff:staff-list"))
     form = StaffIdsForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors["user"]))
+        messages.error(request, " ".join(str(message) for message in form.errors["user"]))
         return redirect(back)
     chosen = set(form.cleaned_data["user"])
     own = not active and request.scope.user_id in chosen
     # Those the service would change: staff accounts not so already, that the scope may change (account_limits),
     # never the administrator's own.
-    others = staff_accounts(scope=request.scope).filter(user_id__in=chosen).exclude(user_id=request.scope.user_id)
+    others = (staff_accounts(scope=request.scope).filter(user_id__in=chosen)
+              .exclude(user_id=request.scope.requester_id()))
     locked = {m.user_id for m in others if account_limits(scope=request.scope, holder=Holder.of_member(m)).locked}
     members = [m for m in others if m.user_id not in locked and m.user.is_active != active]
     protected = len(locked)
@@ -234,7 +235,7 @@ def _set_active(request, *, active):
 
 @accepts_uploads
 @staff_view("can_manage_staff")
-def staff_import(request):
+def staff_import(request: StaffRequest) -> HttpResponse:
     """Upload a staff file: it is checked, and its page shows every problem, or what applying it would do."""
     form = StaffUploadForm(request.POST or None, request.FILES or None)
     checked = check_uploaded_file(request, form, staff_upload_check)
@@ -245,7 +246,7 @@ def staff_import(request):
 
 
 @staff_view("can_manage_staff")
-def staff_upload(request, upload_id):
+def staff_upload(request: StaffRequest, upload_id: int) -> HttpResponse:
     upload = get_object_or_404(staff_uploads(scope=request.scope), pk=upload_id)
     return render(request, "staff/staff_upload.html", {
         "upload": upload, "problems": upload.problems()[:PROBLEMS_SHOWN],
@@ -254,7 +255,7 @@ def staff_upload(request, upload_id):
 
 @require_POST
 @staff_view("can_manage_staff")
-def staff_upload_apply_view(request, upload_id):
+def staff_upload_apply_view(request: StaffRequest, upload_id: int) -> HttpResponse:
     upload = get_object_or_404(staff_uploads(scope=request.scope), pk=upload_id)
     try:
         result = staff_upload_apply(scope=request.scope, upload_id=upload.pk)
@@ -273,7 +274,7 @@ def staff_upload_apply_view(request, upload_id):
 
 @require_POST
 @staff_view("can_manage_staff")
-def staff_upload_discard_view(request, upload_id):
+def staff_upload_discard_view(request: StaffRequest, upload_id: int) -> HttpResponse:
     return discard_checked_file(request, uploads=staff_uploads(scope=request.scope), upload_id=upload_id,
                                 discard=staff_upload_discard, upload_page="staff:staff-upload",
                                 done_page="staff:staff-list")

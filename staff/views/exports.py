@@ -4,14 +4,15 @@ from django.conf import settings
 from django.contrib import messages
 from django.core import signing
 from django.core.files.storage import FileSystemStorage
-from django.http import Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from exports.filters import ExportFilter
 from exports.jobs import export_job_file, export_job_start, export_jobs, export_respondents_count
 from exports.models import ExportJob
 from exports.tasks import export_job_task
-from staff.access import staff_view
+from staff.access import StaffRequest, staff_view
 from staff.forms.exports import ExportForm
 from staff.views.downloads import ZIP, stored_file, stored_name
 from staff.views.jobs import SurveyJobs
@@ -27,7 +28,7 @@ export_detail, export_progress = EXPORTS.page_view(), EXPORTS.progress_view()
 
 
 @staff_view("can_export")
-def exports(request, slug):
+def exports(request: StaffRequest, slug: str) -> HttpResponse:
     """Ask for an export of the respondents a filter keeps (POST: queued for Celery, then its page; POST with
     ``count``: the form again, saying how many people the export will hold), and the exports one asked for, a page
     at a time."""
@@ -50,7 +51,7 @@ def exports(request, slug):
     }, status=400 if form.errors else 200)
 
 
-def count_said(count, *, export_filter, deidentified):
+def count_said(count: int, *, export_filter: ExportFilter, deidentified: bool) -> str:
     """How many people an export will hold, in a sentence that names the filter counted."""
     which = export_filter.describe()
     if not count and export_filter.is_empty:
@@ -65,7 +66,7 @@ def count_said(count, *, export_filter, deidentified):
 
 
 @staff_view("can_export")
-def export_download(request, slug, job_id):
+def export_download(request: StaffRequest, slug: str, job_id: int) -> HttpResponse:
     """Send the person who asked to a short-lived link to the file: an S3 presigned URL where the storage makes
     them, else a signed link of this app's own (``export_file``)."""
     survey, job = EXPORTS.get(request, slug, job_id)
@@ -78,13 +79,14 @@ def export_download(request, slug, job_id):
     if isinstance(file.storage, FileSystemStorage):
         token = signing.dumps({"job": job.pk, "user": request.user.pk}, salt=EXPORT_LINK_SALT)
         return redirect("staff:export-file", token=token)
-    # The storage signs links for EXPORT_LINK_SECONDS (its querystring_expire: config/settings/production.py).
-    return redirect(file.storage.url(file.name, parameters={
+    # The storage signs links for EXPORT_LINK_SECONDS (its querystring_expire: config/settings/production.py). It is
+    # S3's (infra.storages.MediaS3Storage), whose url() takes ``parameters``; FieldFile types it as any Storage.
+    return redirect(file.storage.url(file.name, parameters={  # type: ignore[call-arg]
         "ResponseContentDisposition": f'attachment; filename="{filename}"'}))
 
 
 @staff_view("can_export")
-def export_file(request, token):
+def export_file(request: StaffRequest, token: str) -> FileResponse:
     """An export's file, for a signed link made a moment ago for the person now asking (the embedded default's
     stand-in for a presigned URL); an old link or someone else's is answered 404."""
     try:

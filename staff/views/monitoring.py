@@ -1,5 +1,6 @@
 """How far a survey is: completion by district, school and grade, with charts, and who has not finished."""
 from django.conf import settings
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
@@ -12,7 +13,7 @@ from monitoring.selectors import (
     non_responders,
 )
 from monitoring.writers import non_responders_write_csv, non_responders_write_pdf
-from staff.access import staff_view
+from staff.access import StaffRequest, staff_view
 from staff.forms.monitoring import MonitoringFilterForm
 from staff.monitoring_page import monitoring_charts, monitoring_trail, sort_columns
 from staff.views.downloads import CSV, PDF, attachment, school_file_name
@@ -20,7 +21,7 @@ from surveys.models import Survey
 
 
 @staff_view()
-def survey_monitoring(request, slug):
+def survey_monitoring(request: StaffRequest, slug: str) -> HttpResponse:
     """Completion of the state (or the scope's schools) by district, of a district (?district=) by school, or of
     a school (?school=) by grade and role, from the summary (rebuilt on request on the embedded default, by a
     periodic task elsewhere); sorted (?sort=) and filtered (?q=, ?below=) without JavaScript, with charts.
@@ -53,7 +54,7 @@ def survey_monitoring(request, slug):
 
 
 @staff_view()
-def school_non_responders(request, slug, school_code, format):
+def school_non_responders(request: StaffRequest, slug: str, school_code: str, format: str) -> HttpResponse:
     """Who at the school (one grade with ?grade=) has not finished, as CSV or a printable PDF; names and codes
     only for roles that may see codes."""
     survey = get_object_or_404(Survey, slug=slug)

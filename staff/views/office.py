@@ -1,9 +1,11 @@
 """The state office's screens: loading, publishing, dating and closing surveys; the school directory and its
 uploads; the audit log (staff accounts: ``staff/views/accounts.py``)."""
 from datetime import datetime, time, timedelta
+from typing import TypedDict
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -21,7 +23,7 @@ from rosters.directory import (
     school_directory_discard,
     school_directory_search,
 )
-from staff.access import staff_view
+from staff.access import StaffRequest, staff_view
 from staff.forms.confirm import ConfirmForm
 from staff.forms.office import AuditFilterForm, DirectoryUploadForm, SchoolSearchForm, SurveyDatesForm, SurveyUploadForm
 from staff.views.downloads import CSV, attachment
@@ -33,7 +35,7 @@ from surveys.models import Survey
 
 @accepts_uploads
 @staff_view("can_manage_surveys")
-def survey_import(request):
+def survey_import(request: StaffRequest) -> HttpResponse:
     """Import a survey (XLSForm or JSON), or its next version: every problem listed, nothing written; else on to
     its preview."""
     form = SurveyUploadForm(request.POST or None, request.FILES or None)
@@ -57,7 +59,7 @@ def survey_import(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_surveys")
-def survey_publish(request, slug):
+def survey_publish(request: StaffRequest, slug: str) -> HttpResponse:
     """Open a survey to respondents, after a page that says what that does (its button posts ``confirm``); what
     it lacks (a text in one of its languages) is listed on its preview."""
     survey = get_object_or_404(Survey, slug=slug)
@@ -75,7 +77,7 @@ def survey_publish(request, slug):
 
 
 @staff_view("can_manage_surveys")
-def survey_dates(request, slug):
+def survey_dates(request: StaffRequest, slug: str) -> HttpResponse:
     """When a survey opens and closes to respondents, in the site's time zone; every problem on the form."""
     survey = get_object_or_404(Survey, slug=slug)
     form = SurveyDatesForm(request.POST or None, initial={"opens_at": survey.opens_at, "closes_at": survey.closes_at})
@@ -95,7 +97,7 @@ def survey_dates(request, slug):
 
 @require_POST
 @staff_view("can_manage_surveys")
-def survey_close(request, slug):
+def survey_close(request: StaffRequest, slug: str) -> HttpResponse:
     """Close a survey to respondents now (its closing time becomes now)."""
     survey = get_object_or_404(Survey, slug=slug)
     try:
@@ -109,7 +111,7 @@ def survey_close(request, slug):
 
 
 @staff_view()
-def directory(request):
+def directory(request: StaffRequest) -> HttpResponse:
     """The school directory, as far as the staff member's scope reaches: found by code or name, a page at a time."""
     search = SchoolSearchForm(request.GET or None)
     query = search.cleaned_data["q"] if search.is_valid() else ""
@@ -120,7 +122,7 @@ def directory(request):
 
 @accepts_uploads
 @staff_view("can_import_schools")
-def directory_import(request):
+def directory_import(request: StaffRequest) -> HttpResponse:
     """Upload the school directory: it is checked, and its page shows what applying it would do."""
     form = DirectoryUploadForm(request.POST or None, request.FILES or None)
     checked = check_uploaded_file(request, form, school_directory_check)
@@ -131,7 +133,7 @@ def directory_import(request):
 
 
 @staff_view("can_import_schools")
-def directory_upload(request, upload_id):
+def directory_upload(request: StaffRequest, upload_id: int) -> HttpResponse:
     upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
     return render(request, "staff/directory_upload.html", {
         "upload": upload, "problems": upload.problems()[:PROBLEMS_SHOWN],
@@ -140,7 +142,7 @@ def directory_upload(request, upload_id):
 
 @require_POST
 @staff_view("can_import_schools")
-def directory_upload_apply(request, upload_id):
+def directory_upload_apply(request: StaffRequest, upload_id: int) -> HttpResponse:
     upload = get_object_or_404(directory_uploads(scope=request.scope), pk=upload_id)
     try:
         upload = school_directory_apply(scope=request.scope, upload_id=upload.pk)
@@ -151,14 +153,14 @@ def directory_upload_apply(request, upload_id):
 
 @require_POST
 @staff_view("can_import_schools")
-def directory_upload_discard(request, upload_id):
+def directory_upload_discard(request: StaffRequest, upload_id: int) -> HttpResponse:
     return discard_checked_file(request, uploads=directory_uploads(scope=request.scope), upload_id=upload_id,
                                 discard=school_directory_discard, upload_page="staff:directory-upload",
                                 done_page="staff:directory")
 
 
 @staff_view("can_read_audit")
-def audit_log(request):
+def audit_log(request: StaffRequest) -> HttpResponse:
     form = AuditFilterForm(request.GET or None)
     entries = audit_entries(scope=request.scope, **_audit_filters(form))
     if request.GET.get("format") == "csv":
@@ -169,7 +171,16 @@ def audit_log(request):
         "form": form, "page": page_of(request, entries)})
 
 
-def _audit_filters(form):
+class AuditFilters(TypedDict, total=False):
+    """``audit_entries``' filters, as the audit log's form gives them."""
+
+    action: str
+    username: str
+    since: datetime | None
+    until: datetime | None
+
+
+def _audit_filters(form: AuditFilterForm) -> AuditFilters:
     if not form.is_valid():
         return {}
     data = form.cleaned_data

@@ -1,22 +1,33 @@
 """Staff passwords by email: asking for a reset, and setting a password from an emailed link, a page for each kind
 of link (Django's own views, rate-limited and audited). Where local passwords are off (``STAFF_LOCAL_PASSWORDS``) these pages do not exist."""
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.http import Http404
+from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse_lazy
 from django.views.decorators.cache import never_cache
 from django.utils.decorators import method_decorator
+from django.views import View
 from django_ratelimit.core import get_usage
 
-from accounts.passwords import password_reset_tokens, password_set_record, password_set_tokens, sign_on_only
+from accounts.passwords import (
+    PasswordTokens,
+    password_reset_tokens,
+    password_set_record,
+    password_set_tokens,
+    sign_on_only,
+)
 from infra.clients import client_ip
 from staff.forms.passwords import StaffPasswordResetForm
 from staff.password_mail import lifetime_text
 
 
-class _LocalPasswordsOnly:
-    def dispatch(self, request, *args, **kwargs):
+class _LocalPasswordsOnly(View):
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not settings.STAFF_LOCAL_PASSWORDS:
             raise Http404("Passwords are turned off: staff sign in with the agency's identity provider.")
         return super().dispatch(request, *args, **kwargs)
@@ -32,7 +43,7 @@ class PasswordResetAskView(_LocalPasswordsOnly, auth_views.PasswordResetView):
     form_class = StaffPasswordResetForm
     success_url = reverse_lazy("staff:password-reset-sent")
 
-    def post(self, request, *args, **kwargs):
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         usage = get_usage(request, group="staff-password-reset", key=lambda group, request: client_ip(request),
                           rate=settings.PASSWORD_RESET_RATE_PER_CLIENT, increment=True)
         if usage is not None and usage["should_limit"]:
@@ -55,18 +66,18 @@ class PasswordSetView(_LocalPasswordsOnly, auth_views.PasswordResetConfirmView):
     template_name = "staff/password_set.html"
     success_url = reverse_lazy("staff:password-set-done")
     post_reset_login = False
-    token_generator = password_set_tokens
+    token_generator: PasswordTokens = password_set_tokens
 
-    def get_user(self, uidb64):
+    def get_user(self, uidb64: str) -> User | None:
         user = super().get_user(uidb64)
         if user is None or sign_on_only(users=[user]):  # (a deactivated account's tokens never check: PasswordTokens)
             return None
         return user
 
-    def get_context_data(self, **kwargs):
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         return {**super().get_context_data(**kwargs), "lifetime": lifetime_text(self.token_generator.lifetime())}
 
-    def form_valid(self, form):
+    def form_valid(self, form: "SetPasswordForm[User]") -> HttpResponse:
         response = super().form_valid(form)
         password_set_record(user=form.user, address=client_ip(self.request))
         return response

@@ -3,16 +3,19 @@
 ``staff/views/search.py``."""
 from django.conf import settings
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.audit import audit_codes_shown
+from respondents.models import Respondent
 from rosters.directory import school_directory_search
 from rosters.selectors import grade_counts, login_limit_hits, respondents_search, rosters_in_scope, school_counts
 from rosters.services import LoginLimitNotActive, login_limit_lift, respondent_reissue_code
-from staff.access import staff_view
+from staff.access import StaffRequest, staff_view
 from staff.forms.confirm import ConfirmForm
 from staff.forms.office import SchoolSearchForm
 from staff.forms.search import RespondentSearchForm
@@ -22,7 +25,7 @@ from surveys.page_names import page_name, page_names
 
 
 @staff_view()
-def survey_people(request, slug):
+def survey_people(request: StaffRequest, slug: str) -> HttpResponse:
     """The survey's schools in the scope (a page of them, found by school or district code or name) with their
     people counted, and its roster uploads (a page of them, newest first)."""
     survey = get_object_or_404(Survey, slug=slug)
@@ -39,12 +42,13 @@ def survey_people(request, slug):
 
 
 @staff_view()
-def school_people(request, slug, school_code):
+def school_people(request: StaffRequest, slug: str, school_code: str) -> HttpResponse:
     survey = get_object_or_404(Survey, slug=slug)
     school = get_object_or_404(request.scope.schools(), code=school_code)
     search = RespondentSearchForm.from_query(request.GET, can_see_codes=request.scope.can_see_codes, school=school)
     wanted = search.search()
-    people = respondents_search(scope=request.scope, survey=survey, search=wanted) if wanted else []
+    people: QuerySet[Respondent] | list[Respondent] = (
+        respondents_search(scope=request.scope, survey=survey, search=wanted) if wanted else [])
     grades = grade_counts(scope=request.scope, survey=survey, school=school) if request.scope.can_manage_people else []
     page = page_of(request, people)
     if request.scope.can_see_codes:
@@ -59,7 +63,7 @@ def school_people(request, slug, school_code):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_people")
-def school_login_limit_lift(request, slug, school_code, hit_id):
+def school_login_limit_lift(request: StaffRequest, slug: str, school_code: str, hit_id: int) -> HttpResponse:
     """Let the school's respondents log in again from an address refused for too many codes that did not work: a
     confirm page first, whose button posts ``confirm``; then the school's page."""
     survey = get_object_or_404(Survey, slug=slug)
@@ -79,7 +83,7 @@ def school_login_limit_lift(request, slug, school_code, hit_id):
 
 
 @staff_view()
-def respondent_detail(request, slug, respondent_id):
+def respondent_detail(request: StaffRequest, slug: str, respondent_id: int) -> HttpResponse:
     survey = get_object_or_404(Survey, slug=slug)
     respondent = get_object_or_404(request.scope.respondents(survey).select_related("school"), pk=respondent_id)
     if request.scope.can_see_codes:
@@ -91,7 +95,7 @@ def respondent_detail(request, slug, respondent_id):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_people")
-def respondent_reissue(request, slug, respondent_id):
+def respondent_reissue(request: StaffRequest, slug: str, respondent_id: int) -> HttpResponse:
     """Give a person a new code (a lost slip): first a page that says what it does, whose button posts ``confirm``;
     then their page, which offers the replacement slip."""
     survey = get_object_or_404(Survey, slug=slug)

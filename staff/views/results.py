@@ -1,20 +1,22 @@
 """What people answered: counts and percentages of each question's answers, filtered, with charts; and what they
 wrote to a text question, for those who may export."""
+from typing import Any
+
 from django.conf import settings
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from accounts.audit import Action, audit_record
 from results.aggregates import answer_counts_refresh
 from results.selectors import answer_counts_stale, question_index, question_results, results_grades, text_answers
-from staff.access import staff_view
+from staff.access import StaffRequest, staff_view
 from staff.forms.results import ResultsFilterForm, TextAnswersPageForm
 from staff.results_page import results_charts, results_sections
 from surveys.models import Survey
 
 
 @staff_view()
-def survey_results(request, slug):
+def survey_results(request: StaffRequest, slug: str) -> HttpResponse:
     """Page ?page= of the survey's questions, counted for the scope's respondents of a district (?district=), a
     school (?school=: a code or a name, looked up in the scope), a grade (?grade=) and a role (?role=), from the
     answer counts (rebuilt when stale on the embedded default, by a periodic task elsewhere), small counts
@@ -38,7 +40,7 @@ def survey_results(request, slug):
 
 
 @staff_view("can_export")
-def survey_text_answers(request, slug, code):
+def survey_text_answers(request: StaffRequest, slug: str, code: str) -> HttpResponse:
     """What the selection of the results page (the same filters) wrote to text question ``code``, a page at a time
     (?number=), each text once with how many wrote it, never who; nothing where the selection hides how many
     answered. Each page read is audited: the answers are as sensitive as an export's."""
@@ -63,7 +65,7 @@ def survey_text_answers(request, slug, code):
         "school": where["school"]})
 
 
-def _filters(request, survey):
+def _filters(request: StaffRequest, survey: Survey) -> ResultsFilterForm:
     """The page's filters, after the counts are rebuilt if they are stale (embedded default): the grades offered
     come from them."""
     if settings.RESULTS_REFRESH_ON_REQUEST and answer_counts_stale(
@@ -72,7 +74,7 @@ def _filters(request, survey):
     return ResultsFilterForm(request.GET, scope=request.scope, grades=results_grades(survey=survey))
 
 
-def _selection(where):
+def _selection(where: dict[str, Any]) -> str:
     """The selection in words, for the audit log."""
     parts = [str(where["school"] or where["district"] or "the whole scope")]
     if where["grade"]:

@@ -2,9 +2,13 @@
 codes, their slips. Every action lists who first (a confirm page, saying who it leaves out and why) and changes only
 people in the scope; after new codes, the same people stay chosen, their slips one click away."""
 import secrets
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NotRequired, TypedDict, Unpack
 
 from django.conf import settings
 from django.contrib import messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -15,12 +19,23 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
 from accounts.audit import audit_codes_shown
-from rosters.selectors import (SELECTION_MAX, LeftOut, PeopleAction, PeopleSearch, people_chosen, people_left_out,
-                               respondents_for_action, respondents_search)
+from accounts.scopes import Scope
+from respondents.models import Respondent
+from rosters.selectors import (
+    SELECTION_MAX,
+    Chosen,
+    LeftOut,
+    PeopleAction,
+    PeopleSearch,
+    people_chosen,
+    people_left_out,
+    respondents_for_action,
+    respondents_search,
+)
 from rosters.services import respondent_restore, respondent_withdraw, respondents_reissue_codes
 from rosters.slips import slips_job_start_people, slips_print_people
 from rosters.tasks import slips_job_task
-from staff.access import staff_view
+from staff.access import StaffRequest, staff_view
 from staff.forms.confirm import ConfirmForm
 from staff.forms.search import PeopleActionForm, RespondentSearchForm
 from staff.views.downloads import PDF, attachment, download_done
@@ -28,15 +43,19 @@ from staff.views.lists import CONFIRM_SHOWN, COUNT_CAP, back_to, page_of
 from staff.views.slips import login_url, slips_done
 from surveys.models import Survey
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 
 @staff_view()
-def people_search(request, slug):
+def people_search(request: StaffRequest, slug: str) -> HttpResponse:
     """The survey's people in the scope that the search finds, a page at a time; those who may act tick some (or
     take everyone found) and choose an action."""
     survey = get_object_or_404(Survey, slug=slug)
     form = RespondentSearchForm.from_query(request.GET, can_see_codes=request.scope.can_see_codes)
     search = form.search()
-    people = respondents_search(scope=request.scope, survey=survey, search=search) if search else []
+    people: QuerySet[Respondent] | list[Respondent] = (
+        respondents_search(scope=request.scope, survey=survey, search=search) if search else [])
     page = page_of(request, people, count_cap=COUNT_CAP)
     if request.scope.can_see_codes:
         audit_codes_shown(scope=request.scope, survey=survey, respondents=page.object_list)
@@ -47,7 +66,7 @@ def people_search(request, slug):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @staff_view("can_manage_people")
-def people_act(request, slug, action=None):
+def people_act(request: StaffRequest, slug: str, action: str | None = None) -> HttpResponse:
     """Do an action (the URL's, or the ``action`` posted) to the people chosen (``respondent`` ids ticked here or
     on another page, ``everyone`` the posted search finds, or a ``kept`` choice: those just given new codes): first
     a page that lists who, and who is left out and why, whose button posts it all again with ``confirm``; only that
@@ -61,7 +80,7 @@ def people_act(request, slug, action=None):
     search_form = RespondentSearchForm(data, can_see_codes=request.scope.can_see_codes)
     search = search_form.search()
     if not form.is_valid() or search is None:
-        errors = [error for errors in [*form.errors.values(), *search_form.errors.values()] for error in errors]
+        errors = [str(error) for errors in [*form.errors.values(), *search_form.errors.values()] for error in errors]
         messages.error(request, " ".join(errors))
         return redirect(back)
     action, everyone, kept = form.cleaned_data["action"], form.cleaned_data["everyone"], form.cleaned_data["kept"]
@@ -91,6 +110,17 @@ def people_act(request, slug, action=None):
     return _act(request, survey, action, chosen.ids, back=back)
 
 
+class ChosenOf(TypedDict):
+    """Who of a survey's people were chosen for an action (``people_left_out``'s and ``respondents_for_action``'s
+    arguments)."""
+
+    scope: Scope
+    survey: Survey
+    action: str
+    respondent_ids: Iterable[int]
+    search: NotRequired[PeopleSearch | None]
+
+
 # The confirm page's question and button, by action.
 CONFIRM_WORDS = {
     PeopleAction.WITHDRAW: (_lazy("Withdraw %(people)s?"), _lazy("Withdraw %(people)s")),
@@ -100,7 +130,9 @@ CONFIRM_WORDS = {
 }
 
 
-def _confirm(request, survey, action, chosen, *, data, everyone, kept, ticked, search, back):
+def _confirm(request: StaffRequest, survey: Survey, action: str, chosen: Chosen, *, data: QueryDict, everyone: bool,
+             kept: str, ticked: list[int], search: PeopleSearch, back: str) -> HttpResponse:
+    hidden: list[tuple[str, object]]
     if kept:
         hidden = [("kept", kept)]
     elif everyone:
@@ -108,8 +140,8 @@ def _confirm(request, survey, action, chosen, *, data, everyone, kept, ticked, s
                   *((name, data.get(name, "")) for name in RespondentSearchForm.base_fields)]
     else:
         hidden = [("respondent", pk) for pk in chosen.ids]
-    chosen_of = {"scope": request.scope, "survey": survey, "action": action, "respondent_ids": ticked,
-                 "search": search if everyone else None}
+    chosen_of: ChosenOf = {"scope": request.scope, "survey": survey, "action": action, "respondent_ids": ticked,
+                           "search": search if everyone else None}
     people = respondents_for_action(**chosen_of)  # those of chosen.ids, read as the search reads them
     question, button = CONFIRM_WORDS[PeopleAction(action)]
     return render(request, "staff/confirm_people.html", {
@@ -123,7 +155,7 @@ def _confirm(request, survey, action, chosen, *, data, everyone, kept, ticked, s
         "button": button % {"people": people_count(len(chosen.ids))}})
 
 
-def _act(request, survey, action, ids, *, back):
+def _act(request: StaffRequest, survey: Survey, action: str, ids: list[int], *, back: str) -> HttpResponse:
     scope = request.scope
     if action == PeopleAction.SLIPS:
         if len(ids) > settings.SLIPS_INLINE_MAX:
@@ -150,17 +182,18 @@ def _act(request, survey, action, ids, *, back):
 
 
 @staff_view("can_manage_people")
-def people_kept(request, slug, token):
+def people_kept(request: StaffRequest, slug: str, token: str) -> HttpResponse:
     """The people just given new codes, still chosen: who they are, and their slips one click away (what the PDF
     will hold said beside the button)."""
     survey = get_object_or_404(Survey, slug=slug)
     ids = kept_choice(request, survey, token)
-    if ids is None:
+    # (A kept list is never longer than itself: people_chosen's limit, None past it, does not cut it.)
+    slips = None if ids is None else people_chosen(scope=request.scope, survey=survey, action=PeopleAction.SLIPS,
+                                                   respondent_ids=ids, limit=len(ids))
+    if ids is None or slips is None:
         messages.error(request, _("That list of people is no longer kept: find them again."))
         return redirect("staff:people", slug=survey.slug)
     back = back_to(request, reverse("staff:people", args=[survey.slug]))
-    slips = people_chosen(scope=request.scope, survey=survey, action=PeopleAction.SLIPS, respondent_ids=ids,
-                          limit=len(ids))
     people = respondents_search(scope=request.scope, survey=survey, search=PeopleSearch()).filter(pk__in=ids)
     return render(request, "staff/people_kept.html", {
         "survey": survey, "token": token, "back": back, "people": people[:CONFIRM_SHOWN], "kept": len(ids),
@@ -177,7 +210,7 @@ KEPT_CHOICES = 3
 SESSION_KEY = "staff_people_kept"
 
 
-def choice_keep(request, survey, ids):
+def choice_keep(request: HttpRequest, survey: Survey, ids: Iterable[int]) -> str:
     """Keep ``ids`` (people of ``survey``) in the session under a new token; return the token."""
     kept = {key: value for key, value in request.session.get(SESSION_KEY, {}).items()}
     while len(kept) >= KEPT_CHOICES:
@@ -188,14 +221,14 @@ def choice_keep(request, survey, ids):
     return token
 
 
-def kept_choice(request, survey, token):
+def kept_choice(request: HttpRequest, survey: Survey, token: str) -> list[int] | None:
     """The ids kept under ``token`` for ``survey`` (``choice_keep``), or None: another survey's, or no longer
     kept. The actions filter them by the scope again."""
     kept = request.session.get(SESSION_KEY, {}).get(token)
     return kept["ids"] if kept and kept["survey"] == survey.pk else None
 
 
-def left_out_said(chosen):
+def left_out_said(chosen: Chosen) -> str:
     """"119 of 120 people: 1 withdrawn left out" (nobody left out: "")."""
     if not chosen.left_out_count:
         return ""
@@ -204,12 +237,12 @@ def left_out_said(chosen):
         "acted": len(chosen.ids), "chosen": people_count(chosen.chosen), "reasons": reasons}
 
 
-def left_out_people(chosen, **chosen_of):
+def left_out_people(chosen: Chosen, **chosen_of: Unpack[ChosenOf]) -> list[tuple[Respondent, "StrOrPromise"]]:
     """The first of those ``chosen`` left out that the scope reaches, each with why: [(Respondent, reason)]."""
     if not chosen.left_out_count:
         return []
     return [(person, LeftOut(person.left_out).label) for person in people_left_out(**chosen_of)[:CONFIRM_SHOWN]]
 
 
-def people_count(count):
+def people_count(count: int) -> str:
     return ngettext("%(count)s person", "%(count)s people", count) % {"count": count}
