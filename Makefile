@@ -33,7 +33,7 @@ help:
 	@echo "make profile [PROFILE_ARGS='--duration 40']    py-spy flame graph of the gunicorn workers under the survey plan, cProfile of each kind of request"
 	@echo "make bench-login-flood    respondents' latency while 20 clients hammer the staff login, limits off and on"
 	@echo "make page-weight    what a respondent's browser downloads for the survey page through the stack: requests, raw and gzip bytes"
-	@echo "make lint    ruff (unused names, likely bugs, missing annotations), then mypy on the domain apps"
+	@echo "make lint    ruff (likely bugs, missing annotations, import order, Django and security checks), then mypy on every app"
 	@echo "make messages    extract the respondent interface's strings into config/locale (Spanish) and compile them (needs gettext)"
 
 $(BIN)/python:

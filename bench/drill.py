@@ -6,6 +6,31 @@
 
 ``make drill`` runs it through deploy/drill, which installs JMeter first.
 
+What it does, fault by fault, and what it prints: ``--help`` (HELP below) and docs/operations.md, "Faults under load: `make drill`".
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TypedDict
+
+from django.db.models import Count
+
+from bench import stack
+from bench.stack import Figures
+from respondents.models import Answer, PageSave
+
+# The rest of --help: what the drill does, fault by fault, and what it reports.
+HELP = """\
 For each replication mode (async: STACK_PG_SYNCHRONOUS=off; sync: on) the drill
 brings the stack up in that mode, seeds a benchmark survey, and starts the
 JMeter survey-taking plan, which retries 502, 503, 504 and dropped connections
@@ -32,26 +57,6 @@ jmeter/results/drill.json. Exits 1 on any lost or duplicated answer (but for
 the asynchronous failover, whose loss is the replication-lag window it reports),
 any 500, or any request that failed for good (retries used up, a logout).
 """
-import argparse
-import csv
-import json
-import os
-import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TypedDict
-
-from django.db.models import Count
-
-from bench import stack
-from bench.stack import Figures
-from respondents.models import Answer, PageSave
 
 ROOT = stack.ROOT
 STACK = ROOT / "deploy" / "stack"
@@ -119,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    return drill_arguments(argv, doc=__doc__, faults=FAULTS, modes="async,sync", threads=12, whole="the stack",
+    return drill_arguments(argv, doc=f"{__doc__}\n{HELP}", faults=FAULTS, modes="async,sync", threads=12, whole="the stack",
                            short="CI: 6 threads, 5 pages, 10 s steady, 5 s settle")
 
 

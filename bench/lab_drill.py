@@ -3,6 +3,40 @@
     manage.py bench lab_drill [--modes sync,async] [--faults a,b] [--threads 8] [--think 0] [--pages 8]
                               [--steady 20] [--settle 8]
 
+What it does, fault by fault, and what it prints: ``--help`` (HELP below) and docs/operations.md, "Drills across hosts: `make lab-drill`".
+"""
+import argparse
+import base64
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from typing import Any
+
+from bench import stack
+from bench.drill import (
+    MODES,
+    PGBENCH_CLIENTS,
+    Counts,
+    drill_arguments,
+    faults_under_load,
+    free_udp_port,
+    judge,
+    pgbench_page_saves,
+    print_summary,
+    stop_jmeter,
+)
+from bench.restore_drill import EXPECTED_SQL, STORED_SQL, Lab, with_retries
+from bench.stack import Figures
+from deploy import lab_hosts
+from exports.models import ExportJob
+from infra.sql import table
+from respondents.models import Answer, PageSave, Respondent
+from surveys.models import Survey
+
+# The rest of --help: what the drill does, fault by fault, and what it reports.
+HELP = """\
 The lab's version of `make drill` (bench/drill.py, whose recount and report it shares): machines and networks
 instead of processes. Run from this machine, the lab's controller, after `deploy/lab up`. For each replication mode
 (Patroni's synchronous_mode on or off, set through its REST API and put back afterwards) it seeds a benchmark
@@ -25,35 +59,6 @@ jmeter/results/lab_drill.json. Exits 1 on any duplicated save or answer, any 500
 and on any lost answer in synchronous mode; in asynchronous mode the losses of the leader's faults are the
 replication-lag window, reported so ops can choose.
 """
-import argparse
-import base64
-import json
-import subprocess
-import sys
-import time
-import urllib.request
-from typing import Any
-
-from bench import stack
-from bench.stack import Figures
-from bench.drill import (
-    MODES,
-    PGBENCH_CLIENTS,
-    Counts,
-    drill_arguments,
-    faults_under_load,
-    free_udp_port,
-    judge,
-    pgbench_page_saves,
-    print_summary,
-    stop_jmeter,
-)
-from bench.restore_drill import EXPECTED_SQL, STORED_SQL, Lab, with_retries
-from deploy import lab_hosts
-from exports.models import ExportJob
-from infra.sql import table
-from respondents.models import Answer, PageSave, Respondent
-from surveys.models import Survey
 
 FAULTS = ["leader-kill", "leader-partition", "replica-kill", "web1", "redis-primary", "memcached", "worker1",
           "web2-from-lb1"]
@@ -97,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    return drill_arguments(argv, doc=__doc__, faults=FAULTS, modes="sync,async", threads=8, whole="the lab")
+    return drill_arguments(argv, doc=f"{__doc__}\n{HELP}", faults=FAULTS, modes="sync,async", threads=8, whole="the lab")
 
 
 # ---------------------------------------------------------------- the lab

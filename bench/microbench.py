@@ -10,8 +10,8 @@ add to a login in their counters' cache (Redis db 3).
 import functools
 import time
 from collections.abc import Callable
-from typing import cast
 from importlib import import_module
+from typing import cast
 from urllib.parse import urlencode
 
 from csp.middleware import CSPMiddleware as DjangoCSP

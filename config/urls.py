@@ -2,8 +2,8 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from infra import errors
 from config.views import ping
+from infra import errors
 
 handler400 = "infra.errors.bad_request"
 handler403 = "infra.errors.permission_denied"

@@ -16,8 +16,8 @@ import copy
 import json
 import math
 from dataclasses import asdict, dataclass
-from statistics import median
 from pathlib import Path
+from statistics import median
 from typing import Any, Self
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,8 +3,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from infra.jobs import JobProgress
 from exports.filters import ExportFilter
+from infra.jobs import JobProgress
 from surveys.models import Survey
 
 

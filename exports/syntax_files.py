@@ -134,7 +134,7 @@ def spss_syntax_write(*, path: Path, survey: Survey, plan: VariablePlan, data_na
     lines.append("VARIABLE LEVEL")
     groups = [(level, [v.name for v in variables if v.level == level]) for level in (NOMINAL, ORDINAL, SCALE)]
     lines.extend(f"  {'/' if n else ''}{_name_lines(names, '    ')} ({level.upper()})"
-                 for n, (level, names) in enumerate((g for g in groups if g[1])))
+                 for n, (level, names) in enumerate(g for g in groups if g[1]))
     lines += [".", "EXECUTE."]
     _write_lines(path, lines)
 

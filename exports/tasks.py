@@ -1,8 +1,8 @@
 """Celery tasks of exports (named as they were in ``respondents.tasks``; the beat schedule names them)."""
 from celery import shared_task
 
-from infra.db_router import read_from_master, replica_alias
 from exports.jobs import export_job_run, export_jobs_expire, export_jobs_sweep
+from infra.db_router import read_from_master, replica_alias
 
 
 @shared_task(name="respondents.tasks.export_job_task", acks_late=True)

@@ -14,16 +14,16 @@ import tempfile
 import zipfile
 from array import array
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
 from os import PathLike
-from collections.abc import Iterator, Sequence
 from typing import TextIO, TypeVar
 
 from django.core.files import File
-from django.utils import timezone
 from django.db.models.fields.files import FieldFile
+from django.utils import timezone
 
 from fileformats.workbooks import NOT_A_WORKBOOK, RESAVE, WorkbookError, workbook_open, xml_parse, xml_parser, xml_read
 

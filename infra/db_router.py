@@ -1,37 +1,7 @@
-"""Replica routing, built on django-balancer; its gaps are mended here and nowhere else.
+"""Replica routing, built on django-balancer 0.5; its gaps are mended here and nowhere else.
 
-Where a read goes (``ReplicaRouter.db_for_read``), first rule that applies:
-
-1. Inside a transaction on the master: the master. The transaction's own
-   writes are only there (page_save's finish check reads the answers it has
-   just inserted), and in tests every TestCase runs inside one.
-2. Inside a view wrapped in ``uses_forced_read_router``: the survey-definition
-   models (``settings.FORCED_READ_MODELS``) read a replica even when the client
-   is pinned, since a definition does not change while people take the survey.
-3. A pinned client (it wrote less than ``MASTER_PINNING_SECONDS`` ago; a
-   cookie says so): the master, so it reads what it has just written.
-4. Anything else: a replica from ``DATABASE_POOL`` (weighted, as balancer
-   does) that is up and less than ``REPLICA_MAX_LAG_SECONDS`` behind; if none
-   is, the master.
-
-Writes always go to the master. Celery tasks and management commands choose
-explicitly: ``replica_alias()`` for exports, ``read_from_master()`` around work
-that reads back what it wrote.
-
-django-balancer 0.5 gaps handled here:
-
-* ``BasePoolRouter`` keeps ``DATABASE_POOL.keys()`` and
-  ``MasterSlaveMixin.allow_relation`` adds a list to it (TypeError on any FK
-  assignment): the pool is kept as a list.
-* ``PinningMixin.db_for_write`` pins the thread, and Django calls
-  ``db_for_write`` whenever an FK is merely assigned: pinning follows real
-  writes instead, seen by an execute wrapper on the master connection.
-* ``PinningCookieMiddleware`` is old-style (``TypeError: takes no arguments``
-  under ``MIDDLEWARE``), pins only after a POST, sets a cookie without
-  Secure/HttpOnly/SameSite, and leaves a thread pinned when a request raises
-  before ``process_response``: ``MasterPinningMiddleware`` fixes all four.
-* Outside requests a pinned thread would stay pinned: the middleware unpins at
-  the start of every request, and tasks and commands never rely on pinning.
+Where a read goes, what pins a client to the master, and each gap of balancer this module handles:
+docs/architecture.md, "Replica routing".
 """
 import logging
 import re

@@ -10,11 +10,12 @@ body: Django's defaults are wrapped in ``requires_csrf_token``, which reads
 """
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import Resolver404
 from django.shortcuts import render
+from django.urls import Resolver404
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+
 
 def is_ajax(request: HttpRequest) -> bool:
     return request.headers.get("X-Requested-With") == "XMLHttpRequest"

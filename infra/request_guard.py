@@ -1,29 +1,7 @@
-"""Refuse, before any view or middleware reads it, a request Django would choke on.
+"""Refuse, before any view or middleware reads it, a request Django would choke on: a charset other than UTF-8, a
+NUL in the path or query, a body over its limit (``@accepts_uploads`` views take files up to ``UPLOAD_MAX_BYTES``).
 
-Django answers some malformed requests with a 500:
-
-* A form posted with a charset other than UTF-8 raises BadRequest whenever
-  ``request.POST`` is read, and Django's default 400 handler reads it again
-  (``requires_csrf_token``), so the 400 becomes a 500.
-* ``WSGIRequest.__init__`` decodes the query string with whatever codec the
-  Content-Type names: ``charset=hex`` (a bytes-to-bytes codec) or ``utf-16``
-  with an odd-length query string raise before any middleware runs.
-* A NUL character in the path or the query string reaches PostgreSQL, which
-  refuses it in text, wherever a view filters on a parameter (forms' fields
-  refuse it themselves): it is answered 400 here, once for every view.
-
-So ``GuardedWSGIHandler`` (``config/wsgi.py``) builds requests that record the
-declared charset instead of applying it, and ``RequestGuardMiddleware``, first
-in the chain, answers a charset that is not UTF-8 with a clear 400 and a body
-over ``REQUEST_BODY_MAX_BYTES`` (nginx's ``client_max_body_size`` is the same
-number) with a 413, before the session, CSRF or a view touch the body. The
-answers are those of ``infra.errors``: JSON for Ajax, a page otherwise.
-
-The staff views that take a file (``@accepts_uploads``: a roster, the school
-directory) accept up to ``UPLOAD_MAX_BYTES`` instead; nginx lets bodies that
-large through under ``/staff/`` only. The limit is checked in ``process_view``,
-where the view is known: this middleware's comes first, before CSRF's reads
-the body.
+Which requests Django would answer with a 500, and why this runs first: docs/architecture.md, "Bad input".
 """
 from collections.abc import Callable
 from typing import Any, TypeVar

@@ -1,35 +1,7 @@
-"""Sessions in Redis that survive Redis being away, through a cheaper Redis cache client;
-and a Redis cache for counters that may be lost (the login limits').
+"""Sessions in Redis that survive Redis being away, through a cheaper Redis cache client; and a Redis cache for
+counters that may be lost (the login limits'), both reaching one Redis by URL or whichever primary the Sentinels name.
 
-Django's cache session store raises whatever the cache raises, so a Redis
-outage would turn every request into a 500. This store reads it as an empty
-session marked ``unavailable``, and keeps the session key: nothing is written,
-the cookie stays, and the survey views answer 503 "try again" (infra/faults.py),
-which survey.js retries, so when Redis is back a second later the same session
-is read again and nobody is logged out. No answer is lost either way: answers
-live in PostgreSQL, and a page is saved only for a known respondent.
-
-Both caches reach one Redis by URL (``LOCATION``, as Django's backend does),
-or, when their ``OPTIONS`` carry ``sentinels`` (a list of ``(host, port)``)
-and ``sentinel_master`` (the name the Sentinels monitor the primary by),
-whichever server those Redis Sentinels name master now. ``LOCATION`` then
-names only the database (``redis:///0``: a host there is not used),
-``OPTIONS["password"]`` is the Redis servers' password, and the Sentinels are
-asked with the socket timeouts of ``OPTIONS`` and no password. Reads go to the
-master too. A lost primary is then the outage above, for the seconds until
-the Sentinels promote its replica (about 2.5 s with a 1 s
-down-after-milliseconds, in infra/tests/test_sentinel.py): its address
-refuses or times out, then the Sentinels name no master
-(``MasterNotFoundError``), all ``RedisError``. redis-py's
-``SentinelConnectionPool`` asks the Sentinels for the master on every new
-connection and drops its idle connections when the answer changes; a dead
-primary process's connections are found closed before use, and a dead host's
-(which sends no reset) fail their command, which is sent once more on a new
-connection (``_ReusedClient``); a connection to a master that was demoted and
-answers READONLY is closed and reported as a ``ConnectionError``. So the
-request after the promotion reads the new primary, with no restart. A planned switchover (``SENTINEL FAILOVER``) leaves the old
-primary running: connections opened to it before keep writing there until
-the Sentinels make it a replica, some 10 s later, and those writes are lost.
+Why, and what a lost primary costs: docs/architecture.md, "Sessions" (and "Through Redis Sentinel").
 """
 import logging
 from collections.abc import Iterable

@@ -25,7 +25,16 @@ from respondents.models import Answer, District, Respondent, School
 from results.aggregates import COUNTED, Bins, kind_of
 from results.models import AnswerCount, ResultsRefresh
 from results.suppression import (
-    SCOPE, STATE, Adding, Figure, Node, Places, district_node, figures_suppressed, school_node, scope_district_node,
+    SCOPE,
+    STATE,
+    Adding,
+    Figure,
+    Node,
+    Places,
+    district_node,
+    figures_suppressed,
+    school_node,
+    scope_district_node,
 )
 from results.suppression import Cell as FigureCell
 from surveys.caching import definition_memo

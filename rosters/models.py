@@ -3,8 +3,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from infra.jobs import JobProgress
 from fileformats.checked_files import CheckedFile
+from infra.jobs import JobProgress
 from respondents import access_codes
 from respondents.models import School
 from surveys.models import Survey
@@ -141,7 +141,8 @@ class SlipsJob(JobProgress, models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="+")
     school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="+", null=True, blank=True,
                                help_text=_("None: the people of respondent_ids, of any schools."))
-    grade = models.CharField(max_length=20, null=True, blank=True, help_text=_("None: the whole school."))
+    # None (the whole school) is not "" (a grade rosters wrote blank): DJ001's empty-string convention would merge them.
+    grade = models.CharField(max_length=20, null=True, blank=True, help_text=_("None: the whole school."))  # noqa: DJ001
     # The people chosen in a search (staff/views/search.py), when the job is theirs rather than a school's.
     respondent_ids = models.JSONField(null=True, blank=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

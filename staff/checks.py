@@ -5,7 +5,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.apps import AppConfig
-
 from django.conf import settings
 from django.core import checks
 

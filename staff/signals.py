@@ -13,9 +13,9 @@ from accounts.audit import audit_sign_in
 from accounts.passwords import staff_accounts_created
 from accounts.scopes import Scope
 from accounts.staff_accounts import staff_emails_changed
-from staff.tasks import email_change_notices_send_task, password_mails_send_task
 from infra.clients import client_ip
 from staff.sign_in_limits import staff_sign_in_failed, staff_sign_in_paused, staff_signed_in
+from staff.tasks import email_change_notices_send_task, password_mails_send_task
 
 
 def _address(request: HttpRequest | None) -> str:

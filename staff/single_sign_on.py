@@ -13,9 +13,9 @@ from urllib.parse import urlencode
 from django.apps import AppConfig
 from django.conf import settings
 from django.contrib import messages
-from django.core import checks
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.models import User
+from django.core import checks
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.urls import reverse

@@ -1,6 +1,7 @@
 from django.urls import include, path, register_converter
 
 from staff import single_sign_on
+from staff.forms.fields import row_id
 from staff.views import (
     accounts,
     exports,
@@ -15,7 +16,6 @@ from staff.views import (
     search,
     slips,
 )
-from staff.forms.fields import row_id
 
 
 class RowIdConverter:

@@ -11,8 +11,20 @@ from typing import Any
 
 from surveys.models import Question
 from surveys.rules import (
-    MAX_DEPTH, MAX_DIGITS, MAX_NODES, MAX_TEXT, Rule, RuleError, RuleJSON, RuleQuestion, is_number_text, is_numbered,
-    rule_codes, rule_evaluate, rule_parse, rule_to_json,
+    MAX_DEPTH,
+    MAX_DIGITS,
+    MAX_NODES,
+    MAX_TEXT,
+    Rule,
+    RuleError,
+    RuleJSON,
+    RuleQuestion,
+    is_number_text,
+    is_numbered,
+    rule_codes,
+    rule_evaluate,
+    rule_parse,
+    rule_to_json,
 )
 
 NUMBER, TEXT = "number", "text"

@@ -18,7 +18,14 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 from surveys.calculations import calculation_parse, calculation_to_json
 from surveys.models import Choice, Page, Question, Survey, language_validator
 from surveys.rules import (
-    WRITTEN, RawJSON, RuleError, RuleJSON, RuleQuestion, rule_parse, rule_to_json, written_as_stored,
+    WRITTEN,
+    RawJSON,
+    RuleError,
+    RuleJSON,
+    RuleQuestion,
+    rule_parse,
+    rule_to_json,
+    written_as_stored,
 )
 from surveys.variable_names import variable_name_problems
 

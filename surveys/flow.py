@@ -9,11 +9,23 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from surveys.calculations import (
-    Calculation, calculation_codes, calculation_evaluate, calculation_parse, calculation_to_json,
+    Calculation,
+    calculation_codes,
+    calculation_evaluate,
+    calculation_parse,
+    calculation_to_json,
 )
 from surveys.models import Choice, Page, Question
 from surveys.rules import (
-    AllOf, Rule, RuleJSON, RuleQuestion, rule_codes, rule_describe, rule_evaluate, rule_parse, rule_to_json,
+    AllOf,
+    Rule,
+    RuleJSON,
+    RuleQuestion,
+    rule_codes,
+    rule_describe,
+    rule_evaluate,
+    rule_parse,
+    rule_to_json,
 )
 
 

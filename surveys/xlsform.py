@@ -15,7 +15,13 @@ from django.conf import settings
 
 from fileformats.workbooks import WorkbookError, workbook_check
 from surveys.documents import (
-    ChoiceDocument, DocumentError, DocumentText, PageDocument, QuestionDocument, RowDocument, SurveyDocument,
+    ChoiceDocument,
+    DocumentError,
+    DocumentText,
+    PageDocument,
+    QuestionDocument,
+    RowDocument,
+    SurveyDocument,
     parse_survey_document,
 )
 from surveys.languages import language_code

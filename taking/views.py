@@ -26,24 +26,46 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from infra.db_router import uses_forced_read_router
 from infra.errors import ajax_error, is_ajax
 from infra.faults import RETRY_AFTER_SECONDS
-from taking.login_limits import respondent_logged_in, respondent_login_failed, respondent_login_wait
-from respondents.selectors import answers_for_questions, missing_required, respondent_answers, respondent_for_code
 from respondents.models import Nav, Respondent
-from respondents.selectors import RespondentState
-from respondents.services import PageSaveRefused, PageSaveResult, page_save, respondent_set_language
-from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, page_rules_data
-from taking.script_messages import SCRIPT_MESSAGES, script_messages_json
-from taking.respondent_session import (
-    LANGUAGE_KEY, RESPONDENT_KEY, SURVEY_KEY, RespondentRequest, SessionEnded, chosen_language, current_respondent,
-    in_language, page_idle_seconds, respondent_checked, respondent_required, session_code, session_end, session_ended,
-    session_keep_rule_answers, session_rule_answers, session_seen, session_start, survey_closed, survey_is_open,
-    survey_language,
+from respondents.selectors import (
+    RespondentState,
+    answers_for_questions,
+    missing_required,
+    respondent_answers,
+    respondent_for_code,
 )
+from respondents.services import PageSaveRefused, PageSaveResult, page_save, respondent_set_language
 from surveys.flow import Route, SurveyFlow
 from surveys.languages import has_interface
 from surveys.models import Question
 from surveys.rules import default_message
 from surveys.selectors import PageDefinition, page_count, page_definition, survey_flow, survey_get
+from taking.forms import LanguageForm, LoginForm, PageForm, bound_questions, page_rules_data
+from taking.login_limits import respondent_logged_in, respondent_login_failed, respondent_login_wait
+from taking.respondent_session import (
+    LANGUAGE_KEY,
+    RESPONDENT_KEY,
+    SURVEY_KEY,
+    RespondentRequest,
+    SessionEnded,
+    chosen_language,
+    current_respondent,
+    in_language,
+    page_idle_seconds,
+    respondent_checked,
+    respondent_required,
+    session_code,
+    session_end,
+    session_ended,
+    session_keep_rule_answers,
+    session_rule_answers,
+    session_seen,
+    session_start,
+    survey_closed,
+    survey_is_open,
+    survey_language,
+)
+from taking.script_messages import SCRIPT_MESSAGES, script_messages_json
 
 LOGIN_UNAVAILABLE = gettext_lazy("We cannot log you in right now. Please wait a minute and try again.")
 LOGIN_FAILED = gettext_lazy("That access code did not work. Check it against your slip and try again.")
@@ -385,7 +407,8 @@ def _render_page(request: HttpRequest, definition: PageDefinition, *, route: Rou
     page_html = render_to_string("taking/page.html", context, request=request, using="jinja2")
     if fragment:
         return HttpResponse(page_html, status=status)
-    context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(),
+    # Safe: Jinja2 rendered the fragment with autoescape on (TEMPLATES' OPTIONS).
+    context.update(page_html=mark_safe(page_html), idle_seconds=page_idle_seconds(),  # noqa: S308
                    script_messages=script_messages_json(),
                    idle_warning_seconds=settings.SESSION_IDLE_WARNING_SECONDS,
                    idle_minutes=settings.SESSION_IDLE_TIMEOUT_SECONDS // 60)

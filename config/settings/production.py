@@ -10,7 +10,13 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F401,F403
 from config.settings.base import (
-    BENCH_APPS, BENCH_FLOOR_VIEWS, CONTENT_SECURITY_POLICY, EXPORT_LINK_SECONDS, INSTALLED_APPS, MIDDLEWARE, env,
+    BENCH_APPS,
+    BENCH_FLOOR_VIEWS,
+    CONTENT_SECURITY_POLICY,
+    EXPORT_LINK_SECONDS,
+    INSTALLED_APPS,
+    MIDDLEWARE,
+    env,
 )
 
 DEBUG = False

@@ -5,7 +5,6 @@ import pytest
 from django.core.management import call_command
 from django.test.utils import override_settings
 
-
 pytestmark = [pytest.mark.stack, pytest.mark.django_db(transaction=True, databases="__all__")]
 
 

@@ -9,8 +9,19 @@ import time
 import pytest
 
 from deploy.lab_hosts import (
-    ROOT, SECRETS, cluster, connects, hosts, in_host, lab, leader, missing_rows, redis_role, sentinel_primary,
-    superuser_query, wait_for,
+    ROOT,
+    SECRETS,
+    cluster,
+    connects,
+    hosts,
+    in_host,
+    lab,
+    leader,
+    missing_rows,
+    redis_role,
+    sentinel_primary,
+    superuser_query,
+    wait_for,
 )
 
 pytestmark = pytest.mark.lab

@@ -22,8 +22,8 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage, storages
 
-from infra.storages import MediaS3Storage
 from deploy.tests import stack
+from infra.storages import MediaS3Storage
 
 pytestmark = [pytest.mark.stack]
 

@@ -7,7 +7,11 @@ from django.core.cache import caches
 from django.utils import timezone
 
 from respondents.login_limits import (
-    address_login_failed, address_login_forgive, address_login_succeeded, address_logins, login_ceiling,
+    address_login_failed,
+    address_login_forgive,
+    address_login_succeeded,
+    address_logins,
+    login_ceiling,
 )
 from respondents.models import LoginLimitHit
 from respondents.tests.factories import make_school

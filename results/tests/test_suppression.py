@@ -3,7 +3,13 @@ selections (a school less a grade, a district less its other schools, two means)
 import pytest
 
 from results.suppression import (
-    NO_SCHOOL, STATE, Adding, Places, district_node, figures_suppressed, school_node,
+    NO_SCHOOL,
+    STATE,
+    Adding,
+    Places,
+    district_node,
+    figures_suppressed,
+    school_node,
 )
 
 

@@ -10,8 +10,16 @@ from accounts.models import AuditEntry, StaffMember
 from accounts.scopes import COMMAND_LINE
 from respondents.models import Respondent
 from respondents.tests.factories import make_respondents, make_school, make_staff, scope_of
-from rosters.selectors import (LeftOut, PeopleAction, PeopleSearch, SearchBy, people_chosen, people_left_out,
-                               respondents_for_action, respondents_search)
+from rosters.selectors import (
+    LeftOut,
+    PeopleAction,
+    PeopleSearch,
+    SearchBy,
+    people_chosen,
+    people_left_out,
+    respondents_for_action,
+    respondents_search,
+)
 from rosters.services import respondent_restore, respondent_withdraw, respondents_reissue_codes
 from rosters.slips import slips_job_run, slips_job_start_people, slips_print_people
 from surveys.tests.factories import make_survey

@@ -3,7 +3,6 @@ from typing import Any
 
 from django import forms
 
-
 # The largest row id (a bigint column): a larger number in a URL or a form is no row's, and SQLite raises
 # OverflowError on it (PostgreSQL a DataError) where a lookup would otherwise find nothing.
 ROW_ID_MAX = 2 ** 63 - 1

@@ -13,7 +13,6 @@ from django.utils.datastructures import MultiValueDict
 from respondents.models import District, School
 from rosters.directory import PlaceLookup
 
-
 # The longest text a school or district picker takes: a name (NAME_MAX), its code and the brackets around it.
 PLACE_TEXT_MAX = 250
 PLACE_WORDS = {"district": ("district", "districts"), "school": ("school", "schools")}

@@ -197,8 +197,8 @@ def test_an_analyst_s_one_box_is_the_external_id(survey, district):
 
 def test_every_confirm_page_says_how_many_of_those_chosen_it_takes_and_who_it_leaves_out_and_why(
         district, survey, lincoln, settings):
-    from rosters.services import respondent_withdraw
     from accounts.scopes import COMMAND_LINE
+    from rosters.services import respondent_withdraw
 
     who = people(survey)
     respondent_withdraw(scope=COMMAND_LINE, survey=survey, respondent_ids=[who["s-ben"].pk])

@@ -9,8 +9,8 @@ from django.http import HttpResponse
 from django.test import Client, RequestFactory, override_settings
 
 from accounts.models import AuditEntry, StaffMember
-from staff.sign_in_limits import StaffSignInDelayBackend, StaffSignInMiddleware
 from respondents.tests.factories import make_respondents, make_school, make_staff
+from staff.sign_in_limits import StaffSignInDelayBackend, StaffSignInMiddleware
 from surveys.tests.factories import make_survey
 
 pytestmark = pytest.mark.django_db

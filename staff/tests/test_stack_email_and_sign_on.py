@@ -15,8 +15,8 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from deploy.tests import stack
 from deploy.keycloak_realm import KeycloakAdmin
+from deploy.tests import stack
 
 pytestmark = [pytest.mark.stack, pytest.mark.browser]
 

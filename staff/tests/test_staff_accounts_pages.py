@@ -5,8 +5,8 @@ changed told to the old address; an account's single sign-on links listed and un
 import re
 
 import pytest
-from django.core import mail
 from django.contrib.auth import get_user_model
+from django.core import mail
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 

@@ -24,8 +24,7 @@ class SignInView(auth_views.LoginView):
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not settings.STAFF_LOCAL_PASSWORDS:
-            messages.error(request, "Signing in with a password is turned off: sign in with %s."
-                           % settings.OIDC_PROVIDER_NAME)
+            messages.error(request, f"Signing in with a password is turned off: sign in with {settings.OIDC_PROVIDER_NAME}.")
             return redirect("staff:login")
         return super().post(request, *args, **kwargs)
 

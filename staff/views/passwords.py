@@ -9,9 +9,9 @@ from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse_lazy
-from django.views.decorators.cache import never_cache
 from django.utils.decorators import method_decorator
 from django.views import View
+from django.views.decorators.cache import never_cache
 from django_ratelimit.core import get_usage
 
 from accounts.passwords import (

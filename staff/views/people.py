@@ -2,9 +2,9 @@
 (a new code). Finding people across the scope and acting on many (withdraw, restore...) is
 ``staff/views/search.py``."""
 from django.conf import settings
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _

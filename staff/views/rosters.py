@@ -6,8 +6,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from infra.request_guard import accepts_uploads
 from fileformats.tables import TableError
+from infra.request_guard import accepts_uploads
 from rosters.importing import (
     RosterNotReady,
     roster_apply_start,

@@ -5,7 +5,11 @@ from pathlib import Path
 import pytest
 
 from surveys.calculations import (
-    CalculationError, calculation_codes, calculation_evaluate, calculation_parse, calculation_to_json,
+    CalculationError,
+    calculation_codes,
+    calculation_evaluate,
+    calculation_parse,
+    calculation_to_json,
 )
 from surveys.rules import RuleQuestion
 

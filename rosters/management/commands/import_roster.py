@@ -6,8 +6,8 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.scopes import COMMAND_LINE
-from infra.db_router import read_from_master
 from fileformats.tables import TableError
+from infra.db_router import read_from_master
 from rosters.importing import (
     OPTIONAL,
     REQUIRED,
