@@ -205,14 +205,16 @@ SETTINGS_ENVIRONMENT = {
 
 @pytest.fixture
 def load_settings(monkeypatch):
-    """Return a function that runs a settings module (config/settings/NAME.py) afresh and returns its names, leaving sys.modules as it was."""
+    """Return a function that runs a settings module (config/settings/NAME.py) afresh and returns its names,
+    leaving sys.modules as it was."""
     for name, value in SETTINGS_ENVIRONMENT.items():
         monkeypatch.setenv(name, os.environ.get(name) or value)
     before = set(sys.modules)
 
     def load(name):
         # A copy under another name: the module Django runs with stays as it is.
-        spec = importlib.util.spec_from_file_location(f"loaded_settings.{name}", ROOT / "config" / "settings" / f"{name}.py")
+        path = ROOT / "config" / "settings" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"loaded_settings.{name}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return vars(module)

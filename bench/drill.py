@@ -6,7 +6,8 @@
 
 ``make drill`` runs it through deploy/drill, which installs JMeter first.
 
-What it does, fault by fault, and what it prints: ``--help`` (HELP below) and docs/operations.md, "Faults under load: `make drill`".
+What it does, fault by fault, and what it prints: ``--help`` (HELP below) and docs/operations.md,
+"Faults under load: `make drill`".
 """
 import argparse
 import csv
@@ -124,7 +125,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    return drill_arguments(argv, doc=f"{__doc__}\n{HELP}", faults=FAULTS, modes="async,sync", threads=12, whole="the stack",
+    return drill_arguments(argv, doc=f"{__doc__}\n{HELP}", faults=FAULTS, modes="async,sync", threads=12,
+                           whole="the stack",
                            short="CI: 6 threads, 5 pages, 10 s steady, 5 s settle")
 
 

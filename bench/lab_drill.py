@@ -3,7 +3,8 @@
     manage.py bench lab_drill [--modes sync,async] [--faults a,b] [--threads 8] [--think 0] [--pages 8]
                               [--steady 20] [--settle 8]
 
-What it does, fault by fault, and what it prints: ``--help`` (HELP below) and docs/operations.md, "Drills across hosts: `make lab-drill`".
+What it does, fault by fault, and what it prints: ``--help`` (HELP below) and docs/operations.md,
+"Drills across hosts: `make lab-drill`".
 """
 import argparse
 import base64

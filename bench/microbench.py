@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> None:
         survey = survey_create(document=bench_document(slug=f"micro-{time.time_ns()}", pages=4))
         respondent = roster_create(survey=survey, name="micro", entries=[RosterEntry()]).respondents.get()
     # What taking's respondent_required leaves on the request: RespondentRequest declares it.
-    request = cast(RespondentRequest, RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"}))
+    request = cast(RespondentRequest,
+                   RequestFactory().get("/take/page/1/", headers={"X-Requested-With": "XMLHttpRequest"}))
     request.respondent_id, request.survey = respondent.pk, survey
     # A dict stands in for the session: page_fragment only reads the code it checks the respondent against.
     request.session = {CODE_KEY: respondent.access_code}  # type: ignore[assignment]

@@ -80,7 +80,8 @@ def manage(*args: str) -> str:
 
 
 def forget_login_failures() -> None:
-    """Clear the login limits' counters (staff/sign_in_limits.py, respondents/login_limits.py), which a tool's wrong codes or flood ran up."""
+    """Clear the login limits' counters (staff/sign_in_limits.py, respondents/login_limits.py), which a tool's
+    wrong codes or flood ran up."""
     caches["ratelimit"].clear()
 
 

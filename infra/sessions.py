@@ -131,7 +131,8 @@ class RedisCache(DjangoRedisCache):
 
 
 class CountersRedisCache(RedisCache):
-    """The reused-client Redis cache for counters that may be lost: the login limits' (staff/sign_in_limits.py, respondents/login_limits.py).
+    """The reused-client Redis cache for counters that may be lost: the login limits' (staff/sign_in_limits.py,
+    respondents/login_limits.py).
 
     An unreachable Redis reads as "nothing counted" instead of raising, so
     django-ratelimit and django-axes let logins through rather than answer 500

@@ -1,5 +1,5 @@
 """Staff sign-ins, failed ones and sign-outs go to the audit log (accounts/audit.py), each with what the login
-limits made of it (staff/sign_in_limits.py, respondents/login_limits.py): counted, paused, slowed, refused unchecked, a trusted browser. Accounts
+limits made of it (staff/sign_in_limits.py): counted, paused, slowed, refused unchecked, a trusted browser. Accounts
 made without a password, and accounts whose email changed, are emailed in the background (staff/tasks.py)."""
 from typing import Any
 

@@ -89,7 +89,8 @@ def survey_preview(request: HttpRequest, slug: str) -> HttpResponse:
             pages.append({"number": page, "url": f"?{query.urlencode()}", "applies": page in route.pages,
                           "current": page == definition.number})
         return render(request, "taking/preview.html", {
-            "survey": survey, "form": form, "page_html": mark_safe(page_html), "pages": pages, "route": route,  # noqa: S308 (autoescaped Jinja2)
+            "survey": survey, "form": form, "page_html": mark_safe(page_html),  # noqa: S308 (autoescaped Jinja2)
+            "pages": pages, "route": route,
             "applies": definition.number in route.pages, "language": language, "switch_languages": [],
             "languages": [(code, language_name(code), has_interface(code)) for code in survey.languages],
             "interface_language": language_name(settings.LANGUAGE_CODE),

@@ -224,7 +224,6 @@ def forget_login_failures():
     redis_cli("-n", "3", "FLUSHDB")
 
 
-
 AJAX = {"X-Requested-With": "XMLHttpRequest"}
 # The router's own bookkeeping on the replica, not the app's reads.
 BOOKKEEPING = ("pg_is_in_recovery", "pg_last_wal_replay_lsn", "pg_current_wal_lsn")

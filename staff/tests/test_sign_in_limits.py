@@ -270,3 +270,17 @@ def test_counters_that_cannot_be_reached_let_logins_through_instead_of_failing(c
         assert sign_in(Client(), "admin", address=f"198.51.100.{n}").status_code == 200
     signed_in = sign_in(Client(), "admin", PASSWORD, address=OWNER)
     assert signed_in.status_code == 302 and "staff_device" in signed_in.cookies
+
+
+def test_a_device_cookie_signed_before_the_limits_left_config_still_trusts_its_browser(stateadm, clock):
+    """The limits moved from config/login_limits.py to staff/sign_in_limits.py (issue 34); the cookies signed then,
+    with that module's salt, must keep their browsers trusted (another salt would sign every trusted browser out)."""
+    from django.core import signing
+
+    browser = Client()
+    browser.cookies["staff_device"] = signing.dumps(["stateadm", "a-nonce-from-before"],
+                                                    salt="config.login_limits.staff-device")
+    for n in range(6):
+        guess("stateadm", address=f"198.51.100.{n}", clock=clock)
+    assert told_to_wait(sign_in(Client(), "stateadm", PASSWORD, address=OWNER))  # an untrusted browser waits
+    assert sign_in(browser, "stateadm", PASSWORD, address=OWNER).status_code == 302

@@ -12,8 +12,8 @@ from surveys.models import Survey
 
 
 class SignInView(auth_views.LoginView):
-    """Django's sign-in, through the login limits (staff/sign_in_limits.py, respondents/login_limits.py): repeated failures pause an account
-    at one address and slow an account or address; a browser that signed in before is trusted."""
+    """Django's sign-in, through the staff sign-in limits (staff/sign_in_limits.py): repeated failures pause an
+    account at one address and slow an account or address; a browser that signed in before is trusted."""
 
     template_name = "staff/sign_in.html"
     redirect_authenticated_user = True
@@ -24,7 +24,8 @@ class SignInView(auth_views.LoginView):
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not settings.STAFF_LOCAL_PASSWORDS:
-            messages.error(request, f"Signing in with a password is turned off: sign in with {settings.OIDC_PROVIDER_NAME}.")
+            messages.error(request,
+                           f"Signing in with a password is turned off: sign in with {settings.OIDC_PROVIDER_NAME}.")
             return redirect("staff:login")
         return super().post(request, *args, **kwargs)
 
